@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "trees",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "trees", targets: ["trees"]),
+        .library(name: "TreesKit", targets: ["TreesKit"]),
+        .library(name: "NMEA", targets: ["NMEA"]),
+        .library(name: "Interchange", targets: ["Interchange"]),
+        .library(name: "TreesStore", targets: ["TreesStore"]),
+        .library(name: "Location", targets: ["Location"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure: coordinates, fixes, accuracy classes, geodesy, the capture session, model values.
+        .target(name: "TreesKit"),
+        // Pure: NMEA 0183 byte stream → sentences → receiver epochs → fixes.
+        .target(name: "NMEA", dependencies: ["TreesKit"]),
+        // Pure: GPX, collection JSON, CSV, GeoJSON and KML readers and writers.
+        .target(name: "Interchange", dependencies: ["TreesKit"]),
+        // I/O: the SQLite store and the photo files beside it.
+        .target(name: "TreesStore", dependencies: ["TreesKit", .product(name: "GRDB", package: "GRDB.swift")]),
+        // C system library: gpsd's client library.
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        // I/O: location services (gpsd, NMEA replay, serial device, stdin).
+        .target(name: "Location", dependencies: ["TreesKit", "NMEA", "CGPS"]),
+        .executableTarget(
+            name: "trees",
+            dependencies: [
+                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Benchmarks: generates large inputs, runs the built `trees` and reports throughput and peak memory.
+        .executableTarget(name: "trees-bench", dependencies: ["TreesKit"]),
+
+        .testTarget(name: "TreesKitTests", dependencies: ["TreesKit"]),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "TreesKit"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit"]),
+        .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit"]),
+        .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit"]),
+        // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.
+        .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees"]),
+    ]
+)

@@ -1,0 +1,105 @@
+/// The accuracy class of a horizontal accuracy figure, as the user sees it.
+///
+/// Thresholds are on the 95% radius in metres; a value exactly at a threshold belongs to the
+/// worse class (5.0 m is Good, not Excellent).
+public enum AccuracyClass: String, Sendable, CaseIterable, Codable {
+    case excellent, good, acceptable, marginal, poor
+    /// No fix, a stale fix, or no accuracy known.
+    case unknown
+
+    public init(metres: Double?) {
+        guard let m = metres, m.isFinite, m >= 0 else { self = .unknown; return }
+        switch m {
+        case ..<5: self = .excellent
+        case ..<10: self = .good
+        case ..<15: self = .acceptable
+        case ..<20: self = .marginal
+        default: self = .poor
+        }
+    }
+
+    /// The name shown to users.
+    public var title: String {
+        switch self {
+        case .excellent: "Excellent"
+        case .good: "Good"
+        case .acceptable: "Acceptable"
+        case .marginal: "Marginal"
+        case .poor: "Poor"
+        case .unknown: "No fix"
+        }
+    }
+
+    /// The colour the class is drawn in.
+    public var colour: AccuracyColour {
+        switch self {
+        case .excellent, .good: .green
+        case .acceptable: .yellow
+        case .marginal: .orange
+        case .poor: .red
+        case .unknown: .grey
+        }
+    }
+}
+
+/// The colours of the accuracy classes.
+public enum AccuracyColour: String, Sendable, Codable {
+    case green, yellow, orange, red, grey
+
+    /// A CSS colour for web and KML output.
+    public var hex: String {
+        switch self {
+        case .green: "#2e9e44"
+        case .yellow: "#e6c200"
+        case .orange: "#f08c00"
+        case .red: "#d6332a"
+        case .grey: "#8a8a8a"
+        }
+    }
+}
+
+/// Where a horizontal accuracy figure comes from.
+///
+/// Every figure is a 95% confidence radius in metres; the source says how it was derived.
+public enum AccuracySource: String, Sendable, Codable, CaseIterable {
+    /// The receiver's own error estimate (gpsd's `eph` from a binary protocol, or a proprietary sentence).
+    case receiver
+    /// GST error statistics (σ latitude, σ longitude), scaled to 95%.
+    case gst
+    /// GBS error statistics (expected latitude and longitude errors), scaled to 95%.
+    case gbs
+    /// HDOP × UERE, the last resort.
+    case dop
+    /// Typed in by the user (`trees add --accuracy`).
+    case manual
+    /// Averaged over several epochs; see `PositionAverager`.
+    case averaged
+    /// Imported from a file that said nothing about how it was measured.
+    case imported
+}
+
+/// Converts error statistics into the 95% horizontal radius used throughout `trees`.
+public enum AccuracyModel {
+    /// Scale from a circular 1-σ (per axis) to the 95% radius of a 2-D normal: sqrt(−2 ln 0.05) ≈ 2.4477.
+    public static let sigmaTo95 = 2.447746830680816
+
+    /// User equivalent range error, in metres, for the DOP model (gpsd's figures: 19 m, 4.75 m with DGPS,
+    /// both already 95%).
+    public static let ueresGPS = 19.0
+    public static let ueresDGPS = 4.75
+
+    /// 95% radius from per-axis standard deviations σ_lat and σ_lon (metres).
+    ///
+    /// Uses the root of the summed variances times 2.4477/√2 ≈ 1.7308 so that for σ_lat = σ_lon = σ
+    /// the result is exactly the 2-D normal's 95% radius, 2.4477 σ; for unequal axes it is slightly
+    /// conservative.
+    public static func radius95(sigmaLatitude: Double, sigmaLongitude: Double) -> Double {
+        let rms = (sigmaLatitude * sigmaLatitude + sigmaLongitude * sigmaLongitude).squareRoot()
+        return rms * sigmaTo95 / 2.0.squareRoot()
+    }
+
+    /// 95% radius from HDOP (gpsd's rule: HDOP × 19 m, or × 4.75 m with differential corrections).
+    public static func radius95(hdop: Double, differential: Bool) -> Double {
+        hdop * (differential ? ueresDGPS : ueresGPS)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The kind of fix, numbered as gpsd numbers its TPV `mode`.
+public enum FixMode: Int, Sendable, Codable, Comparable, CaseIterable {
+    case notSeen = 0
+    case noFix = 1
+    case twoD = 2
+    case threeD = 3
+
+    public static func < (a: FixMode, b: FixMode) -> Bool { a.rawValue < b.rawValue }
+
+    /// True for 2D and 3D fixes.
+    public var hasPosition: Bool { self >= .twoD }
+
+    public var title: String {
+        switch self {
+        case .notSeen: "no data"
+        case .noFix: "no fix"
+        case .twoD: "2D"
+        case .threeD: "3D"
+        }
+    }
+}
+
+/// The quality of a fix, numbered as gpsd numbers its TPV `status`.
+public enum FixStatus: Int, Sendable, Codable, CaseIterable {
+    case unknown = 0
+    case gps = 1
+    case dgps = 2
+    case rtkFixed = 3
+    case rtkFloat = 4
+    case deadReckoning = 5
+    case gnssDeadReckoning = 6
+    case timeOnly = 7
+    case simulated = 8
+    case pps = 9
+
+    public var title: String {
+        switch self {
+        case .unknown: "unknown"
+        case .gps: "GPS"
+        case .dgps: "DGPS"
+        case .rtkFixed: "RTK fixed"
+        case .rtkFloat: "RTK float"
+        case .deadReckoning: "estimated"
+        case .gnssDeadReckoning: "GNSS+DR"
+        case .timeOnly: "time only"
+        case .simulated: "simulated"
+        case .pps: "PPS"
+        }
+    }
+
+    /// True when differential corrections were applied (DGPS, RTK), which changes gpsd's UERE.
+    public var isDifferential: Bool { self == .dgps || self == .rtkFixed || self == .rtkFloat }
+}
+
+/// One position report from a receiver: the result of one receiver cycle (epoch).
+///
+/// Units follow gpsd's TPV: degrees, metres, metres per second, degrees true. Every field the
+/// receiver did not give is nil. `time` is the receiver's UTC time, never the computer's clock.
+public struct Fix: Sendable, Equatable, Codable {
+    /// Receiver UTC time of the fix.
+    public var time: Date?
+    public var mode: FixMode
+    public var status: FixStatus
+    /// Position; nil without a 2D/3D fix.
+    public var coordinate: Coordinate?
+    /// Altitude above mean sea level, in metres.
+    public var altitudeMSL: Double?
+    /// Geoid separation (ellipsoid minus geoid), in metres.
+    public var geoidSeparation: Double?
+    /// Height above the WGS 84 ellipsoid, in metres.
+    public var ellipsoidHeight: Double?
+    /// Satellites used in the solution.
+    public var satellitesUsed: Int?
+    public var hdop: Double?
+    public var vdop: Double?
+    public var pdop: Double?
+    /// Speed over ground, in metres per second.
+    public var speed: Double?
+    /// Course over ground, in degrees true.
+    public var track: Double?
+    /// gpsd's horizontal error estimate, in metres (HDOP × UERE for NMEA receivers).
+    public var eph: Double?
+    /// gpsd's longitude error estimate, in metres.
+    public var epx: Double?
+    /// gpsd's latitude error estimate, in metres.
+    public var epy: Double?
+    /// gpsd's vertical error estimate, in metres.
+    public var epv: Double?
+    /// Radius of the 95% confidence circle, in metres: the figure users see.
+    public var horizontalAccuracy: Double?
+    /// Where `horizontalAccuracy` comes from.
+    public var accuracySource: AccuracySource?
+
+    public init(
+        time: Date? = nil, mode: FixMode = .notSeen, status: FixStatus = .unknown,
+        coordinate: Coordinate? = nil, altitudeMSL: Double? = nil, geoidSeparation: Double? = nil,
+        ellipsoidHeight: Double? = nil, satellitesUsed: Int? = nil, hdop: Double? = nil,
+        vdop: Double? = nil, pdop: Double? = nil, speed: Double? = nil, track: Double? = nil,
+        eph: Double? = nil, epx: Double? = nil, epy: Double? = nil, epv: Double? = nil,
+        horizontalAccuracy: Double? = nil, accuracySource: AccuracySource? = nil
+    ) {
+        self.time = time; self.mode = mode; self.status = status; self.coordinate = coordinate
+        self.altitudeMSL = altitudeMSL; self.geoidSeparation = geoidSeparation
+        self.ellipsoidHeight = ellipsoidHeight; self.satellitesUsed = satellitesUsed
+        self.hdop = hdop; self.vdop = vdop; self.pdop = pdop; self.speed = speed; self.track = track
+        self.eph = eph; self.epx = epx; self.epy = epy; self.epv = epv
+        self.horizontalAccuracy = horizontalAccuracy; self.accuracySource = accuracySource
+    }
+
+    /// True for a 2D/3D fix with a position.
+    public var hasPosition: Bool { mode.hasPosition && coordinate != nil }
+
+    /// The accuracy class of this fix (unknown without a position).
+    public var accuracyClass: AccuracyClass {
+        hasPosition ? AccuracyClass(metres: horizontalAccuracy) : .unknown
+    }
+}
+
+/// A GPS device as a location source describes it.
+public struct DeviceInfo: Sendable, Equatable, Codable {
+    public var path: String
+    public var driver: String?
+    public var subtype: String?
+    public init(path: String, driver: String? = nil, subtype: String? = nil) {
+        self.path = path; self.driver = driver; self.subtype = subtype
+    }
+}
+
+/// What a location source reports: fixes and changes of its own state.
+public enum LocationEvent: Sendable, Equatable {
+    case fix(Fix)
+    /// Connected to the source (gpsd version where known, devices it sees).
+    case connected(version: String?, devices: [DeviceInfo])
+    /// The source is up but the receiver has no fix.
+    case noFix
+    /// A fix was held and is now lost.
+    case fixLost
+    case deviceAdded(DeviceInfo)
+    case deviceRemoved(DeviceInfo)
+    /// The connection to the source was lost (`reason` says why).
+    case sourceLost(reason: String)
+    /// Trying to reconnect; `attempt` counts from 1, `delay` is the wait before this attempt.
+    case reconnecting(attempt: Int, delay: Duration)
+    /// A recoverable problem worth showing (a skipped sentence, an unknown report).
+    case warning(String)
+}

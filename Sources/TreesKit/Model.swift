@@ -1,0 +1,114 @@
+import Foundation
+
+/// How a tree's position was captured.
+public struct CaptureInfo: Sendable, Equatable, Codable {
+    /// Receiver time of the fix (or of the last averaged fix).
+    public var fixTime: Date?
+    public var fixMode: FixMode?
+    public var satellites: Int?
+    public var hdop: Double?
+    /// Number of epochs averaged into the position (1 for a single fix).
+    public var averagedEpochs: Int?
+    /// The location source, e.g. `gpsd://localhost:2947` or `replay:orchard-walk.nmea`.
+    public var locationSource: String?
+
+    public init(fixTime: Date? = nil, fixMode: FixMode? = nil, satellites: Int? = nil, hdop: Double? = nil,
+                averagedEpochs: Int? = nil, locationSource: String? = nil) {
+        self.fixTime = fixTime; self.fixMode = fixMode; self.satellites = satellites; self.hdop = hdop
+        self.averagedEpochs = averagedEpochs; self.locationSource = locationSource
+    }
+
+    public var isEmpty: Bool {
+        fixTime == nil && fixMode == nil && satellites == nil && hdop == nil && averagedEpochs == nil && locationSource == nil
+    }
+}
+
+/// A tree: a position and what grows there.
+public struct Tree: Sendable, Equatable, Identifiable, Codable {
+    public var id: UUID
+    public var coordinate: Coordinate
+    /// Radius of the 95% confidence circle, in metres.
+    public var horizontalAccuracy: Double?
+    public var accuracySource: AccuracySource?
+    /// Altitude above mean sea level, in metres.
+    public var altitude: Double?
+    /// Height above the WGS 84 ellipsoid, in metres.
+    public var ellipsoidHeight: Double?
+    public var species: String
+    public var variety: String?
+    public var rootstock: String?
+    public var notes: String?
+    /// The collection the tree belongs to; nil when unassigned.
+    public var collectionID: UUID?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var capture: CaptureInfo
+
+    public init(
+        id: UUID = UUID(), coordinate: Coordinate, horizontalAccuracy: Double? = nil,
+        accuracySource: AccuracySource? = nil, altitude: Double? = nil, ellipsoidHeight: Double? = nil,
+        species: String, variety: String? = nil, rootstock: String? = nil, notes: String? = nil,
+        collectionID: UUID? = nil, createdAt: Date, updatedAt: Date? = nil, capture: CaptureInfo = .init()
+    ) {
+        self.id = id; self.coordinate = coordinate; self.horizontalAccuracy = horizontalAccuracy
+        self.accuracySource = accuracySource; self.altitude = altitude; self.ellipsoidHeight = ellipsoidHeight
+        self.species = species; self.variety = variety; self.rootstock = rootstock; self.notes = notes
+        self.collectionID = collectionID; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
+        self.capture = capture
+    }
+
+    public var latitude: Double { coordinate.latitude }
+    public var longitude: Double { coordinate.longitude }
+    public var accuracyClass: AccuracyClass { AccuracyClass(metres: horizontalAccuracy) }
+
+    /// The first eight hex digits of the id, lower case, as shown in listings.
+    public var shortID: String { ShortID.of(id) }
+}
+
+/// A named group of trees (an orchard block, a street, a survey).
+///
+/// Named `TreeCollection` in code so it never shadows Swift's `Collection` protocol.
+public struct TreeCollection: Sendable, Equatable, Identifiable, Codable {
+    public var id: UUID
+    /// Unique among collections, compared case-insensitively.
+    public var name: String
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(id: UUID = UUID(), name: String, createdAt: Date, updatedAt: Date? = nil) {
+        self.id = id; self.name = name; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
+    }
+}
+
+/// A photo of a tree. The bytes live in a file named by their SHA-256, beside the database.
+public struct Photo: Sendable, Equatable, Identifiable, Codable {
+    public var id: UUID
+    public var treeID: UUID
+    /// Lower-case hex SHA-256 of the bytes; also the file name.
+    public var sha256: String
+    /// `jpeg`, `png` or `heic`.
+    public var format: String
+    public var byteCount: Int
+    /// When the photo was taken (EXIF DateTimeOriginal, else the file's modification time).
+    public var capturedAt: Date
+    public var createdAt: Date
+
+    public init(id: UUID = UUID(), treeID: UUID, sha256: String, format: String, byteCount: Int, capturedAt: Date, createdAt: Date) {
+        self.id = id; self.treeID = treeID; self.sha256 = sha256; self.format = format
+        self.byteCount = byteCount; self.capturedAt = capturedAt; self.createdAt = createdAt
+    }
+}
+
+/// Short, git-like ids.
+public enum ShortID {
+    public static let length = 8
+    public static func of(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(length)) }
+
+    /// Normalises a user-typed id or prefix: lower case, no dashes allowed beyond the UUID's own.
+    /// Returns nil when it holds anything but hex digits and dashes.
+    public static func normalisedPrefix(_ text: String) -> String? {
+        let t = text.lowercased()
+        guard !t.isEmpty, t.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
+        return t
+    }
+}

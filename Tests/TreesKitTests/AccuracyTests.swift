@@ -1,0 +1,40 @@
+import Testing
+import TreesKit
+
+@Suite struct AccuracyClassTests {
+    @Test(arguments: [
+        (0.0, AccuracyClass.excellent), (4.99, .excellent), (5.0, .good), (9.99, .good), (10.0, .acceptable),
+        (14.99, .acceptable), (15.0, .marginal), (19.99, .marginal), (20.0, .poor), (250, .poor),
+    ])
+    func thresholdsBelongToTheWorseClass(metres: Double, expected: AccuracyClass) {
+        #expect(AccuracyClass(metres: metres) == expected)
+    }
+
+    @Test func missingOrNonsenseIsUnknown() {
+        #expect(AccuracyClass(metres: nil) == .unknown)
+        #expect(AccuracyClass(metres: .nan) == .unknown)
+        #expect(AccuracyClass(metres: -1) == .unknown)
+        #expect(AccuracyClass.unknown.colour == .grey)
+    }
+
+    @Test func equalSigmasGiveTheTwoDimensional95PercentRadius() {
+        let r = AccuracyModel.radius95(sigmaLatitude: 1, sigmaLongitude: 1)
+        #expect(abs(r - 2.4477) < 1e-4)
+        #expect(AccuracyModel.radius95(hdop: 1.2, differential: false) == 1.2 * 19)
+        #expect(AccuracyModel.radius95(hdop: 2, differential: true) == 9.5)
+    }
+
+    @Test func slugs() {
+        #expect(TextTools.slug("Victoria's Orchard") == "victorias_orchard")
+        #expect(TextTools.slug("  Nördliche Wiese – 2 ") == "nordliche_wiese_2")
+        #expect(TextTools.slug("***") == "")
+    }
+
+    @Test func geodesyRoundTrips() {
+        let origin = Coordinate(latitude: 51.5, longitude: -0.12)
+        let p = Geodesy.coordinate(east: 30, north: -40, from: origin)
+        let back = Geodesy.offset(of: p, from: origin)
+        #expect(abs(back.east - 30) < 1e-6 && abs(back.north + 40) < 1e-6)
+        #expect(abs(Geodesy.distance(origin, p) - 50) < 0.2)
+    }
+}
