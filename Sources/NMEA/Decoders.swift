@@ -25,7 +25,9 @@ extension NMEAFixReader {
             case .gsv: try gsv(f)
             }
             assembler.lastSentenceWasGSA = kind == .gsa
+            assembler.atEpochStart = false
         } catch {
+            assembler.atEpochStart = false
             statistics.skip(.malformed, line: line, detail: kind.name + " " + error.detail)
         }
     }
@@ -130,15 +132,13 @@ extension NMEAFixReader {
             assembler.setMode(mode)
             assembler.live.latitude = pos.0
             assembler.live.longitude = pos.1
-            if let alt {
-                assembler.live.altitudeMSL = alt
-                assembler.live.geoidSeparation = sep
-            }
+            if let alt { assembler.live.altitudeMSL = alt }
+            if let sep { assembler.live.geoidSeparation = sep }
         } else {
             assembler.setMode(.noFix)
         }
         if let sats { assembler.live.satellites = sats }
-        if let hdop, hdop < 99 { assembler.hdop = hdop }
+        if let hdop, hdop > 0, hdop < 99 { assembler.hdop = hdop }
         assembler.markTimed()
     }
 
@@ -166,12 +166,14 @@ extension NMEAFixReader {
             assembler.setDate(year: year, month: date.month, day: date.day, timeOfDay: t)
         } else if !assembler.live.active {
             assembler.begin(timeOfDay: nil, emit: emit, statistics: &statistics)
+        } else {
+            assembler.atEpochStart = false
         }
         if let pos {
             var mode: FixMode = assembler.previousMode == .threeD ? .threeD : .twoD
             if let used = assembler.gsaSatellites, used > 3 {
                 mode = .threeD
-            } else if assembler.live.altitudeMSL != nil {
+            } else if assembler.mergedHasAltitude {
                 mode = .threeD
             }
             assembler.setMode(mode)
@@ -179,7 +181,7 @@ extension NMEAFixReader {
             assembler.live.longitude = pos.1
             var status: FixStatus = f[2].first == UInt8(ascii: "D") ? .dgps : .gps
             if f.count > 12 { status = Self.faaStatus(f[12].first) }
-            assembler.live.status = status
+            assembler.mergeStatus(status)
         } else {
             assembler.setMode(.noFix)
             assembler.live.status = .unknown
@@ -197,18 +199,18 @@ extension NMEAFixReader {
         let faa = f[7].first
         if f[6].first == UInt8(ascii: "A"), faa != UInt8(ascii: "N"), let pos {
             let a = assembler
-            if a.live.altitudeMSL != nil {
+            if a.mergedHasAltitude {
                 assembler.setMode(.threeD)
             } else if let used = a.gsaSatellites, used > 3 {
                 assembler.setMode(.threeD)
-            } else if a.previousMode < .twoD || !a.previousHadAltitude {
+            } else if (a.mergedMode ?? .notSeen) < .twoD || !a.previousMergedHadAltitude {
                 assembler.setMode(.twoD)
             } else if a.live.mode == nil {
-                assembler.setMode(a.previousMode)
+                assembler.setMode(a.mergedMode ?? .twoD)
             }
             assembler.live.latitude = pos.0
             assembler.live.longitude = pos.1
-            assembler.live.status = f.count > 7 ? Self.faaStatus(faa) : .gps
+            assembler.mergeStatus(f.count > 7 ? Self.faaStatus(faa) : .gps)
         } else {
             assembler.setMode(.noFix)
             assembler.live.status = .unknown
@@ -237,16 +239,14 @@ extension NMEAFixReader {
             assembler.setMode(alt != nil && (sats ?? 0) > 3 ? .threeD : .twoD)
             assembler.live.latitude = pos.0
             assembler.live.longitude = pos.1
-            if let alt {
-                assembler.live.altitudeMSL = alt
-                assembler.live.geoidSeparation = sep
-            }
+            if let alt { assembler.live.altitudeMSL = alt }
+            if let sep { assembler.live.geoidSeparation = sep }
         } else {
             assembler.setMode(.noFix)
         }
         if let sats { assembler.live.satellites = sats }
-        if let hdop { assembler.hdop = hdop }
-        assembler.live.status = Self.faaStatus(mode)
+        if let hdop, hdop > 0, hdop < 99 { assembler.hdop = hdop }
+        assembler.mergeStatus(Self.faaStatus(mode))
     }
 
     /// GSA: fix mode (1 none, 2 2D, 3 3D), satellites used, PDOP, HDOP, VDOP.
@@ -282,9 +282,10 @@ extension NMEAFixReader {
             assembler.gsaSatellites = used
         }
         assembler.lastGSATalker = talker
-        if let pdop, pdop < 99 { assembler.pdop = pdop }
-        if let hdop, hdop < 99 { assembler.hdop = hdop }
-        if let vdop, vdop < 99 { assembler.vdop = vdop }
+        if let pdop, pdop > 0, pdop < 99 { assembler.pdop = pdop }
+        if let hdop, hdop > 0, hdop < 99 { assembler.hdop = hdop }
+        if let vdop, vdop > 0, vdop < 99 { assembler.vdop = vdop }
+        assembler.atEpochStart = false
         if let mode, assembler.live.active { assembler.setMode(mode) }
     }
 

@@ -62,6 +62,12 @@ struct EpochAssembler {
     /// Mode and altitude of the last reported epoch (gpsd's `lastfix`), used by the RMC/GLL mode rules.
     var previousMode: FixMode = .notSeen
     var previousHadAltitude = false
+    /// Mode and altitude of the previous epoch as merged (gpsd's `oldfix`, whatever was reported).
+    var previousMergedMode: FixMode?
+    var previousMergedHadAltitude = false
+    /// True while the sentence being merged is the one that started the epoch: gpsd applies its
+    /// mode rules to the previous epoch's merged fix then, because it clears the fix only afterwards.
+    var atEpochStart = false
     var cycleEndKnown = false
     var lastReportedTime: Double?
 
@@ -72,7 +78,12 @@ struct EpochAssembler {
 
     /// Starts a new epoch for a timed sentence unless it belongs to the current one.
     mutating func begin(timeOfDay: Int?, emit: (Fix) -> Void, statistics: inout NMEAStatistics) {
-        if live.active && live.timeOfDay == timeOfDay { return }
+        if live.active && live.timeOfDay == timeOfDay { atEpochStart = false; return }
+        if live.active {
+            previousMergedMode = live.mode
+            previousMergedHadAltitude = live.altitudeMSL != nil
+        }
+        atEpochStart = true
         flush(emit: emit, statistics: &statistics)
         live = Epoch()
         live.active = true
@@ -105,7 +116,7 @@ struct EpochAssembler {
         }
         let fix = makeFix(e)
         previousMode = fix.mode
-        previousHadAltitude = fix.altitudeMSL != nil
+        previousHadAltitude = e.altitudeMSL != nil
         if let t = fix.time?.timeIntervalSince1970 {
             if let last = lastReportedTime, t < last { statistics.timeRegressions += 1 }
             lastReportedTime = t
@@ -143,18 +154,17 @@ struct EpochAssembler {
         fix.coordinate = Coordinate(latitude: lat, longitude: lon)
         fix.speed = e.speed
         fix.track = e.track
-        if let alt = e.altitudeMSL {
+        // A 2D fix has no measured altitude (the receiver holds it), so none is reported.
+        fix.geoidSeparation = e.geoidSeparation
+        if mode == .threeD, let alt = e.altitudeMSL {
             fix.altitudeMSL = alt
-            if let sep = e.geoidSeparation {
-                fix.geoidSeparation = sep
-                fix.ellipsoidHeight = alt + sep
-            }
+            if let sep = e.geoidSeparation { fix.ellipsoidHeight = alt + sep }
         }
         let dgps = fix.status == .dgps
-        if let h = e.hdop { fix.eph = h * (dgps ? 4.75 : 19.0) }
+        if let h = e.hdop, h > 0 { fix.eph = h * (dgps ? 4.75 : 19.0) }
         if let v = e.gbsAltitude {
             fix.epv = v
-        } else if let v = e.vdop {
+        } else if let v = e.vdop, v > 0 {
             fix.epv = v * (dgps ? 5.75 : 23.0)
         }
         fix.epx = e.gbsLongitude
@@ -181,10 +191,26 @@ struct EpochAssembler {
     /// Applies a mode from a sentence, keeping a 3D fix from being downgraded to 2D by a sentence
     /// that cannot tell 2D from 3D (gpsd's rule).
     mutating func setMode(_ mode: FixMode) {
-        if live.mode == .threeD && mode == .twoD && (previousHadAltitude || live.altitudeMSL != nil) {
+        if mergedMode == .threeD && mode != .noFix && (previousHadAltitude || mergedHasAltitude) {
+            live.mode = .threeD
             return
         }
         live.mode = mode
+    }
+
+    /// The mode of the merged fix as gpsd sees it while a sentence is decoded.
+    var mergedMode: FixMode? { atEpochStart ? previousMergedMode : live.mode }
+    /// Whether the merged fix has an altitude as gpsd sees it while a sentence is decoded.
+    var mergedHasAltitude: Bool { atEpochStart ? previousMergedHadAltitude : live.altitudeMSL != nil }
+
+    /// Applies a status from RMC, GLL or GNS: a plain GPS or DGPS indication does not replace a
+    /// more specific status the epoch already has from GGA (RTK, DGPS, dead reckoning…), as in gpsd.
+    mutating func mergeStatus(_ status: FixStatus) {
+        if let s = live.status, s.rawValue > FixStatus.gps.rawValue,
+           status == .gps || status == .dgps {
+            return
+        }
+        live.status = status
     }
 
     // MARK: dates
