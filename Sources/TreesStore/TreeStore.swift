@@ -34,7 +34,7 @@ public final class TreeStore: Sendable {
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
             if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
-            try Self.checkExisting(path: path)
+            try Self.checkExisting(path: path, busyTimeout: busyTimeout)
         } else {
             do {
                 try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -75,9 +75,10 @@ public final class TreeStore: Sendable {
     }
 
     /// Refuses a file that is not SQLite, or is another program's SQLite database, without changing it.
-    private static func checkExisting(path: String) throws(StoreError) {
+    private static func checkExisting(path: String, busyTimeout: TimeInterval) throws(StoreError) {
         var config = Configuration()
         config.readonly = true
+        config.busyMode = .timeout(busyTimeout)
         do {
             let probe = try DatabaseQueue(path: path, configuration: config)
             defer { try? probe.close() }
@@ -92,6 +93,8 @@ public final class TreeStore: Sendable {
             }
         } catch let error as StoreError {
             throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            throw .database("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
         } catch {
             throw .notATreesDatabase(path: path, reason: reason(error))
         }
