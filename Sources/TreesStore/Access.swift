@@ -19,9 +19,9 @@ public struct StoreReader {
         default:
             let trees = try rows.map(Tree.init(row:))
             let width = IDPrefix.unambiguousLength(of: trees.map(\.id.storageKey))
-            throw StoreError.ambiguousTree(prefix: prefix, candidates: trees.map {
-                "\($0.id.storageKey.prefix(width)) (\($0.species))"
-            })
+            var candidates = trees.prefix(10).map { "\($0.id.storageKey.prefix(width)) (\($0.species))" }
+            if trees.count > 10 { candidates.append("and more") }
+            throw StoreError.ambiguousTree(prefix: prefix, candidates: candidates)
         }
     }
 
