@@ -143,7 +143,14 @@ struct ShowCommand: AsyncParsableCommand {
         let db = try store.open()
         let terminal = Terminal.current
         try db.read { r in
-            let t = try r.tree(matching: id)
+            try TreeDetails.print(try r.tree(matching: id), reader: r, store: db, json: json, terminal: terminal)
+        }
+    }
+}
+
+/// Everything about one tree, as `trees show` prints it (also after a capture).
+enum TreeDetails {
+    static func print(_ t: Tree, reader r: StoreReader, store db: TreeStore, json: Bool, terminal: Terminal) throws {
             let collectionName = try t.collectionID.flatMap { try r.collection(id: $0) }?.name
             let photos = try r.photos(of: t.id)
             if json {
@@ -184,7 +191,6 @@ struct ShowCommand: AsyncParsableCommand {
             for (k, v) in lines {
                 Output.line(terminal.dim(k.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + v)
             }
-        }
     }
 }
 
