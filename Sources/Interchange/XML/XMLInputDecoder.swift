@@ -40,6 +40,7 @@ struct XMLInputDecoder {
         if h.count >= 4, h[0] == 0x3C, h[1] == 0, h[2] == 0x3F, h[3] == 0 { encoding = .utf16LE; return true }
         if h.count >= 4, h[0] == 0, h[1] == 0x3C, h[2] == 0, h[3] == 0x3F { encoding = .utf16BE; return true }
         let xmlDecl: [UInt8] = Array("<?xml".utf8)
+        if h.count < 5 && !final && Array(h) == Array(xmlDecl[0..<h.count]) { return false }
         guard h.count >= 5, Array(h[0..<5]) == xmlDecl else { encoding = .utf8; return true }
         // Find the end of the declaration to read its encoding.
         var end: Int?
@@ -133,9 +134,6 @@ struct XMLInputDecoder {
     mutating func finish(into out: inout [UInt8]) throws {
         let empty: [UInt8] = []
         try empty.withUnsafeBufferPointer { try decode($0, into: &out, final: true) }
-        if encoding == .utf16LE || encoding == .utf16BE {
-            try empty.withUnsafeBufferPointer { try transcode($0, into: &out, final: true) }
-        }
     }
 
     private mutating func appendUTF16(_ unit: UInt16, to out: inout [UInt8]) {
