@@ -56,7 +56,7 @@ public struct PhotoLibrary: Sendable {
 
     /// The photo of tree `treeID` whose id starts with `prefix` (any case, dashes optional).
     public func photo(matching prefix: String, of treeID: UUID, in reader: StoreReader) throws -> Photo {
-        let key = try IDPrefix.storageForm(prefix)
+        guard let key = try? IDPrefix.storageForm(prefix) else { throw PhotoError.invalidPhotoID(prefix) }
         let photos = try reader.photos(of: treeID)
         let matches = photos.filter { $0.id.storageKey.hasPrefix(key) }
         switch matches.count {
@@ -240,6 +240,7 @@ public enum PhotoError: Error, Equatable, CustomStringConvertible, Sendable {
     case notAnImage(path: String)
     case cannotWrite(path: String, reason: String)
     case missingFile(path: String)
+    case invalidPhotoID(String)
     case unknownPhoto(String, tree: String, known: [String])
     case ambiguousPhoto(String, candidates: [String])
 
@@ -249,6 +250,8 @@ public enum PhotoError: Error, Equatable, CustomStringConvertible, Sendable {
         case .notAnImage(let path): "\(path) is not a JPEG, PNG or HEIC image"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .missingFile(let path): "the photo file \(path) is missing from the store's photo folder"
+        case .invalidPhotoID(let text):
+            "'\(text)' is not a photo id; expected hex digits of an id as shown by 'trees photo list'"
         case .unknownPhoto(let prefix, let tree, let known):
             known.isEmpty
                 ? "tree \(tree) has no photo \(prefix); it has no photos"

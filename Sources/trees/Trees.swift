@@ -15,6 +15,7 @@ struct Trees: AsyncParsableCommand {
         subcommands: [
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
             CollectionCommand.self,
+            PhotoCommand.self,
         ]
     )
 
