@@ -14,7 +14,7 @@ struct Trees: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
-            CollectionCommand.self,
+            CollectionCommand.self, CaptureCommand.self,
             PhotoCommand.self,
         ]
     )
