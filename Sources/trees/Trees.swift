@@ -16,6 +16,7 @@ struct Trees: AsyncParsableCommand {
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
             CollectionCommand.self, CaptureCommand.self,
             PhotoCommand.self,
+            StatsCommand.self,
         ]
     )
 
