@@ -37,7 +37,7 @@ let package = Package(
             ]
         ),
         // Benchmarks: generates large inputs, runs the built `trees` and reports throughput and peak memory.
-        .executableTarget(name: "trees-bench", dependencies: ["TreesKit"]),
+        .executableTarget(name: "trees-bench", dependencies: ["TreesKit", "TreesStore"]),
 
         .testTarget(name: "TreesKitTests", dependencies: ["TreesKit"]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TreesKit"]),

@@ -1,1 +1,18 @@
-print("no benchmarks yet")
+import Foundation
+
+/// `trees-bench WHAT [options]`: benchmarks that print throughput and peak memory.
+///
+/// Build in release first (`swift build -c release`), then `.build/release/trees-bench store`.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: trees-bench store|nmea|interchange [--trees PATH] [options]"
+do {
+    switch arguments.first {
+    case "store": try runStoreBenchmark(arguments: Array(arguments.dropFirst()))
+    default:
+        FileHandle.standardError.write(Data((usage + "\n").utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("trees-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,11 +1,48 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Trees: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trees",
         abstract: "Capture the GPS positions of trees and move them between formats.",
+        discussion: """
+            Horizontal accuracy is always the radius, in metres, of the 95% confidence circle. \
+            The store is one SQLite file: --db PATH, else $TREES_DB, else \
+            $XDG_DATA_HOME/trees/trees.sqlite (~/.local/share/trees/trees.sqlite).
+            """,
         version: "0.1.0",
-        subcommands: []
+        subcommands: [
+            AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
+            CollectionCommand.self, CaptureCommand.self, ReplayCommand.self,
+            ImportCommand.self, ExportCommand.self, InspectCommand.self,
+            PhotoCommand.self, StatsCommand.self,
+        ]
     )
+
+    /// Runs the command; library errors become one line on standard error and a documented exit status.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as CLIError {
+            StandardError.write("trees: \(error.message)\n")
+            Foundation.exit(error.status.rawValue)
+        } catch {
+            if let exit = error as? ExitCode { Foundation.exit(exit.rawValue) }
+            if Self.isArgumentParserError(error) { Self.exit(withError: error) }
+            let cli = CLIError.from(error)
+            StandardError.write("trees: \(cli.message)\n")
+            Foundation.exit(cli.status.rawValue)
+        }
+    }
+
+    private static func isArgumentParserError(_ error: any Error) -> Bool {
+        error is ValidationError || error is CleanExit
+            || String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+    }
 }

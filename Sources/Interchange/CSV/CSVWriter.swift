@@ -1,0 +1,93 @@
+import Foundation
+import TreesKit
+
+/// The columns of our CSV, in order.
+public enum CSVColumns {
+    public static let all = [
+        "id", "latitude", "longitude", "horizontalAccuracy", "accuracySource", "altitude", "ellipsoidHeight",
+        "species", "variety", "rootstock", "notes", "collection", "collectionId", "createdAt", "updatedAt",
+        "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource", "photoCount",
+    ]
+}
+
+/// Writes RFC 4180 CSV (UTF-8, CRLF line ends, a header row; see `CSVColumns`).
+///
+/// Text cells a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or
+/// carriage return) get a leading `'`. Numeric columns are written as plain numbers, so a
+/// negative longitude stays a number.
+public struct CSVWriter: TreeWriter {
+    private var out: ByteOutput
+    private let context: ExportContext
+
+    public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
+        self.context = context
+        self.out = ByteOutput(sink: sink)
+    }
+
+    public mutating func begin() throws {
+        out.append(CSVColumns.all.joined(separator: ","))
+        out.append("\r\n")
+    }
+
+    /// True when a spreadsheet would treat a cell starting with this byte as a formula.
+    static func isFormulaStart(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "=") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: "@")
+            || b == 0x09 || b == 0x0D
+    }
+
+    private mutating func text(_ s: String?) {
+        guard let value = s, !value.isEmpty else { return }
+        var copy = value
+        copy.withUTF8 { p in
+            let neutralise = Self.isFormulaStart(p[0])
+            let needsQuotes = neutralise || p.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+            if needsQuotes { out.append(byte: UInt8(ascii: "\"")) }
+            if neutralise { out.append(byte: UInt8(ascii: "'")) }
+            for b in p {
+                if b == UInt8(ascii: "\"") { out.append(byte: b) }
+                out.append(byte: b)
+            }
+            if needsQuotes { out.append(byte: UInt8(ascii: "\"")) }
+        }
+    }
+
+    private mutating func number(_ v: Double?) {
+        guard let v, v.isFinite else { return }
+        out.append(ByteParsing.decimal(v))
+    }
+
+    public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
+        let c = tree.capture
+        out.append(tree.id.uuidString); out.append(",")
+        number(tree.latitude); out.append(",")
+        number(tree.longitude); out.append(",")
+        number(tree.horizontalAccuracy); out.append(",")
+        text(tree.accuracySource?.rawValue); out.append(",")
+        number(tree.altitude); out.append(",")
+        number(tree.ellipsoidHeight); out.append(",")
+        text(tree.species); out.append(",")
+        text(tree.variety); out.append(",")
+        text(tree.rootstock); out.append(",")
+        text(tree.notes); out.append(",")
+        text(tree.collectionID.flatMap { context.collections[$0]?.name }); out.append(",")
+        text(tree.collectionID?.uuidString); out.append(",")
+        out.append(ByteParsing.iso8601(tree.createdAt)); out.append(",")
+        out.append(ByteParsing.iso8601(tree.updatedAt)); out.append(",")
+        if let t = c.fixTime { out.append(ByteParsing.iso8601(t)) }
+        out.append(",")
+        text(c.fixMode.map(FixModeText.text)); out.append(",")
+        if let s = c.satellites { out.append(String(s)) }
+        out.append(",")
+        number(c.hdop); out.append(",")
+        if let a = c.averagedEpochs { out.append(String(a)) }
+        out.append(",")
+        text(c.locationSource); out.append(",")
+        out.append(String(photos.count))
+        out.append("\r\n")
+        try out.flushIfFull()
+    }
+
+    public mutating func finish() throws {
+        try out.flush()
+    }
+}

@@ -1,0 +1,416 @@
+import Foundation
+import TreesKit
+
+/// Reads GPX 1.0 and 1.1 as a stream: feed chunks of bytes, receive waypoints, route points and
+/// track points one at a time, so memory stays flat however long the file is.
+///
+/// ```swift
+/// var reader = GPXReader()
+/// for chunk in chunks { try reader.read(chunk) { event in … } }
+/// let summary = try reader.finish { event in … }
+/// ```
+/// Malformed XML and documents that are not GPX throw `InterchangeError`; recoverable problems
+/// (a point without coordinates, latitude 91, an unreadable time) arrive as `.diagnostic` events.
+/// Other tools' extensions, and GPX 1.0's inline foreign elements, are skipped.
+public struct GPXReader {
+    private var tokenizer = XMLTokenizer()
+    private var parser = GPXParser()
+
+    public init() {}
+
+    /// Reads the next chunk; events found in it are passed to `onEvent` before this returns.
+    public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (GPXEvent) throws -> Void) throws {
+        try tokenizer.feed(chunk, to: &parser)
+        try drain(onEvent)
+    }
+
+    /// Ends the document and returns its summary; throws when the document is incomplete.
+    public mutating func finish(_ onEvent: (GPXEvent) throws -> Void) throws -> GPXSummary {
+        try tokenizer.finish(&parser)
+        try drain(onEvent)
+        guard let summary = parser.summary else {
+            throw InterchangeError.notGPX(line: 1, column: 1, reason: "no <gpx> root element")
+        }
+        var s = summary
+        s.extensionNamespaces = parser.foreignNamespaces.sorted()
+        return s
+    }
+
+    private mutating func drain(_ onEvent: (GPXEvent) throws -> Void) throws {
+        guard !parser.events.isEmpty else { return }
+        let events = parser.events
+        parser.events.removeAll(keepingCapacity: true)
+        for e in events { try onEvent(e) }
+    }
+
+    /// Reads a whole document held in memory.
+    public static func read(_ bytes: some Collection<UInt8>, _ onEvent: (GPXEvent) throws -> Void) throws -> GPXSummary {
+        var reader = GPXReader()
+        try reader.read(bytes, onEvent)
+        return try reader.finish(onEvent)
+    }
+}
+
+/// The XML handler behind `GPXReader`: a small state machine over the element stack.
+struct GPXParser: XMLHandler {
+    var events: [GPXEvent] = []
+    var summary: GPXSummary?
+    var foreignNamespaces: Set<String> = []
+
+    private enum Frame: Equatable {
+        case gpx, metadata, point, route, track, segment, pointExtensions
+        /// Text of a field being captured.
+        case field(Field)
+    }
+
+    private enum Field: Equatable {
+        case ele, time, name, cmt, desc, src, sym, type, fix, sat, hdop, vdop, pdop, geoidheight
+        case routeName, routeDesc, trackName, trackDesc
+        case metaName, metaDesc, metaTime
+        case trees(TreesField)
+    }
+
+    enum TreesField: String, CaseIterable {
+        case id, species, variety, rootstock, notes, horizontalAccuracy, accuracySource, collection, collectionId
+        case createdAt, updatedAt, ellipsoidHeight, fixTime, averagedEpochs, locationSource
+    }
+
+    private enum PointKind { case waypoint, routePoint, trackPoint }
+
+    private var gpxNamespace = ""
+    private var frames: [Frame] = []
+    /// Depth inside an ignored subtree; 0 when not skipping.
+    private var skipDepth = 0
+    private var lastForeignNamespace = ""
+    private var capturing = false
+    private var text: [UInt8] = []
+
+    private var metadataSent = false
+    private var point = GPXPoint(latitude: 0, longitude: 0)
+    private var pointValid = false
+    private var pointKind = PointKind.waypoint
+    private var route = GPXRoute(index: -1, name: nil, description: nil, pointCount: 0)
+    private var track = GPXTrack(index: -1, name: nil, description: nil, segments: [])
+
+    private static let pointFields: [String: Field] = [
+        "ele": .ele, "time": .time, "name": .name, "cmt": .cmt, "desc": .desc, "src": .src, "sym": .sym,
+        "type": .type, "fix": .fix, "sat": .sat, "hdop": .hdop, "vdop": .vdop, "pdop": .pdop, "geoidheight": .geoidheight,
+    ]
+
+    private static let treesFields: [String: TreesField] = Dictionary(
+        uniqueKeysWithValues: TreesField.allCases.map { ($0.rawValue, $0) })
+
+    mutating func startElement(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws {
+        if skipDepth > 0 {
+            skipDepth += 1
+            noteForeign(name.namespace)
+            return
+        }
+        guard let frame = frames.last else {
+            try root(name, attributes: attributes, line: line, column: column)
+            return
+        }
+        let inGPX = name.namespace == gpxNamespace
+        switch frame {
+        case .gpx:
+            guard inGPX else { skip(name); return }
+            switch name.local {
+            case "wpt": startPoint(.waypoint, attributes: attributes, line: line)
+            case "rte":
+                sendMetadata()
+                summary?.routes += 1
+                route = GPXRoute(index: route.index + 1, name: nil, description: nil, pointCount: 0)
+                events.append(.routeStart(index: route.index))
+                frames.append(.route)
+            case "trk":
+                sendMetadata()
+                summary?.tracks += 1
+                track = GPXTrack(index: track.index + 1, name: nil, description: nil, segments: [])
+                events.append(.trackStart(index: track.index))
+                frames.append(.track)
+            case "metadata": frames.append(.metadata)
+            case "name" where !metadataSent: capture(.metaName)
+            case "desc" where !metadataSent: capture(.metaDesc)
+            case "time" where !metadataSent: capture(.metaTime)
+            case "bounds": readBounds(attributes); skip(name)
+            default: skip(name)
+            }
+        case .metadata:
+            guard inGPX else { skip(name); return }
+            switch name.local {
+            case "name": capture(.metaName)
+            case "desc": capture(.metaDesc)
+            case "time": capture(.metaTime)
+            case "bounds": readBounds(attributes); skip(name)
+            default: skip(name)
+            }
+        case .point:
+            if inGPX {
+                if name.local == "extensions" {
+                    frames.append(.pointExtensions)
+                } else if let field = Self.pointFields[name.local] {
+                    capture(field)
+                } else {
+                    skip(name)
+                }
+            } else if name.namespace == GPXNamespace.trees, let field = Self.treesFields[name.local] {
+                capture(.trees(field))
+            } else {
+                skip(name)
+            }
+        case .pointExtensions:
+            if name.namespace == GPXNamespace.trees, let field = Self.treesFields[name.local] {
+                capture(.trees(field))
+            } else {
+                skip(name)
+            }
+        case .route:
+            guard inGPX else { skip(name); return }
+            switch name.local {
+            case "rtept": startPoint(.routePoint, attributes: attributes, line: line)
+            case "name": capture(.routeName)
+            case "desc": capture(.routeDesc)
+            default: skip(name)
+            }
+        case .track:
+            guard inGPX else { skip(name); return }
+            switch name.local {
+            case "trkseg":
+                summary?.trackSegments += 1
+                track.segments.append(0)
+                events.append(.segmentStart(track: track.index, segment: track.segments.count - 1))
+                frames.append(.segment)
+            case "name": capture(.trackName)
+            case "desc": capture(.trackDesc)
+            default: skip(name)
+            }
+        case .segment:
+            guard inGPX, name.local == "trkpt" else { skip(name); return }
+            startPoint(.trackPoint, attributes: attributes, line: line)
+        case .field:
+            // Markup inside a simple field: keep the field's own text, ignore the child.
+            skip(name)
+        }
+    }
+
+    private mutating func root(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws {
+        guard name.local == "gpx" else {
+            throw InterchangeError.notGPX(line: line, column: column, reason: "the root element is <\(name.local)>, not <gpx>")
+        }
+        let version: GPXVersion
+        switch name.namespace {
+        case GPXNamespace.gpx10: version = .v1_0
+        case GPXNamespace.gpx11: version = .v1_1
+        case "": version = .noNamespace
+        default:
+            throw InterchangeError.notGPX(
+                line: line, column: column,
+                reason: "the <gpx> element is in namespace \(name.namespace), not GPX 1.0 or 1.1")
+        }
+        gpxNamespace = name.namespace
+        summary = GPXSummary(metadata: GPXMetadata(
+            version: version, versionAttribute: attributes.string("version"), creator: attributes.string("creator")))
+        frames.append(.gpx)
+    }
+
+    private mutating func noteForeign(_ namespace: String) {
+        if namespace != lastForeignNamespace && namespace != gpxNamespace && !namespace.isEmpty {
+            lastForeignNamespace = namespace
+            foreignNamespaces.insert(namespace)
+        }
+    }
+
+    private mutating func skip(_ name: XMLName) {
+        skipDepth = 1
+        noteForeign(name.namespace)
+    }
+
+    private mutating func capture(_ field: Field) {
+        frames.append(.field(field))
+        capturing = true
+        text.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func readBounds(_ attributes: XMLAttributes) {
+        guard let minLat = attributes.value("minlat").flatMap(ByteParsing.double),
+              let minLon = attributes.value("minlon").flatMap(ByteParsing.double),
+              let maxLat = attributes.value("maxlat").flatMap(ByteParsing.double),
+              let maxLon = attributes.value("maxlon").flatMap(ByteParsing.double) else { return }
+        summary?.metadata.bounds = GeoBounds(minLatitude: minLat, minLongitude: minLon, maxLatitude: maxLat, maxLongitude: maxLon)
+    }
+
+    private mutating func sendMetadata() {
+        guard !metadataSent, let s = summary else { return }
+        metadataSent = true
+        events.append(.metadata(s.metadata))
+    }
+
+    private mutating func diagnose(_ line: Int, _ message: String) {
+        summary?.diagnosticCount += 1
+        events.append(.diagnostic(Diagnostic(line: line, message: message)))
+    }
+
+    private mutating func startPoint(_ kind: PointKind, attributes: XMLAttributes, line: Int) {
+        sendMetadata()
+        pointKind = kind
+        frames.append(.point)
+        point = GPXPoint(latitude: 0, longitude: 0, line: line)
+        let element = kind == .waypoint ? "wpt" : kind == .routePoint ? "rtept" : "trkpt"
+        switch kind {
+        case .waypoint: summary?.waypoints += 1
+        case .routePoint: summary?.routePoints += 1; route.pointCount += 1
+        case .trackPoint:
+            summary?.trackPoints += 1
+            if !track.segments.isEmpty { track.segments[track.segments.count - 1] += 1 }
+        }
+        pointValid = false
+        guard let latBytes = attributes.value("lat"), let lonBytes = attributes.value("lon") else {
+            let missing = attributes.value("lat") == nil ? "lat" : "lon"
+            diagnose(line, "<\(element)> has no \(missing) attribute; point skipped")
+            return
+        }
+        guard let lat = ByteParsing.double(latBytes) else {
+            diagnose(line, "<\(element)> latitude \"\(String(decoding: latBytes, as: UTF8.self))\" is not a number; point skipped")
+            return
+        }
+        guard let lon = ByteParsing.double(lonBytes) else {
+            diagnose(line, "<\(element)> longitude \"\(String(decoding: lonBytes, as: UTF8.self))\" is not a number; point skipped")
+            return
+        }
+        if let problem = CoordinateCheck.latitudeProblem(lat) ?? CoordinateCheck.longitudeProblem(lon) {
+            diagnose(line, "<\(element)> \(problem); point skipped")
+            return
+        }
+        point.latitude = lat
+        point.longitude = lon
+        pointValid = true
+    }
+
+    private mutating func endPoint() {
+        guard pointValid else { return }
+        let c = point.coordinate
+        if summary?.bounds == nil { summary?.bounds = GeoBounds(c) } else { summary?.bounds?.include(c) }
+        if let t = point.time {
+            if summary?.earliestTime.map({ t < $0 }) ?? true { summary?.earliestTime = t }
+            if summary?.latestTime.map({ t > $0 }) ?? true { summary?.latestTime = t }
+        }
+        switch pointKind {
+        case .waypoint: events.append(.waypoint(point))
+        case .routePoint: events.append(.routePoint(point, route: route.index))
+        case .trackPoint:
+            events.append(.trackPoint(point, track: track.index, segment: max(track.segments.count - 1, 0)))
+        }
+    }
+
+    mutating func endElement(_ name: XMLName, line: Int) throws {
+        if skipDepth > 0 { skipDepth -= 1; return }
+        guard let frame = frames.popLast() else { return }
+        switch frame {
+        case .gpx: sendMetadata()
+        case .metadata, .pointExtensions: break
+        case .point: endPoint()
+        case .route: events.append(.routeEnd(route))
+        case .track: events.append(.trackEnd(track))
+        case .segment:
+            events.append(.segmentEnd(track: track.index, segment: track.segments.count - 1, points: track.segments.last ?? 0))
+        case .field(let field):
+            capturing = false
+            setField(field, line: line)
+        }
+    }
+
+    mutating func characters(_ bytes: ArraySlice<UInt8>) throws {
+        if capturing && skipDepth == 0 { text.append(contentsOf: bytes) }
+    }
+
+    private var string: String { String(decoding: text, as: UTF8.self) }
+
+    private mutating func number(_ what: String, line: Int) -> Double? {
+        guard let v = ByteParsing.double(text[...]) else {
+            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what) \"\(string)\" is not a number; ignored") }
+            return nil
+        }
+        return v
+    }
+
+    private mutating func integer(_ what: String, line: Int) -> Int? {
+        guard let v = ByteParsing.int(text[...]) else {
+            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what) \"\(string)\" is not a whole number; ignored") }
+            return nil
+        }
+        return v
+    }
+
+    private mutating func time(_ what: String, line: Int) -> Date? {
+        guard let v = ByteParsing.date(text[...]) else {
+            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what) \"\(string)\" is not an ISO 8601 time; ignored") }
+            return nil
+        }
+        return v
+    }
+
+    private mutating func uuid(_ what: String, line: Int) -> UUID? {
+        let s = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let v = UUID(uuidString: s) else {
+            if !s.isEmpty { diagnose(line, "\(what) \"\(s)\" is not a UUID; ignored") }
+            return nil
+        }
+        return v
+    }
+
+    private var trimmedString: String? {
+        let t = ByteParsing.trimmed(text[...])
+        return t.isEmpty ? nil : String(decoding: t, as: UTF8.self)
+    }
+
+    private mutating func setField(_ field: Field, line: Int) {
+        switch field {
+        case .ele: point.elevation = number("<ele>", line: line)
+        case .time: point.time = time("<time>", line: line)
+        case .name: point.name = string
+        case .cmt: point.comment = string
+        case .desc: point.description = string
+        case .src: point.source = string
+        case .sym: point.symbol = string
+        case .type: point.type = string
+        case .fix: point.fix = trimmedString
+        case .sat: point.satellites = integer("<sat>", line: line)
+        case .hdop: point.hdop = number("<hdop>", line: line)
+        case .vdop: point.vdop = number("<vdop>", line: line)
+        case .pdop: point.pdop = number("<pdop>", line: line)
+        case .geoidheight: point.geoidHeight = number("<geoidheight>", line: line)
+        case .routeName: route.name = string
+        case .routeDesc: route.description = string
+        case .trackName: track.name = string
+        case .trackDesc: track.description = string
+        case .metaName: let s = string; summary?.metadata.name = s
+        case .metaDesc: let s = string; summary?.metadata.description = s
+        case .metaTime: let t = time("metadata <time>", line: line); summary?.metadata.time = t
+        case .trees(let f): setTreesField(f, line: line)
+        }
+    }
+
+    private mutating func setTreesField(_ field: TreesField, line: Int) {
+        let what = "<trees:\(field.rawValue)>"
+        switch field {
+        case .id: point.trees.id = uuid(what, line: line)
+        case .species: point.trees.species = string
+        case .variety: point.trees.variety = string
+        case .rootstock: point.trees.rootstock = string
+        case .notes: point.trees.notes = string
+        case .horizontalAccuracy: point.trees.horizontalAccuracy = number(what, line: line)
+        case .accuracySource:
+            let s = trimmedString
+            point.trees.accuracySource = s.flatMap(AccuracySource.init(rawValue:))
+            if let s, point.trees.accuracySource == nil { diagnose(line, "\(what) \"\(s)\" is not a known accuracy source; ignored") }
+        case .collection: point.trees.collection = string
+        case .collectionId: point.trees.collectionID = uuid(what, line: line)
+        case .createdAt: point.trees.createdAt = time(what, line: line)
+        case .updatedAt: point.trees.updatedAt = time(what, line: line)
+        case .ellipsoidHeight: point.trees.ellipsoidHeight = number(what, line: line)
+        case .fixTime: point.trees.fixTime = time(what, line: line)
+        case .averagedEpochs: point.trees.averagedEpochs = integer(what, line: line)
+        case .locationSource: point.trees.locationSource = string
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import TreesKit
+
+/// Writes trees as a GPX 1.1 document of waypoints, valid against the GPX 1.1 schema.
+///
+/// Each tree is a `wpt`: `ele` = altitude, `time` = fix time (else creation time), `name` =
+/// species and variety, `desc` = notes, `type` = species, `sym` = `Forest`, `fix`, `sat`, `hdop`.
+/// Under `<extensions>` the `trees` namespace (`GPXNamespace.trees`) carries every field of the
+/// tree, so reading the file back restores it exactly:
+///
+/// ```xml
+/// <extensions>
+///   <trees:id>…</trees:id> <trees:species>…</trees:species> <trees:variety>…</trees:variety>
+///   <trees:rootstock>…</trees:rootstock> <trees:notes>…</trees:notes>
+///   <trees:horizontalAccuracy>metres, 95% radius</trees:horizontalAccuracy>
+///   <trees:accuracySource>gst</trees:accuracySource> <trees:collection>name</trees:collection>
+///   <trees:collectionId>…</trees:collectionId> <trees:createdAt>…</trees:createdAt>
+///   <trees:updatedAt>…</trees:updatedAt> <trees:ellipsoidHeight>…</trees:ellipsoidHeight>
+///   <trees:fixTime>…</trees:fixTime> <trees:averagedEpochs>…</trees:averagedEpochs>
+///   <trees:locationSource>…</trees:locationSource>
+/// </extensions>
+/// ```
+/// Elements appear in schema order; absent values are left out.
+public struct GPXWriter: TreeWriter {
+    private var out: ByteOutput
+    private let context: ExportContext
+
+    public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
+        self.context = context
+        self.out = ByteOutput(sink: sink)
+    }
+
+    public mutating func begin() throws {
+        out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx xmlns=\"http://www.topografix.com/GPX/1/1\" xmlns:trees=\"")
+        out.append(GPXNamespace.trees)
+        out.append("\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\" version=\"1.1\" creator=\"")
+        out.appendXMLEscaped(context.creator)
+        out.append("\">\n  <metadata>\n")
+        if let name = context.name {
+            out.append("    <name>"); out.appendXMLEscaped(name); out.append("</name>\n")
+        }
+        out.append("    <time>"); out.append(ByteParsing.iso8601(context.exportedAt)); out.append("</time>\n")
+        if let b = context.bounds {
+            out.append("    <bounds minlat=\""); out.append(ByteParsing.decimal(b.minLatitude))
+            out.append("\" minlon=\""); out.append(ByteParsing.decimal(Self.longitude(b.minLongitude)))
+            out.append("\" maxlat=\""); out.append(ByteParsing.decimal(b.maxLatitude))
+            out.append("\" maxlon=\""); out.append(ByteParsing.decimal(Self.longitude(b.maxLongitude)))
+            out.append("\"/>\n")
+        }
+        out.append("  </metadata>\n")
+    }
+
+    /// GPX longitudes run from −180 inclusive to 180 exclusive; 180° is written as −180°.
+    static func longitude(_ value: Double) -> Double { value >= 180 ? value - 360 : value }
+
+    private mutating func element(_ open: StaticString, _ text: String, _ close: StaticString) {
+        out.append(open)
+        out.appendXMLEscaped(text)
+        out.append(close)
+    }
+
+    private mutating func element(_ open: StaticString, raw text: String, _ close: StaticString) {
+        out.append(open)
+        out.append(text)
+        out.append(close)
+    }
+
+    public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
+        out.append("  <wpt lat=\"")
+        out.append(ByteParsing.decimal(tree.latitude))
+        out.append("\" lon=\"")
+        out.append(ByteParsing.decimal(Self.longitude(tree.longitude)))
+        out.append("\">\n")
+        if let alt = tree.altitude, alt.isFinite { element("    <ele>", raw: ByteParsing.decimal(alt), "</ele>\n") }
+        element("    <time>", raw: ByteParsing.iso8601(tree.capture.fixTime ?? tree.createdAt), "</time>\n")
+        let name = tree.displayName
+        if !name.isEmpty { element("    <name>", name, "</name>\n") }
+        if let notes = tree.notes, !notes.isEmpty { element("    <desc>", notes, "</desc>\n") }
+        out.append("    <sym>Forest</sym>\n")
+        if !tree.species.isEmpty { element("    <type>", tree.species, "</type>\n") }
+        switch tree.capture.fixMode {
+        case .noFix: out.append("    <fix>none</fix>\n")
+        case .twoD: out.append("    <fix>2d</fix>\n")
+        case .threeD: out.append("    <fix>3d</fix>\n")
+        case .notSeen, nil: break
+        }
+        if let sat = tree.capture.satellites, sat >= 0 { element("    <sat>", raw: String(sat), "</sat>\n") }
+        if let hdop = tree.capture.hdop, hdop.isFinite { element("    <hdop>", raw: ByteParsing.decimal(hdop), "</hdop>\n") }
+        out.append("    <extensions>\n")
+        element("      <trees:id>", raw: tree.id.uuidString.lowercased(), "</trees:id>\n")
+        element("      <trees:species>", tree.species, "</trees:species>\n")
+        if let v = tree.variety { element("      <trees:variety>", v, "</trees:variety>\n") }
+        if let v = tree.rootstock { element("      <trees:rootstock>", v, "</trees:rootstock>\n") }
+        if let v = tree.notes { element("      <trees:notes>", v, "</trees:notes>\n") }
+        if let v = tree.horizontalAccuracy, v.isFinite {
+            element("      <trees:horizontalAccuracy>", raw: ByteParsing.decimal(v), "</trees:horizontalAccuracy>\n")
+        }
+        if let v = tree.accuracySource { element("      <trees:accuracySource>", raw: v.rawValue, "</trees:accuracySource>\n") }
+        if let cid = tree.collectionID {
+            if let c = context.collections[cid] { element("      <trees:collection>", c.name, "</trees:collection>\n") }
+            element("      <trees:collectionId>", raw: cid.uuidString.lowercased(), "</trees:collectionId>\n")
+        }
+        element("      <trees:createdAt>", raw: ByteParsing.iso8601(tree.createdAt), "</trees:createdAt>\n")
+        element("      <trees:updatedAt>", raw: ByteParsing.iso8601(tree.updatedAt), "</trees:updatedAt>\n")
+        if let v = tree.ellipsoidHeight, v.isFinite {
+            element("      <trees:ellipsoidHeight>", raw: ByteParsing.decimal(v), "</trees:ellipsoidHeight>\n")
+        }
+        if let v = tree.capture.fixTime { element("      <trees:fixTime>", raw: ByteParsing.iso8601(v), "</trees:fixTime>\n") }
+        if let v = tree.capture.averagedEpochs { element("      <trees:averagedEpochs>", raw: String(v), "</trees:averagedEpochs>\n") }
+        if let v = tree.capture.locationSource { element("      <trees:locationSource>", v, "</trees:locationSource>\n") }
+        out.append("    </extensions>\n  </wpt>\n")
+        try out.flushIfFull()
+    }
+
+    public mutating func finish() throws {
+        out.append("</gpx>\n")
+        try out.flush()
+    }
+}

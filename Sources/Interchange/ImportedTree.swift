@@ -1,0 +1,112 @@
+import Foundation
+import TreesKit
+
+/// A tree as read from a file, before the store gives it its final identity.
+///
+/// Fields a file did not carry are nil; `tree(…)` fills the rest.
+public struct ImportedTree: Sendable, Equatable {
+    public var id: UUID?
+    public var coordinate: Coordinate
+    /// Radius of the 95% confidence circle, in metres.
+    public var horizontalAccuracy: Double?
+    public var accuracySource: AccuracySource?
+    /// Altitude above mean sea level, in metres.
+    public var altitude: Double?
+    /// Height above the WGS 84 ellipsoid, in metres.
+    public var ellipsoidHeight: Double?
+    public var species: String
+    public var variety: String?
+    public var rootstock: String?
+    public var notes: String?
+    public var collectionID: UUID?
+    /// The collection's name, when the file names it (GPX, CSV) rather than referring to it by id.
+    public var collectionName: String?
+    public var createdAt: Date?
+    public var updatedAt: Date?
+    public var capture: CaptureInfo
+    /// Photos carried in the file (collection JSON with photos).
+    public var photos: [ImportedPhoto]
+    /// How many photos the source says the tree has (which may exceed `photos.count`).
+    public var photoCount: Int?
+    /// The line where the tree starts in the file.
+    public var line: Int
+
+    public init(id: UUID? = nil, coordinate: Coordinate, species: String, line: Int) {
+        self.id = id; self.coordinate = coordinate; self.species = species; self.line = line
+        self.capture = CaptureInfo(); self.photos = []
+    }
+
+    /// The tree to store: `id` and `now` fill what the file left out.
+    public func tree(id: UUID, collectionID: UUID?, now: Date) -> Tree {
+        let created = createdAt ?? now
+        return Tree(
+            id: id, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy,
+            accuracySource: accuracySource ?? (horizontalAccuracy == nil ? nil : .imported),
+            altitude: altitude, ellipsoidHeight: ellipsoidHeight, species: species, variety: variety,
+            rootstock: rootstock, notes: notes, collectionID: collectionID, createdAt: created,
+            updatedAt: updatedAt ?? created, capture: capture)
+    }
+}
+
+/// A photo carried inside an import file. Only bytes and a date: names and paths from the file
+/// are never used.
+public struct ImportedPhoto: Sendable, Equatable {
+    public var data: [UInt8]
+    public var capturedAt: Date?
+    public init(data: [UInt8], capturedAt: Date?) { self.data = data; self.capturedAt = capturedAt }
+}
+
+/// A photo of an exported tree: always its date, and its bytes when the export embeds photos.
+public struct ExportPhoto: Sendable, Equatable {
+    public var capturedAt: Date
+    public var data: [UInt8]?
+    public init(capturedAt: Date, data: [UInt8]? = nil) { self.capturedAt = capturedAt; self.data = data }
+}
+
+/// Which GPX text field holds the species when the file has no `trees` extension.
+public enum SpeciesSource: String, Sendable, CaseIterable {
+    case name, type, desc, cmt
+}
+
+extension ImportedTree {
+    /// Maps a GPX point: our extension fields win; otherwise the species comes from the chosen
+    /// field, and the point's time becomes the creation and fix time.
+    public init(_ p: GPXPoint, speciesFrom: SpeciesSource = .name) {
+        let ext = p.trees
+        let fields: [SpeciesSource: String?] = [.name: p.name, .type: p.type, .desc: p.description, .cmt: p.comment]
+        let chosen = TextTools.nonEmpty(fields[speciesFrom] ?? nil)
+        let species = ext.species ?? chosen ?? TextTools.nonEmpty(p.name) ?? TextTools.nonEmpty(p.type) ?? ""
+        self.init(id: ext.id, coordinate: p.coordinate, species: species, line: p.line)
+        let ours = ext.createdAt != nil || ext.id != nil
+        horizontalAccuracy = ext.horizontalAccuracy
+        accuracySource = ext.accuracySource
+        altitude = p.elevation
+        ellipsoidHeight = ext.ellipsoidHeight ?? (ours ? nil : p.geoidHeight.flatMap { g in p.elevation.map { $0 + g } })
+        variety = ext.variety
+        rootstock = ext.rootstock
+        if ours {
+            notes = ext.notes
+        } else {
+            notes = TextTools.nonEmpty(speciesFrom == .desc ? p.comment : p.description)
+        }
+        collectionID = ext.collectionID
+        collectionName = ext.collection
+        createdAt = ext.createdAt ?? p.time
+        updatedAt = ext.updatedAt
+        capture.fixTime = ours ? ext.fixTime : p.time
+        capture.fixMode = p.fix.flatMap(Self.fixMode)
+        capture.satellites = p.satellites
+        capture.hdop = p.hdop
+        capture.averagedEpochs = ext.averagedEpochs
+        capture.locationSource = ext.locationSource
+    }
+
+    static func fixMode(_ text: String) -> FixMode? {
+        switch text.lowercased() {
+        case "none": .noFix
+        case "2d": .twoD
+        case "3d", "dgps", "pps": .threeD
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import TreesKit
+
+extension ByteOutput {
+    /// A JSON string literal, quotes included.
+    mutating func appendJSONString(_ s: String) {
+        append(byte: UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { p in
+            for b in p {
+                switch b {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
+                case ..<0x20:
+                    append("\\u00")
+                    append(byte: Self.hexDigit(b >> 4))
+                    append(byte: Self.hexDigit(b & 0xF))
+                default: append(byte: b)
+                }
+            }
+        }
+        append(byte: UInt8(ascii: "\""))
+    }
+
+    static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10 }
+
+    /// Writes `"key":` with a leading comma unless it is the first member.
+    mutating func appendJSONKey(_ key: StaticString, first: inout Bool) {
+        if !first { append(",") }
+        first = false
+        append("\"")
+        append(key)
+        append("\":")
+    }
+
+    mutating func appendJSONNumber(_ v: Double) { append(ByteParsing.decimal(v)) }
+
+    /// The members shared by collection JSON trees and GeoJSON properties, in a fixed order.
+    mutating func appendTreeMembers(_ tree: Tree, photos: [ExportPhoto], collectionName: String?,
+                                    coordinates: Bool, first: inout Bool) {
+        appendJSONKey("id", first: &first); appendJSONString(tree.id.uuidString)
+        if coordinates {
+            appendJSONKey("latitude", first: &first); appendJSONNumber(tree.latitude)
+            appendJSONKey("longitude", first: &first); appendJSONNumber(tree.longitude)
+        }
+        if let v = tree.horizontalAccuracy, v.isFinite { appendJSONKey("horizontalAccuracy", first: &first); appendJSONNumber(v) }
+        if let v = tree.altitude, v.isFinite { appendJSONKey("altitude", first: &first); appendJSONNumber(v) }
+        appendJSONKey("species", first: &first); appendJSONString(tree.species)
+        appendJSONKey("variety", first: &first); appendJSONString(tree.variety ?? "")
+        appendJSONKey("rootstock", first: &first); appendJSONString(tree.rootstock ?? "")
+        appendJSONKey("notes", first: &first); appendJSONString(tree.notes ?? "")
+        appendJSONKey("photoCount", first: &first); append(String(photos.count))
+        if photos.contains(where: { $0.data != nil }) {
+            appendJSONKey("photos", first: &first)
+            append("[")
+            for (i, p) in photos.enumerated() {
+                if i > 0 { append(",") }
+                append("\"")
+                append(Data(p.data ?? []).base64EncodedString())
+                append("\"")
+            }
+            append("]")
+        }
+        appendJSONKey("photoDates", first: &first)
+        append("[")
+        for (i, p) in photos.enumerated() {
+            if i > 0 { append(",") }
+            appendJSONString(ByteParsing.iso8601(p.capturedAt))
+        }
+        append("]")
+        if let cid = tree.collectionID {
+            appendJSONKey("collectionId", first: &first); appendJSONString(cid.uuidString)
+            if let name = collectionName { appendJSONKey("collection", first: &first); appendJSONString(name) }
+        }
+        appendJSONKey("createdAt", first: &first); appendJSONString(ByteParsing.iso8601(tree.createdAt))
+        appendJSONKey("updatedAt", first: &first); appendJSONString(ByteParsing.iso8601(tree.updatedAt))
+        if let v = tree.accuracySource { appendJSONKey("accuracySource", first: &first); appendJSONString(v.rawValue) }
+        if let v = tree.ellipsoidHeight, v.isFinite { appendJSONKey("ellipsoidHeight", first: &first); appendJSONNumber(v) }
+        let c = tree.capture
+        if !c.isEmpty {
+            appendJSONKey("capture", first: &first)
+            append("{")
+            var f = true
+            if let v = c.fixTime { appendJSONKey("fixTime", first: &f); appendJSONString(ByteParsing.iso8601(v)) }
+            if let v = c.fixMode { appendJSONKey("fixMode", first: &f); appendJSONString(FixModeText.text(v)) }
+            if let v = c.satellites { appendJSONKey("satellites", first: &f); append(String(v)) }
+            if let v = c.hdop, v.isFinite { appendJSONKey("hdop", first: &f); appendJSONNumber(v) }
+            if let v = c.averagedEpochs { appendJSONKey("averagedEpochs", first: &f); append(String(v)) }
+            if let v = c.locationSource { appendJSONKey("locationSource", first: &f); appendJSONString(v) }
+            append("}")
+        }
+    }
+}
+
+/// The text form of fix modes in our files: `none`, `2d`, `3d` (and `unseen` for a receiver not yet heard).
+enum FixModeText {
+    static func text(_ m: FixMode) -> String {
+        switch m {
+        case .notSeen: "unseen"
+        case .noFix: "none"
+        case .twoD: "2d"
+        case .threeD: "3d"
+        }
+    }
+
+    static func mode(_ s: String) -> FixMode? {
+        s.lowercased() == "unseen" ? .notSeen : ImportedTree.fixMode(s)
+    }
+}
+
+/// Writes the collection JSON document: a superset of the iOS Tree Tracker export.
+///
+/// ```json
+/// {"format":"trees-collection","version":1,"exportedAt":"…",
+///  "collections":[{"id":"…","name":"…","createdAt":"…","updatedAt":"…"}],
+///  "trees":[
+///   {"id":"…","latitude":…,"longitude":…,"horizontalAccuracy":…,"altitude":…,"species":"…","variety":"…",
+///    "rootstock":"…","notes":"…","photoCount":0,"photos":["base64…"],"photoDates":["…"],"collectionId":"…",
+///    "collection":"…","createdAt":"…","updatedAt":"…","accuracySource":"gst","ellipsoidHeight":…,
+///    "capture":{"fixTime":"…","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"…"}}
+///  ]}
+/// ```
+/// Keys always come in this order and each tree sits on its own line, so the same store always
+/// gives the same bytes (apart from `exportedAt`). `variety`, `rootstock` and `notes` are written
+/// as empty strings when unknown, as the app writes them; absent numbers are left out.
+public struct CollectionJSONWriter: TreeWriter {
+    /// The value of the `format` key.
+    public static let formatName = "trees-collection"
+    public static let version = 1
+
+    private var out: ByteOutput
+    private let context: ExportContext
+    private var count = 0
+
+    public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
+        self.context = context
+        self.out = ByteOutput(sink: sink)
+    }
+
+    public mutating func begin() throws {
+        out.append("{\"format\":\"")
+        out.append(Self.formatName)
+        out.append("\",\"version\":")
+        out.append(String(Self.version))
+        out.append(",\"exportedAt\":")
+        out.appendJSONString(ByteParsing.iso8601(context.exportedAt))
+        out.append(",\n\"collections\":[")
+        for (i, c) in context.collectionList.enumerated() {
+            out.append(i == 0 ? "\n" : ",\n")
+            out.append("{\"id\":"); out.appendJSONString(c.id.uuidString)
+            out.append(",\"name\":"); out.appendJSONString(c.name)
+            out.append(",\"createdAt\":"); out.appendJSONString(ByteParsing.iso8601(c.createdAt))
+            out.append(",\"updatedAt\":"); out.appendJSONString(ByteParsing.iso8601(c.updatedAt))
+            out.append("}")
+        }
+        out.append(context.collectionList.isEmpty ? "],\n\"trees\":[" : "\n],\n\"trees\":[")
+    }
+
+    public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
+        out.append(count == 0 ? "\n{" : ",\n{")
+        count += 1
+        var first = true
+        out.appendTreeMembers(tree, photos: photos, collectionName: tree.collectionID.flatMap { context.collections[$0]?.name },
+                              coordinates: true, first: &first)
+        out.append("}")
+        try out.flushIfFull()
+    }
+
+    public mutating func finish() throws {
+        out.append(count == 0 ? "]}\n" : "\n]}\n")
+        try out.flush()
+    }
+}

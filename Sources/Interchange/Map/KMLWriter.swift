@@ -1,0 +1,83 @@
+import Foundation
+import TreesKit
+
+/// Writes KML 2.2: one Placemark per tree, styled by its accuracy class (the class colour from
+/// `AccuracyClass.colour`), with the tree's fields as ExtendedData.
+public struct KMLWriter: TreeWriter {
+    private var out: ByteOutput
+    private let context: ExportContext
+
+    public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
+        self.context = context
+        self.out = ByteOutput(sink: sink)
+    }
+
+    /// KML colours are `aabbggrr`; from a CSS `#rrggbb`.
+    static func kmlColour(_ css: String) -> String {
+        let hex = Array(css.dropFirst())
+        guard hex.count == 6 else { return "ff888888" }
+        return "ff" + String(hex[4...5]) + String(hex[2...3]) + String(hex[0...1])
+    }
+
+    public mutating func begin() throws {
+        out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n<Document>\n")
+        out.append("  <name>"); out.appendXMLEscaped(context.name ?? "trees"); out.append("</name>\n")
+        for cls in AccuracyClass.allCases {
+            out.append("  <Style id=\"accuracy-"); out.append(cls.rawValue); out.append("\">\n")
+            out.append("    <IconStyle><color>"); out.append(Self.kmlColour(cls.colour.hex))
+            out.append("</color><Icon><href>http://maps.google.com/mapfiles/kml/shapes/parks.png</href></Icon></IconStyle>\n")
+            out.append("    <LabelStyle><color>"); out.append(Self.kmlColour(cls.colour.hex)); out.append("</color></LabelStyle>\n")
+            out.append("  </Style>\n")
+        }
+    }
+
+    private mutating func data(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        out.append("      <Data name=\""); out.append(name); out.append("\"><value>")
+        out.appendXMLEscaped(value)
+        out.append("</value></Data>\n")
+    }
+
+    public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
+        out.append("  <Placemark id=\"tree-"); out.append(tree.id.uuidString.lowercased()); out.append("\">\n")
+        out.append("    <name>"); out.appendXMLEscaped(tree.displayName); out.append("</name>\n")
+        if let notes = tree.notes, !notes.isEmpty {
+            out.append("    <description>"); out.appendXMLEscaped(notes); out.append("</description>\n")
+        }
+        out.append("    <TimeStamp><when>"); out.append(ByteParsing.iso8601(tree.createdAt)); out.append("</when></TimeStamp>\n")
+        out.append("    <styleUrl>#accuracy-"); out.append(tree.accuracyClass.rawValue); out.append("</styleUrl>\n")
+        out.append("    <ExtendedData>\n")
+        data("id", tree.id.uuidString)
+        data("species", tree.species)
+        data("variety", tree.variety)
+        data("rootstock", tree.rootstock)
+        data("notes", tree.notes)
+        data("horizontalAccuracy", tree.horizontalAccuracy.map(ByteParsing.decimal))
+        data("accuracyClass", tree.accuracyClass.title)
+        data("accuracySource", tree.accuracySource?.rawValue)
+        data("altitude", tree.altitude.map(ByteParsing.decimal))
+        data("ellipsoidHeight", tree.ellipsoidHeight.map(ByteParsing.decimal))
+        data("collection", tree.collectionID.flatMap { context.collections[$0]?.name })
+        data("collectionId", tree.collectionID?.uuidString)
+        data("createdAt", ByteParsing.iso8601(tree.createdAt))
+        data("updatedAt", ByteParsing.iso8601(tree.updatedAt))
+        data("fixTime", tree.capture.fixTime.map(ByteParsing.iso8601))
+        data("fixMode", tree.capture.fixMode.map(FixModeText.text))
+        data("satellites", tree.capture.satellites.map { String($0) })
+        data("hdop", tree.capture.hdop.map(ByteParsing.decimal))
+        data("averagedEpochs", tree.capture.averagedEpochs.map { String($0) })
+        data("locationSource", tree.capture.locationSource)
+        data("photoCount", photos.isEmpty ? nil : String(photos.count))
+        out.append("    </ExtendedData>\n    <Point><coordinates>")
+        out.append(ByteParsing.decimal(tree.longitude)); out.append(",")
+        out.append(ByteParsing.decimal(tree.latitude))
+        if let alt = tree.altitude, alt.isFinite { out.append(","); out.append(ByteParsing.decimal(alt)) }
+        out.append("</coordinates></Point>\n  </Placemark>\n")
+        try out.flushIfFull()
+    }
+
+    public mutating func finish() throws {
+        out.append("</Document>\n</kml>\n")
+        try out.flush()
+    }
+}

@@ -1,1 +1,0 @@
-// Filled in by the module's own work.

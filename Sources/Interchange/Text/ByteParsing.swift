@@ -1,0 +1,296 @@
+import Foundation
+
+/// Hand-written parsers for numbers and ISO 8601 times over UTF-8 bytes, and the matching
+/// formatters. They avoid `String` work on the hot paths of the readers and writers.
+enum ByteParsing {
+    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
+
+    /// The bytes without leading and trailing XML whitespace.
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var s = bytes.startIndex
+        var e = bytes.endIndex
+        while s < e && isSpace(bytes[s]) { s += 1 }
+        while e > s && isSpace(bytes[e - 1]) { e -= 1 }
+        return bytes[s..<e]
+    }
+
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// A decimal number (`-12.5`, `3`, `1e-5`, `+.5`), surrounding whitespace ignored; nil for
+    /// anything else, including `nan` and `inf`.
+    ///
+    /// Up to 15 significant digits and a small exponent take an exact fast path (one correctly
+    /// rounded multiplication or division); everything else goes through the standard library.
+    static func double(_ raw: ArraySlice<UInt8>) -> Double? {
+        let bytes = trimmed(raw)
+        guard !bytes.isEmpty else { return nil }
+        var i = bytes.startIndex
+        let end = bytes.endIndex
+        var negative = false
+        if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if bytes[i] == UInt8(ascii: "+") { i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var significant = 0
+        var scale = 0
+        var sawDigit = false
+        while i < end, bytes[i] &- UInt8(ascii: "0") < 10 {
+            sawDigit = true
+            let d = UInt64(bytes[i] &- UInt8(ascii: "0"))
+            if significant < 19 {
+                if mantissa != 0 || d != 0 { significant += 1 }
+                mantissa = mantissa &* 10 &+ d
+            } else {
+                scale += 1
+                significant += 1
+            }
+            digits += 1
+            i += 1
+        }
+        if i < end, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < end, bytes[i] &- UInt8(ascii: "0") < 10 {
+                sawDigit = true
+                let d = UInt64(bytes[i] &- UInt8(ascii: "0"))
+                if significant < 19 {
+                    if mantissa != 0 || d != 0 { significant += 1 }
+                    mantissa = mantissa &* 10 &+ d
+                    scale -= 1
+                } else {
+                    significant += 1
+                }
+                i += 1
+            }
+        }
+        guard sawDigit else { return nil }
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            var expNegative = false
+            if i < end, bytes[i] == UInt8(ascii: "-") { expNegative = true; i += 1 } else if i < end, bytes[i] == UInt8(ascii: "+") { i += 1 }
+            var exp = 0
+            var expDigits = 0
+            while i < end, bytes[i] &- UInt8(ascii: "0") < 10 {
+                if exp < 100_000 { exp = exp * 10 + Int(bytes[i] &- UInt8(ascii: "0")) }
+                expDigits += 1
+                i += 1
+            }
+            guard expDigits > 0 else { return nil }
+            scale += expNegative ? -exp : exp
+        }
+        guard i == end else { return nil }
+        if significant <= 15 && scale >= -22 && scale <= 22 {
+            var value = Double(mantissa)
+            if scale < 0 { value /= powersOfTen[-scale] } else { value *= powersOfTen[scale] }
+            return negative ? -value : value
+        }
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A decimal integer, surrounding whitespace ignored.
+    static func int(_ raw: ArraySlice<UInt8>) -> Int? {
+        let bytes = trimmed(raw)
+        guard !bytes.isEmpty else { return nil }
+        var i = bytes.startIndex
+        var negative = false
+        if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if bytes[i] == UInt8(ascii: "+") { i += 1 }
+        guard i < bytes.endIndex else { return nil }
+        var value = 0
+        while i < bytes.endIndex {
+            let d = bytes[i] &- UInt8(ascii: "0")
+            guard d < 10 else { return nil }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(Int(d))
+            guard !o1 && !o2 else { return nil }
+            value = a
+            i += 1
+        }
+        return negative ? -value : value
+    }
+
+    // MARK: - ISO 8601
+
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (negative before).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// An ISO 8601 / RFC 3339 time: `2024-05-01T10:00:00Z`, `…T10:00:00.250+02:00`, `…T10:00:00`
+    /// (no zone: UTC), `2024-05-01` (midnight UTC). Surrounding whitespace ignored.
+    static func date(_ raw: ArraySlice<UInt8>) -> Date? {
+        let b = trimmed(raw)
+        var i = b.startIndex
+        let end = b.endIndex
+        func number(_ count: Int) -> Int? {
+            guard end - i >= count else { return nil }
+            var v = 0
+            for _ in 0..<count {
+                let d = b[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                v = v * 10 + Int(d)
+                i += 1
+            }
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < end, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        var yearSign = 1
+        if i < end, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") {
+            yearSign = b[i] == UInt8(ascii: "-") ? -1 : 1
+            i += 1
+        }
+        var yearDigits = 0
+        var year = 0
+        while i < end, b[i] &- UInt8(ascii: "0") < 10, yearDigits < 6 {
+            year = year * 10 + Int(b[i] &- UInt8(ascii: "0")); yearDigits += 1; i += 1
+        }
+        guard yearDigits >= 4 else { return nil }
+        year *= yearSign
+        guard expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")), let day = number(2) else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        var seconds = Double(daysFromCivil(year: year, month: month, day: day) * 86400)
+        if i == end { return Date(timeIntervalSince1970: seconds) }
+        guard i < end, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: " ") else { return nil }
+        i += 1
+        guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2) else { return nil }
+        var second = 0
+        var fraction = 0.0
+        if i < end, b[i] == UInt8(ascii: ":") {
+            i += 1
+            guard let s = number(2) else { return nil }
+            second = s
+            if i < end, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+                i += 1
+                var digits: Int64 = 0
+                var count = 0
+                while i < end, b[i] &- UInt8(ascii: "0") < 10 {
+                    if count < 15 {
+                        digits = digits * 10 + Int64(b[i] &- UInt8(ascii: "0"))
+                        count += 1
+                    }
+                    i += 1
+                }
+                guard count > 0 else { return nil }
+                fraction = Double(digits) / powersOfTen[count]
+            }
+        }
+        guard hour <= 24, minute <= 59, second <= 60 else { return nil }
+        seconds += Double(hour * 3600 + minute * 60 + second) + fraction
+        if i < end {
+            if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+                i += 1
+            } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+                let sign = b[i] == UInt8(ascii: "-") ? -1.0 : 1.0
+                i += 1
+                guard let oh = number(2) else { return nil }
+                var om = 0
+                if i < end {
+                    _ = expect(UInt8(ascii: ":"))
+                    guard let m = number(2) else { return nil }
+                    om = m
+                }
+                guard oh <= 23, om <= 59 else { return nil }
+                seconds -= sign * Double(oh * 3600 + om * 60)
+            }
+        }
+        guard i == end else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    static func date(_ string: String) -> Date? { date(Array(string.utf8)[...]) }
+
+    /// `2024-05-01T10:00:00Z`, with milliseconds (`…00.250Z`) when the time has a fraction of a second.
+    static func iso8601(_ date: Date) -> String {
+        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
+        guard totalMillis.magnitude < 9e15 else { return "1970-01-01T00:00:00Z" }
+        let ms = Int64(totalMillis)
+        var secs = ms / 1000
+        var millis = ms % 1000
+        if millis < 0 { millis += 1000; secs -= 1 }
+        var days = secs / 86400
+        var rem = secs % 86400
+        if rem < 0 { rem += 86400; days -= 1 }
+        let civil = civilFromDays(Int(days))
+        var out = ""
+        out.reserveCapacity(24)
+        if civil.year < 0 { out += "-" }
+        pad(&out, abs(civil.year), 4); out += "-"
+        pad(&out, civil.month, 2); out += "-"
+        pad(&out, civil.day, 2); out += "T"
+        pad(&out, Int(rem / 3600), 2); out += ":"
+        pad(&out, Int(rem % 3600 / 60), 2); out += ":"
+        pad(&out, Int(rem % 60), 2)
+        if millis != 0 { out += "."; pad(&out, Int(millis), 3) }
+        out += "Z"
+        return out
+    }
+
+    private static func pad(_ out: inout String, _ value: Int, _ width: Int) {
+        let s = String(value)
+        if s.utf8.count < width { out += String(repeating: "0", count: width - s.utf8.count) }
+        out += s
+    }
+
+    /// The shortest decimal text that reads back as the same `Double`, never in exponent form
+    /// (`1e-05` becomes `0.00001`) and without a trailing `.0` (`512.0` becomes `512`), as GPX's
+    /// `xsd:decimal`, JSON and spreadsheets all accept.
+    static func decimal(_ value: Double) -> String {
+        guard value.isFinite else { return "0" }
+        if value == 0 { return "0" }
+        var s = value.description
+        if let e = s.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            let exponent = Int(s[s.index(after: e)...]) ?? 0
+            var mantissa = String(s[..<e])
+            let negative = mantissa.hasPrefix("-")
+            if negative { mantissa.removeFirst() }
+            let point = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count
+            var digits = mantissa.replacingOccurrences(of: ".", with: "")
+            var position = point + exponent
+            if position <= 0 {
+                digits = String(repeating: "0", count: 1 - position) + digits
+                position = 1
+            } else if position > digits.count {
+                digits += String(repeating: "0", count: position - digits.count)
+            }
+            let intPart = digits.prefix(position)
+            var fracPart = String(digits.dropFirst(position))
+            while fracPart.hasSuffix("0") { fracPart.removeLast() }
+            s = (negative ? "-" : "") + intPart + (fracPart.isEmpty ? "" : "." + fracPart)
+            return s
+        }
+        if s.hasSuffix(".0") { s.removeLast(2) }
+        return s
+    }
+}

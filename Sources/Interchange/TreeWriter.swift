@@ -1,0 +1,77 @@
+import Foundation
+import TreesKit
+
+/// The export formats.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    case gpx, json, csv, geojson, kml
+
+    /// The file name extension.
+    public var fileExtension: String { rawValue }
+}
+
+/// What every export needs besides the trees themselves.
+public struct ExportContext: Sendable {
+    /// Collections by id, to name each tree's collection.
+    public var collections: [UUID: TreeCollection]
+    /// The collections written to a collection JSON document, in order.
+    public var collectionList: [TreeCollection]
+    /// When the export was made (from the caller's clock).
+    public var exportedAt: Date
+    /// A document name (the collection's name, or nil for all trees).
+    public var name: String?
+    /// Bounds of the exported trees, when known in advance (GPX metadata needs them up front).
+    public var bounds: GeoBounds?
+    /// The `creator` written into GPX.
+    public var creator: String
+
+    public init(collections: [TreeCollection], exportedAt: Date, name: String? = nil, bounds: GeoBounds? = nil,
+                creator: String = "trees") {
+        self.collectionList = collections
+        self.collections = Dictionary(collections.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        self.exportedAt = exportedAt; self.name = name; self.bounds = bounds; self.creator = creator
+    }
+}
+
+/// A streaming writer of trees in one export format.
+public protocol TreeWriter {
+    /// Writes the document header.
+    mutating func begin() throws
+    /// Writes one tree; `photos` lists its photos (dates always, bytes when embedding).
+    mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws
+    /// Writes the document's end and flushes everything to the sink.
+    mutating func finish() throws
+}
+
+extension TreeWriter {
+    public mutating func write(_ tree: Tree) throws { try write(tree, photos: []) }
+}
+
+/// Makes the writer for a format.
+public func makeTreeWriter(_ format: ExportFormat, context: ExportContext, sink: @escaping ByteOutput.Sink) -> any TreeWriter {
+    switch format {
+    case .gpx: GPXWriter(context: context, sink: sink)
+    case .json: CollectionJSONWriter(context: context, sink: sink)
+    case .csv: CSVWriter(context: context, sink: sink)
+    case .geojson: GeoJSONWriter(context: context, sink: sink)
+    case .kml: KMLWriter(context: context, sink: sink)
+    }
+}
+
+/// Writes `trees` to a string in `format` (for tests and small documents).
+public func exportString(_ trees: [Tree], format: ExportFormat, context: ExportContext,
+                         photos: [UUID: [ExportPhoto]] = [:]) throws -> String {
+    let box = StringBox()
+    var writer = makeTreeWriter(format, context: context) { box.bytes.append(contentsOf: $0) }
+    try writer.begin()
+    for t in trees { try writer.write(t, photos: photos[t.id] ?? []) }
+    try writer.finish()
+    return box.string
+}
+
+extension Tree {
+    /// `Malus domestica 'Boskoop'`: the species, with the variety in single quotes as cultivars are written.
+    public var displayName: String {
+        guard let v = TextTools.nonEmpty(variety) else { return species }
+        return species.isEmpty ? "'\(v)'" : "\(species) '\(v)'"
+    }
+}

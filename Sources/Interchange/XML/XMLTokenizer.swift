@@ -1,0 +1,570 @@
+/// An element or attribute name with its namespace resolved.
+package struct XMLName: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// The namespace URI; empty when the name is in no namespace.
+    package var namespace: String
+    package var local: String
+
+    package init(namespace: String = "", local: String) {
+        self.namespace = namespace
+        self.local = local
+    }
+
+    package var description: String { namespace.isEmpty ? local : "{\(namespace)}\(local)" }
+}
+
+/// The attributes of one start tag, values already decoded (entities, character references,
+/// whitespace normalisation). Valid only during the `startElement` call that receives it.
+package struct XMLAttributes {
+    package private(set) var names: [XMLName] = []
+    private var ranges: [Range<Int>] = []
+    private var bytes: [UInt8] = []
+
+    package var count: Int { names.count }
+
+    mutating func removeAll() {
+        names.removeAll(keepingCapacity: true)
+        ranges.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    mutating func append(_ name: XMLName, value: ArraySlice<UInt8>) {
+        names.append(name)
+        let start = bytes.count
+        bytes.append(contentsOf: value)
+        ranges.append(start..<bytes.count)
+    }
+
+    /// The value bytes (UTF-8) of the attribute `local` in `namespace` (unprefixed attributes are in no namespace).
+    package func value(_ local: String, namespace: String = "") -> ArraySlice<UInt8>? {
+        for i in names.indices where names[i].local == local && names[i].namespace == namespace {
+            return bytes[ranges[i]]
+        }
+        return nil
+    }
+
+    package func string(_ local: String, namespace: String = "") -> String? {
+        value(local, namespace: namespace).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    package func value(at index: Int) -> ArraySlice<UInt8> { bytes[ranges[index]] }
+}
+
+/// Receives the events of an `XMLTokenizer`.
+package protocol XMLHandler {
+    /// A start tag (also sent for an empty-element tag, followed at once by `endElement`).
+    mutating func startElement(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws
+    mutating func endElement(_ name: XMLName, line: Int) throws
+    /// Character data inside the root element, decoded to UTF-8. One text node may arrive in several pieces.
+    mutating func characters(_ text: ArraySlice<UInt8>) throws
+}
+
+/// A streaming, namespace-aware XML tokenizer working on bytes, fed in chunks of any size.
+///
+/// Handles the XML declaration and encodings (see `XMLInputDecoder`), namespaces, CDATA, comments,
+/// processing instructions, character references and the five predefined entities.
+///
+/// Safety: no entity is ever expanded beyond the predefined five, and nothing is ever loaded.
+/// A document type declaration whose internal subset declares entities is refused outright,
+/// so entity bombs and external-entity tricks fail fast with a clear error, in constant memory.
+package struct XMLTokenizer {
+    /// Longest markup token accepted (a tag, comment, processing instruction, DOCTYPE), in bytes.
+    package static let maximumTokenLength = 16 << 20
+
+    private var decoder = XMLInputDecoder()
+    private var buf: [UInt8] = []
+    /// Next unread index in `buf`.
+    private var pos = 0
+    /// Current 1-based line at `pos`.
+    private(set) package var line = 1
+    /// Index in `buf` where the current line starts (negative once compacted past it).
+    private var lineStart = 0
+    private var open: [OpenElement] = []
+    private var bindings: [(prefix: String, uri: String)] = []
+    private var rootSeen = false
+    private var rootClosed = false
+    private var sawMarkup = false
+    private var attributes = XMLAttributes()
+    private var rawAttributes: [(qname: String, prefix: String, local: String, range: Range<Int>)] = []
+    private var valueScratch: [UInt8] = []
+    private var textScratch: [UInt8] = []
+    private var finished = false
+
+    private struct OpenElement {
+        var qname: String
+        var name: XMLName
+        var bindingMark: Int
+    }
+
+    package static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
+    package init() {}
+
+    /// Feeds the next chunk of the document.
+    package mutating func feed<H: XMLHandler>(_ chunk: UnsafeBufferPointer<UInt8>, to handler: inout H) throws {
+        try decoder.decode(chunk, into: &buf, final: false)
+        try process(&handler, final: false)
+    }
+
+    package mutating func feed<H: XMLHandler>(_ chunk: some Collection<UInt8>, to handler: inout H) throws {
+        if let done: Void = try chunk.withContiguousStorageIfAvailable({ try feed($0, to: &handler) }) { return done }
+        let copy = Array(chunk)
+        try copy.withUnsafeBufferPointer { try feed($0, to: &handler) }
+    }
+
+    /// Ends the document: fails when it is incomplete.
+    package mutating func finish<H: XMLHandler>(_ handler: inout H) throws {
+        guard !finished else { return }
+        finished = true
+        try decoder.finish(into: &buf)
+        try process(&handler, final: true)
+        if pos < buf.count { throw error("unexpected end of file inside markup", at: pos) }
+        if let top = open.last {
+            throw error("unexpected end of file: <\(top.qname)> is not closed", at: pos)
+        }
+        if !rootSeen { throw error("no root element; this is not an XML document", at: pos) }
+    }
+
+    // MARK: - Errors and positions
+
+    private func column(at index: Int) -> Int { index - lineStart + 1 }
+
+    /// Line and column of buffer index `index` (which must be at or after `pos`).
+    private func location(of index: Int) -> (line: Int, column: Int) {
+        var l = line
+        var ls = lineStart
+        var i = pos
+        while i < index && i < buf.count {
+            if buf[i] == 0x0A { l += 1; ls = i + 1 }
+            i += 1
+        }
+        return (l, index - ls + 1)
+    }
+
+    private func error(_ reason: String, at index: Int) -> InterchangeError {
+        let loc = location(of: index)
+        return .malformedXML(line: loc.line, column: loc.column, reason: reason)
+    }
+
+    /// Moves `pos` to `newPos`, counting lines on the way.
+    private mutating func advance(to newPos: Int) {
+        buf.withUnsafeBufferPointer { p in
+            var i = pos
+            while i < newPos {
+                if p[i] == 0x0A { line += 1; lineStart = i + 1 }
+                i += 1
+            }
+        }
+        pos = newPos
+    }
+
+    // MARK: - Main loop
+
+    private mutating func process<H: XMLHandler>(_ handler: inout H, final: Bool) throws {
+        while pos < buf.count {
+            let progressed: Bool
+            if buf[pos] == UInt8(ascii: "<") {
+                progressed = try markup(&handler, final: final)
+            } else {
+                progressed = try text(&handler, final: final)
+            }
+            if !progressed { break }
+        }
+        // Drop consumed bytes.
+        if pos > 0 && (pos == buf.count || pos > 65536) {
+            buf.removeSubrange(0..<pos)
+            lineStart -= pos
+            pos = 0
+        }
+        if buf.count - pos > Self.maximumTokenLength {
+            throw error("markup longer than \(Self.maximumTokenLength) bytes", at: pos)
+        }
+    }
+
+    /// Finds `pattern` at or after `from`; nil when the buffer ends first.
+    private func find(_ pattern: StaticString, from: Int) -> Int? {
+        let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
+        return buf.withUnsafeBufferPointer { p -> Int? in
+            var i = from
+            let last = p.count - pat.count
+            while i <= last {
+                if p[i] == pat[0] {
+                    var k = 1
+                    while k < pat.count && p[i + k] == pat[k] { k += 1 }
+                    if k == pat.count { return i }
+                }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    private func hasPrefix(_ pattern: StaticString, at index: Int) -> Bool? {
+        let n = pattern.utf8CodeUnitCount
+        let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: n)
+        for k in 0..<n {
+            guard index + k < buf.count else { return nil }
+            if buf[index + k] != pat[k] { return false }
+        }
+        return true
+    }
+
+    // MARK: - Text
+
+    private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
+
+    private mutating func text<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
+        let start = pos
+        let end = buf.withUnsafeBufferPointer { p -> Int in
+            var i = start
+            while i < p.count {
+                let b = p[i]
+                if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") { break }
+                i += 1
+            }
+            return i
+        }
+        if end > start {
+            if open.isEmpty {
+                for i in start..<end where !Self.isSpace(buf[i]) {
+                    let reason = rootClosed ? "text after the end of the root element"
+                        : sawMarkup ? "text before the root element" : "this is not XML: the document does not start with '<'"
+                    throw error(reason, at: i)
+                }
+            } else {
+                try handler.characters(buf[start..<end])
+            }
+            advance(to: end)
+        }
+        guard end < buf.count, buf[end] == UInt8(ascii: "&") else { return true }
+        // An entity or character reference.
+        var semicolon: Int?
+        var i = end + 1
+        while i < buf.count && i < end + 40 {
+            if buf[i] == UInt8(ascii: ";") { semicolon = i; break }
+            i += 1
+        }
+        guard let semi = semicolon else {
+            if i < end + 40 && !final { return false }
+            throw error("'&' does not start a reference; write &amp;", at: end)
+        }
+        textScratch.removeAll(keepingCapacity: true)
+        try decodeReference(from: end + 1, to: semi, into: &textScratch)
+        if open.isEmpty { throw error("reference outside the root element", at: end) }
+        try handler.characters(textScratch[...])
+        advance(to: semi + 1)
+        return true
+    }
+
+    /// Decodes the reference whose name is `buf[from..<to]` (between `&` and `;`).
+    private func decodeReference(from: Int, to: Int, into out: inout [UInt8]) throws {
+        let name = buf[from..<to]
+        guard let first = name.first else { throw error("empty reference '&;'", at: from - 1) }
+        if first == UInt8(ascii: "#") {
+            var value: UInt32 = 0
+            var digits = name.dropFirst()
+            var radix: UInt32 = 10
+            if digits.first == UInt8(ascii: "x") { radix = 16; digits = digits.dropFirst() }
+            guard !digits.isEmpty else { throw error("empty character reference", at: from - 1) }
+            for d in digits {
+                let v: UInt32
+                switch d {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(d - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: v = UInt32(d - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: v = UInt32(d - UInt8(ascii: "A") + 10)
+                default: throw error("bad character reference '&\(String(decoding: name, as: UTF8.self));'", at: from - 1)
+                }
+                value = value &* radix &+ v
+                if value > 0x10FFFF { break }
+            }
+            let valid = value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value <= 0xD7FF)
+                || (value >= 0xE000 && value <= 0xFFFD) || (value >= 0x10000 && value <= 0x10FFFF)
+            guard valid else {
+                throw error("character reference '&\(String(decoding: name, as: UTF8.self));' is not a legal XML character", at: from - 1)
+            }
+            XMLInputDecoder.appendUTF8(value, to: &out)
+            return
+        }
+        switch String(decoding: name, as: UTF8.self) {
+        case "lt": out.append(UInt8(ascii: "<"))
+        case "gt": out.append(UInt8(ascii: ">"))
+        case "amp": out.append(UInt8(ascii: "&"))
+        case "apos": out.append(UInt8(ascii: "'"))
+        case "quot": out.append(UInt8(ascii: "\""))
+        case let other:
+            throw error("undefined entity '&\(other);' (only the five predefined entities are expanded)", at: from - 1)
+        }
+    }
+
+    // MARK: - Markup
+
+    private mutating func markup<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
+        guard pos + 1 < buf.count else {
+            if final { throw error("unexpected end of file after '<'", at: pos) }
+            return false
+        }
+        let next = buf[pos + 1]
+        if next == UInt8(ascii: "/") { return try endTag(&handler, final: final) }
+        if next == UInt8(ascii: "?") {
+            guard let end = find("?>", from: pos + 2) else {
+                if final { throw error("unexpected end of file inside a processing instruction", at: pos) }
+                return false
+            }
+            if hasPrefix("<?xml", at: pos) == true, pos + 5 < buf.count, Self.isSpace(buf[pos + 5]) || buf[pos + 5] == UInt8(ascii: "?"), sawMarkup || rootSeen {
+                throw error("the XML declaration must come first in the document", at: pos)
+            }
+            sawMarkup = true
+            advance(to: end + 2)
+            return true
+        }
+        if next == UInt8(ascii: "!") {
+            guard let isComment = hasPrefix("<!--", at: pos) else {
+                if final { throw error("unexpected end of file after '<!'", at: pos) }
+                return false
+            }
+            if isComment {
+                guard let end = find("-->", from: pos + 4) else {
+                    if final { throw error("unexpected end of file inside a comment", at: pos) }
+                    return false
+                }
+                sawMarkup = true
+                advance(to: end + 3)
+                return true
+            }
+            guard let isCDATA = hasPrefix("<![CDATA[", at: pos) else {
+                if final { throw error("unexpected end of file after '<!'", at: pos) }
+                return false
+            }
+            if isCDATA {
+                guard let end = find("]]>", from: pos + 9) else {
+                    if final { throw error("unexpected end of file inside a CDATA section", at: pos) }
+                    return false
+                }
+                if open.isEmpty { throw error("CDATA section outside the root element", at: pos) }
+                if end > pos + 9 { try handler.characters(buf[(pos + 9)..<end]) }
+                advance(to: end + 3)
+                return true
+            }
+            guard let isDoctype = hasPrefix("<!DOCTYPE", at: pos) else {
+                if final { throw error("unexpected end of file after '<!'", at: pos) }
+                return false
+            }
+            if isDoctype { return try doctype(final: final) }
+            throw error("unexpected markup '<!'", at: pos)
+        }
+        return try startTag(&handler, final: final)
+    }
+
+    /// Skips a document type declaration; refuses one whose internal subset declares entities.
+    private mutating func doctype(final: Bool) throws -> Bool {
+        if rootSeen { throw error("DOCTYPE after the root element started", at: pos) }
+        var i = pos + 9
+        var quote: UInt8 = 0
+        var depth = 0
+        var end: Int?
+        while i < buf.count {
+            let b = buf[i]
+            if quote != 0 {
+                if b == quote { quote = 0 }
+            } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                quote = b
+            } else if b == UInt8(ascii: "[") {
+                depth += 1
+            } else if b == UInt8(ascii: "]") {
+                depth -= 1
+            } else if b == UInt8(ascii: "<"), depth > 0, hasPrefix("<!ENTITY", at: i) == true {
+                throw error("the document type declaration declares entities; entity declarations are refused for safety", at: i)
+            } else if b == UInt8(ascii: ">") && depth <= 0 {
+                end = i; break
+            }
+            i += 1
+        }
+        guard let e = end else {
+            if final { throw error("unexpected end of file inside the document type declaration", at: pos) }
+            return false
+        }
+        sawMarkup = true
+        advance(to: e + 1)
+        return true
+    }
+
+    private static func isNameStart(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+            || b == UInt8(ascii: "_") || b == UInt8(ascii: ":") || b >= 0x80
+    }
+
+    private static func isNameByte(_ b: UInt8) -> Bool {
+        isNameStart(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+    }
+
+    /// Scans a name at `from`; returns its end index.
+    private func scanName(from: Int, limit: Int) -> Int {
+        buf.withUnsafeBufferPointer { p in
+            var i = from
+            while i < limit && Self.isNameByte(p[i]) { i += 1 }
+            return i
+        }
+    }
+
+    private func splitName(_ from: Int, _ to: Int) -> (qname: String, prefix: String, local: String) {
+        let qname = String(decoding: buf[from..<to], as: UTF8.self)
+        var colon: Int?
+        for i in from..<to where buf[i] == UInt8(ascii: ":") { colon = i; break }
+        guard let c = colon else { return (qname, "", qname) }
+        return (qname, String(decoding: buf[from..<c], as: UTF8.self), String(decoding: buf[(c + 1)..<to], as: UTF8.self))
+    }
+
+    private func namespace(for prefix: String) -> String? {
+        if prefix == "xml" { return Self.xmlNamespace }
+        var i = bindings.count - 1
+        while i >= 0 {
+            if bindings[i].prefix == prefix { return bindings[i].uri }
+            i -= 1
+        }
+        return prefix.isEmpty ? "" : nil
+    }
+
+    private mutating func startTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
+        // Find the closing '>' outside quotes.
+        let tagStart = pos
+        let close = buf.withUnsafeBufferPointer { p -> Int? in
+            var i = tagStart + 1
+            var quote: UInt8 = 0
+            while i < p.count {
+                let b = p[i]
+                if quote != 0 {
+                    if b == quote { quote = 0 }
+                } else if b == UInt8(ascii: ">") {
+                    return i
+                } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                    quote = b
+                }
+                i += 1
+            }
+            return nil
+        }
+        guard let gt = close else {
+            if final { throw error("unexpected end of file inside a tag", at: pos) }
+            return false
+        }
+        if rootClosed { throw error("a second root element; a document has exactly one", at: pos) }
+        guard Self.isNameStart(buf[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
+        let nameEnd = scanName(from: pos + 1, limit: gt)
+        let element = splitName(pos + 1, nameEnd)
+        var selfClosing = false
+        var i = nameEnd
+        rawAttributes.removeAll(keepingCapacity: true)
+        valueScratch.removeAll(keepingCapacity: true)
+        let mark = bindings.count
+        while i < gt {
+            let b = buf[i]
+            if Self.isSpace(b) { i += 1; continue }
+            if b == UInt8(ascii: "/") {
+                guard i + 1 == gt else { throw error("unexpected '/' in tag <\(element.qname)>", at: i) }
+                selfClosing = true
+                break
+            }
+            guard i > nameEnd, Self.isSpace(buf[i - 1]) else {
+                throw error("expected whitespace before an attribute in tag <\(element.qname)>", at: i)
+            }
+            guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(element.qname)>", at: i) }
+            let attrEnd = scanName(from: i, limit: gt)
+            let attr = splitName(i, attrEnd)
+            var j = attrEnd
+            while j < gt && Self.isSpace(buf[j]) { j += 1 }
+            guard j < gt, buf[j] == UInt8(ascii: "=") else {
+                throw error("attribute '\(attr.qname)' has no value", at: attrEnd)
+            }
+            j += 1
+            while j < gt && Self.isSpace(buf[j]) { j += 1 }
+            guard j < gt, buf[j] == UInt8(ascii: "\"") || buf[j] == UInt8(ascii: "'") else {
+                throw error("the value of attribute '\(attr.qname)' must be quoted", at: j)
+            }
+            let quote = buf[j]
+            var k = j + 1
+            let valueStart = valueScratch.count
+            while k < gt && buf[k] != quote {
+                let c = buf[k]
+                if c == UInt8(ascii: "<") { throw error("'<' in the value of attribute '\(attr.qname)'", at: k) }
+                if c == UInt8(ascii: "&") {
+                    var semi = k + 1
+                    while semi < gt && buf[semi] != UInt8(ascii: ";") && semi < k + 40 { semi += 1 }
+                    guard semi < gt, buf[semi] == UInt8(ascii: ";") else {
+                        throw error("'&' does not start a reference; write &amp;", at: k)
+                    }
+                    try decodeReference(from: k + 1, to: semi, into: &valueScratch)
+                    k = semi + 1
+                    continue
+                }
+                valueScratch.append(Self.isSpace(c) ? 0x20 : c)
+                k += 1
+            }
+            guard k < gt else { throw error("unterminated value of attribute '\(attr.qname)'", at: j) }
+            let range = valueStart..<valueScratch.count
+            if attr.qname == "xmlns" {
+                bindings.append(("", String(decoding: valueScratch[range], as: UTF8.self)))
+            } else if attr.prefix == "xmlns" {
+                bindings.append((attr.local, String(decoding: valueScratch[range], as: UTF8.self)))
+            } else {
+                rawAttributes.append((attr.qname, attr.prefix, attr.local, range))
+            }
+            i = k + 1
+            if i < gt, !Self.isSpace(buf[i]), buf[i] != UInt8(ascii: "/") {
+                throw error("expected whitespace after the value of attribute '\(attr.qname)'", at: i)
+            }
+        }
+        guard let ns = namespace(for: element.prefix) else {
+            throw error("undeclared namespace prefix '\(element.prefix)' in <\(element.qname)>", at: tagStart)
+        }
+        let name = XMLName(namespace: ns, local: element.local)
+        attributes.removeAll()
+        for a in rawAttributes {
+            var attrNS = ""
+            if !a.prefix.isEmpty {
+                guard let u = namespace(for: a.prefix) else {
+                    throw error("undeclared namespace prefix '\(a.prefix)' in attribute '\(a.qname)'", at: tagStart)
+                }
+                attrNS = u
+            }
+            attributes.append(XMLName(namespace: attrNS, local: a.local), value: valueScratch[a.range])
+        }
+        let tagLine = line
+        let tagColumn = column(at: tagStart)
+        rootSeen = true
+        sawMarkup = true
+        open.append(OpenElement(qname: element.qname, name: name, bindingMark: mark))
+        try handler.startElement(name, attributes: attributes, line: tagLine, column: tagColumn)
+        advance(to: gt + 1)
+        if selfClosing {
+            open.removeLast()
+            bindings.removeSubrange(mark...)
+            if open.isEmpty { rootClosed = true }
+            try handler.endElement(name, line: tagLine)
+        }
+        return true
+    }
+
+    private mutating func endTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
+        guard let gt = find(">", from: pos + 2) else {
+            if final { throw error("unexpected end of file inside an end tag", at: pos) }
+            return false
+        }
+        let nameEnd = scanName(from: pos + 2, limit: gt)
+        for k in nameEnd..<gt where !Self.isSpace(buf[k]) {
+            throw error("unexpected character in end tag", at: k)
+        }
+        let qname = String(decoding: buf[(pos + 2)..<nameEnd], as: UTF8.self)
+        guard let top = open.last else {
+            throw error("end tag </\(qname)> without a matching start tag", at: pos)
+        }
+        guard top.qname == qname else {
+            throw error("mismatched end tag </\(qname)>; expected </\(top.qname)>", at: pos)
+        }
+        open.removeLast()
+        bindings.removeSubrange(top.bindingMark...)
+        if open.isEmpty { rootClosed = true }
+        let endLine = line
+        advance(to: gt + 1)
+        try handler.endElement(top.name, line: endLine)
+        return true
+    }
+}

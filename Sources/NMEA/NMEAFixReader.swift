@@ -1,0 +1,282 @@
+import Foundation
+import TreesKit
+
+/// Reads an NMEA 0183 byte stream and reports one ``Fix`` per receiver epoch.
+///
+/// Feed it bytes in chunks of any size (a whole file, a socket read, one byte at a time: the
+/// fixes are the same), then call ``finish(emit:)`` to report the last epoch. The reader does no
+/// I/O and reads no clock; fix times come from the receiver.
+///
+/// What it copes with: LF or CRLF line ends, `#` comment lines, binary junk or NUL bytes between
+/// sentences, `$$` doubled starts, a `$` inside a sentence (a packet collision: the cut sentence
+/// is dropped and the new one read, as gpsd does), over-long lines, bad or missing checksums,
+/// proprietary (`$P…`), AIS (`!…`) and unknown sentences, and known sentences with malformed
+/// fields. Each such line is skipped and counted in ``statistics`` with its line number; none of
+/// them stops the reader.
+///
+/// Sentences used: GGA, RMC, GLL, GNS, GSA, GST, GBS, VTG, ZDA and GSV from any talker
+/// (GP, GN, GL, GA, GB, BD, GQ, QZ, GI, …). How they merge into fixes: see `EpochAssembler`.
+public struct NMEAFixReader: Sendable {
+    /// Longest sentence accepted, in bytes from `$` to the checksum (the standard says 82 with CRLF;
+    /// real receivers send longer GSA and GSV sentences).
+    public static let maximumSentenceLength = 164
+    /// Bytes kept of a line without a newline before the rest of it is dropped as junk.
+    static let maximumCarry = 4096
+
+    public internal(set) var statistics = NMEAStatistics()
+    var assembler = EpochAssembler()
+    /// Bytes of an unfinished line from the previous chunk.
+    var carry: [UInt8] = []
+    /// Bytes dropped from the unfinished line because it grew past `maximumCarry`.
+    var carryDropped = 0
+    /// Century for two-digit RMC years; ZDA's four-digit year updates it.
+    var century = 2000
+
+    public init() {
+        carry.reserveCapacity(Self.maximumSentenceLength + 2)
+    }
+
+    public mutating func feed(_ bytes: [UInt8], emit: (Fix) -> Void) {
+        bytes.withUnsafeBytes { feed($0, emit: emit) }
+    }
+
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (Fix) -> Void) {
+        guard let raw = bytes.baseAddress, bytes.count > 0 else { return }
+        let base = raw.assumingMemoryBound(to: UInt8.self)
+        let n = bytes.count
+        var pos = 0
+        while pos < n {
+            guard let hit = memchr(base + pos, 0x0A, n - pos) else {
+                appendCarry(base + pos, n - pos)
+                return
+            }
+            let end = base.distance(to: UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)))
+            if carry.isEmpty && carryDropped == 0 {
+                processLine(base + pos, end - pos, emit: emit)
+            } else {
+                appendCarry(base + pos, end - pos)
+                takeCarryLine(emit: emit)
+            }
+            pos = end + 1
+        }
+    }
+
+    /// Reports the last epoch (and a last line without a newline). Call once at the end of the stream.
+    public mutating func finish(emit: (Fix) -> Void) {
+        if !carry.isEmpty || carryDropped > 0 { takeCarryLine(emit: emit) }
+        assembler.flush(emit: emit, statistics: &statistics)
+    }
+
+    // MARK: lines
+
+    private mutating func appendCarry(_ p: UnsafePointer<UInt8>, _ count: Int) {
+        carry.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
+        if carry.count > Self.maximumCarry {
+            // Keep the tail, which may hold the start of a sentence; the rest is junk.
+            let keep = Self.maximumSentenceLength + 2
+            carryDropped += carry.count - keep
+            carry.removeFirst(carry.count - keep)
+        }
+    }
+
+    private mutating func takeCarryLine(emit: (Fix) -> Void) {
+        var line = carry
+        carry = []
+        let dropped = carryDropped
+        carryDropped = 0
+        line.withUnsafeBufferPointer { b in
+            if let p = b.baseAddress {
+                processLine(p, b.count, emit: emit, droppedBefore: dropped)
+            } else if dropped > 0 {
+                processLine(nil, 0, emit: emit, droppedBefore: dropped)
+            }
+        }
+        line.removeAll(keepingCapacity: true)
+        carry = line
+    }
+
+    /// One line without its LF.
+    mutating func processLine(_ p: UnsafePointer<UInt8>?, _ count: Int, emit: (Fix) -> Void, droppedBefore: Int = 0) {
+        statistics.lines += 1
+        let lineNumber = statistics.lines
+        if droppedBefore > 0 {
+            statistics.skip(.overlong, line: lineNumber, detail: "\(droppedBefore)+ bytes without a line break")
+        }
+        guard let p, count > 0 else { return }
+        var n = count
+        while n > 0 && (p[n - 1] == 0x0D || p[n - 1] == 0x20) { n -= 1 }
+        if n == 0 { return }
+        if p[0] == UInt8(ascii: "#") && droppedBefore == 0 {
+            statistics.comments += 1
+            return
+        }
+        // Split into sentences: each starts at `$` or `!` and runs to the next start, CR or line end.
+        var i = 0
+        var junkStart = 0
+        while i < n {
+            let c = p[i]
+            if c == UInt8(ascii: "$") || c == UInt8(ascii: "!") {
+                if i > junkStart { reportJunk(p + junkStart, i - junkStart, line: lineNumber) }
+                var j = i + 1
+                while j < n {
+                    let d = p[j]
+                    if d == UInt8(ascii: "$") || d == UInt8(ascii: "!") || d == 0x0D || d == 0x0A { break }
+                    j += 1
+                }
+                if j == i + 1 && j < n && p[j] == UInt8(ascii: "$") {
+                    // `$$GPGGA…`: a doubled start, not a sentence of its own.
+                    i = j
+                    junkStart = j
+                    continue
+                }
+                let cut = j < n && (p[j] == UInt8(ascii: "$") || p[j] == UInt8(ascii: "!"))
+                processSentence(p + i, j - i, cut: cut, line: lineNumber, emit: emit)
+                i = j
+                if i < n && p[i] == 0x0D { i += 1 }
+                junkStart = i
+            } else {
+                i += 1
+            }
+        }
+        if n > junkStart { reportJunk(p + junkStart, n - junkStart, line: lineNumber) }
+    }
+
+    private mutating func reportJunk(_ p: UnsafePointer<UInt8>, _ count: Int, line: Int) {
+        var printable = true
+        var blank = true
+        for k in 0..<count {
+            let c = p[k]
+            if c < 0x20 || c > 0x7E {
+                if c != 0x09 && c != 0x0D { printable = false }
+            } else if c != 0x20 {
+                blank = false
+            }
+        }
+        if printable && blank { return }
+        if printable {
+            statistics.skip(.garbage, line: line, detail: Self.excerpt(p, count))
+        } else {
+            statistics.skip(.binaryData, line: line, detail: "\(count) bytes")
+        }
+    }
+
+    static func excerpt(_ p: UnsafePointer<UInt8>, _ count: Int) -> String {
+        var s = ""
+        for k in 0..<min(count, 40) {
+            let c = p[k]
+            s.unicodeScalars.append(c >= 0x20 && c < 0x7F ? Unicode.Scalar(c) : "?")
+        }
+        return count > 40 ? s + "…" : s
+    }
+
+    // MARK: sentences
+
+    private static func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: c - 48
+        case 65...70: c - 55
+        case 97...102: c - 87
+        default: nil
+        }
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+    static func hexByte(_ v: UInt8) -> String {
+        String(decoding: [hexDigits[Int(v >> 4)], hexDigits[Int(v & 15)]], as: UTF8.self)
+    }
+
+    /// One sentence from its `$` or `!` to its end (checksum included, no line end).
+    mutating func processSentence(_ p: UnsafePointer<UInt8>, _ count: Int, cut: Bool, line: Int, emit: (Fix) -> Void) {
+        if count > Self.maximumSentenceLength {
+            statistics.skip(.overlong, line: line, detail: "\(count) bytes: " + Self.excerpt(p, count))
+            return
+        }
+        for k in 0..<count where p[k] < 0x20 || p[k] > 0x7E {
+            statistics.skip(.binaryData, line: line, detail: Self.excerpt(p, count))
+            return
+        }
+        // Checksum: `*` and two hex digits at the end.
+        var star = -1
+        if count >= 4 && p[count - 3] == UInt8(ascii: "*") {
+            star = count - 3
+        }
+        guard star > 0, let hi = Self.hex(p[count - 2]), let lo = Self.hex(p[count - 1]) else {
+            if cut {
+                statistics.skip(.collision, line: line, detail: Self.excerpt(p, count))
+            } else if star < 0 && (0..<count).contains(where: { p[$0] == UInt8(ascii: "*") }) {
+                statistics.skip(.badChecksum, line: line, detail: "unreadable checksum: " + Self.excerpt(p, count))
+            } else {
+                statistics.skip(.missingChecksum, line: line, detail: Self.excerpt(p, count))
+            }
+            return
+        }
+        var sum: UInt8 = 0
+        for k in 1..<star { sum ^= p[k] }
+        let expected = hi << 4 | lo
+        guard sum == expected else {
+            if cut {
+                statistics.skip(.collision, line: line, detail: Self.excerpt(p, count))
+            } else {
+                statistics.skip(.badChecksum, line: line,
+                                detail: "expected \(Self.hexByte(sum)), found \(Self.hexByte(expected)): " + Self.excerpt(p, count))
+            }
+            return
+        }
+        statistics.sentences += 1
+        if p[0] == UInt8(ascii: "!") {
+            statistics.skip(.ais, line: line, detail: Self.excerpt(p, min(count, 7)))
+            return
+        }
+        // Address: talker (2 letters) + type (3 letters); `$P…` is proprietary.
+        let body = p + 1
+        let bodyCount = star - 1
+        var addressLength = 0
+        while addressLength < bodyCount && body[addressLength] != UInt8(ascii: ",") { addressLength += 1 }
+        if addressLength > 0 && body[0] == UInt8(ascii: "P") {
+            statistics.skip(.proprietary, line: line, detail: Self.excerpt(body, addressLength))
+            return
+        }
+        guard addressLength == 5, (0..<5).allSatisfy({ body[$0] >= 65 && body[$0] <= 90 }) else {
+            statistics.skip(.nonstandard, line: line, detail: Self.excerpt(body, addressLength))
+            return
+        }
+        let type = UInt32(body[2]) << 16 | UInt32(body[3]) << 8 | UInt32(body[4])
+        guard let kind = SentenceType(rawValue: type) else {
+            statistics.skip(.unknownSentence, line: line, detail: Self.excerpt(body, addressLength))
+            return
+        }
+        var commas = 0
+        for k in 0..<bodyCount where body[k] == UInt8(ascii: ",") { commas += 1 }
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: commas + 1) { starts in
+            var f = 0
+            starts[0] = 0
+            for k in 0..<bodyCount where body[k] == UInt8(ascii: ",") {
+                f += 1
+                starts[f] = Int32(k + 1)
+            }
+            let fields = Fields(base: body, starts: starts, count: commas + 1, end: bodyCount)
+            decode(kind, fields, line: line, emit: emit)
+        }
+    }
+}
+
+/// The sentence types the reader decodes, keyed by their three letters.
+enum SentenceType: UInt32 {
+    case gga = 0x474741, rmc = 0x524D43, gll = 0x474C4C, gns = 0x474E53, gsa = 0x475341
+    case gst = 0x475354, gbs = 0x474253, vtg = 0x565447, zda = 0x5A4441, gsv = 0x475356
+
+    var name: String {
+        switch self {
+        case .gga: "GGA"
+        case .rmc: "RMC"
+        case .gll: "GLL"
+        case .gns: "GNS"
+        case .gsa: "GSA"
+        case .gst: "GST"
+        case .gbs: "GBS"
+        case .vtg: "VTG"
+        case .zda: "ZDA"
+        case .gsv: "GSV"
+        }
+    }
+}

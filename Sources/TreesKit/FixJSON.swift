@@ -1,0 +1,139 @@
+import Foundation
+
+/// Renders a ``Fix`` as one JSON object on one line, with gpsd's TPV key names and units.
+///
+/// Keys, in this order, each only when the fix has the value: `class` ("TPV", optional), `time`
+/// (ISO 8601 UTC with milliseconds), `mode`, `status` (omitted when unknown), `lat`, `lon`
+/// (degrees), `altMSL`, `altHAE`, `geoidSep` (metres), `eph`, `epx`, `epy`, `epv` (metres),
+/// `speed` (m/s), `track` (degrees true), `hdop`, `vdop`, `pdop`, `satellites` (used), then
+/// `horizontalAccuracy` (95% radius, metres) and `accuracySource`. Numbers are written as the
+/// shortest text that reads back to the same double, whatever the locale; no `JSONEncoder` is
+/// involved, so a stream of fixes costs little per line.
+public enum FixJSON {
+    /// Appends the JSON object (and a newline when `newline` is true) to `out` as UTF-8 bytes.
+    public static func append(_ fix: Fix, to out: inout [UInt8], includeClass: Bool = true, newline: Bool = true) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        func key(_ name: StaticString) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
+        }
+        func number(_ name: StaticString, _ value: Double?) {
+            guard let value, value.isFinite else { return }
+            key(name)
+            appendNumber(value, to: &out)
+        }
+        if includeClass {
+            key("class")
+            let tpv: StaticString = "\"TPV\""
+            out.append(contentsOf: UnsafeBufferPointer(start: tpv.utf8Start, count: tpv.utf8CodeUnitCount))
+        }
+        if let time = fix.time {
+            key("time")
+            out.append(UInt8(ascii: "\""))
+            appendTimestamp(time, to: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+        key("mode")
+        appendInteger(fix.mode.rawValue, to: &out)
+        if fix.status != .unknown {
+            key("status")
+            appendInteger(fix.status.rawValue, to: &out)
+        }
+        number("lat", fix.coordinate?.latitude)
+        number("lon", fix.coordinate?.longitude)
+        number("altMSL", fix.altitudeMSL)
+        number("altHAE", fix.ellipsoidHeight)
+        number("geoidSep", fix.geoidSeparation)
+        number("eph", fix.eph)
+        number("epx", fix.epx)
+        number("epy", fix.epy)
+        number("epv", fix.epv)
+        number("speed", fix.speed)
+        number("track", fix.track)
+        number("hdop", fix.hdop)
+        number("vdop", fix.vdop)
+        number("pdop", fix.pdop)
+        if let n = fix.satellitesUsed {
+            key("satellites")
+            appendInteger(n, to: &out)
+        }
+        number("horizontalAccuracy", fix.horizontalAccuracy)
+        if let source = fix.accuracySource {
+            key("accuracySource")
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: source.rawValue.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+        if newline { out.append(UInt8(ascii: "\n")) }
+    }
+
+    /// The JSON object as a string, without a newline.
+    public static func line(_ fix: Fix, includeClass: Bool = true) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        append(fix, to: &bytes, includeClass: includeClass, newline: false)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Shortest round-trip decimal text of a finite double (Swift's own algorithm, never localised).
+    static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+        if value == value.rounded(), abs(value) < 1e15 {
+            appendInteger(Int(value), to: &out)
+            return
+        }
+        var text = value.description
+        text.withUTF8 { out.append(contentsOf: $0) }
+    }
+
+    /// Appends the decimal digits of `value`.
+    public static func appendInteger(_ value: Int, to out: inout [UInt8]) {
+        if value < 0 {
+            out.append(UInt8(ascii: "-"))
+            appendInteger(-value, to: &out)
+            return
+        }
+        if value >= 10 { appendInteger(value / 10, to: &out) }
+        out.append(UInt8(truncatingIfNeeded: 48 + value % 10))
+    }
+
+    /// `2025-03-15T10:15:00.000Z`, from the date's milliseconds (rounded).
+    public static func appendTimestamp(_ date: Date, to out: inout [UInt8]) {
+        let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var days = totalMs / 86_400_000
+        var ms = totalMs % 86_400_000
+        if ms < 0 { ms += 86_400_000; days -= 1 }
+        // Civil date from days since 1970 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func digits(_ v: Int64, _ width: Int) {
+            var buf: (UInt8, UInt8, UInt8, UInt8) = (48, 48, 48, 48)
+            var x = v
+            withUnsafeMutableBytes(of: &buf) { b in
+                var i = 3
+                while i >= 0 { b[i] = UInt8(48 + x % 10); x /= 10; i -= 1 }
+                out.append(contentsOf: b[(4 - width)...])
+            }
+        }
+        digits(year, 4)
+        out.append(UInt8(ascii: "-")); digits(month, 2)
+        out.append(UInt8(ascii: "-")); digits(day, 2)
+        out.append(UInt8(ascii: "T")); digits(ms / 3_600_000, 2)
+        out.append(UInt8(ascii: ":")); digits(ms / 60_000 % 60, 2)
+        out.append(UInt8(ascii: ":")); digits(ms / 1000 % 60, 2)
+        out.append(UInt8(ascii: ".")); digits(ms % 1000, 3)
+        out.append(UInt8(ascii: "Z"))
+    }
+}

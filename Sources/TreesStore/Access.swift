@@ -1,0 +1,313 @@
+import Foundation
+import GRDB
+import TreesKit
+
+/// Read access inside one transaction.
+public struct StoreReader {
+    let db: Database
+
+    // MARK: Trees
+
+    /// The tree whose id starts with `prefix` (any case, dashes optional).
+    public func tree(matching prefix: String) throws -> Tree {
+        let key = try IDPrefix.storageForm(prefix)
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM tree WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+                                    arguments: [key, key + "z"])
+        switch rows.count {
+        case 0: throw StoreError.unknownTree(prefix)
+        case 1: return try Tree(row: rows[0])
+        default:
+            let trees = try rows.map(Tree.init(row:))
+            let width = IDPrefix.unambiguousLength(of: trees.map(\.id.storageKey))
+            var candidates = trees.prefix(10).map { "\($0.id.storageKey.prefix(width)) (\($0.species))" }
+            if trees.count > 10 { candidates.append("and more") }
+            throw StoreError.ambiguousTree(prefix: prefix, candidates: candidates)
+        }
+    }
+
+    /// The tree with exactly this id, if any.
+    public func tree(id: UUID) throws -> Tree? {
+        try Row.fetchOne(db, sql: "SELECT * FROM tree WHERE id = ?", arguments: [id.storageKey]).map(Tree.init(row:))
+    }
+
+    /// Trees matching `filter`, newest first.
+    public func trees(_ filter: TreeFilter, limit: Int? = nil) throws -> [Tree] {
+        var result: [Tree] = []
+        try forEachTree(filter, limit: limit) { result.append($0) }
+        return result
+    }
+
+    /// Visits trees matching `filter`, newest first, without holding them all in memory.
+    public func forEachTree(_ filter: TreeFilter, limit: Int? = nil, _ body: (Tree) throws -> Void) throws {
+        let (whereSQL, arguments) = Self.whereClause(filter)
+        var sql = "SELECT * FROM tree\(whereSQL) ORDER BY createdAt DESC, id DESC"
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        while let row = try cursor.next() { try body(Tree(row: row)) }
+    }
+
+    /// Number of trees matching `filter`.
+    public func count(_ filter: TreeFilter = .init()) throws -> Int {
+        let (whereSQL, arguments) = Self.whereClause(filter)
+        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tree\(whereSQL)", arguments: arguments) ?? 0
+    }
+
+    /// Distinct species in the store, most used first.
+    public func species() throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT species FROM tree GROUP BY species COLLATE NOCASE ORDER BY COUNT(*) DESC, species")
+    }
+
+    /// Trees of `species` (ignoring case) whose position is within `radius` metres of `coordinate`.
+    public func trees(species: String, near coordinate: Coordinate, within radius: Double) throws -> [Tree] {
+        let m = Geodesy.metresPerDegree(atLatitude: coordinate.latitude)
+        let dLat = radius / m.north
+        let dLon = m.east > 1e-6 ? radius / m.east : 180
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT * FROM tree WHERE species = ? COLLATE NOCASE
+            AND latitude BETWEEN ? AND ? AND longitude BETWEEN ? AND ?
+            """, arguments: [species, coordinate.latitude - dLat, coordinate.latitude + dLat,
+                             coordinate.longitude - dLon, coordinate.longitude + dLon])
+        return try rows.map(Tree.init(row:)).filter { Geodesy.distance($0.coordinate, coordinate) <= radius }
+    }
+
+    static func whereClause(_ filter: TreeFilter) -> (String, StatementArguments) {
+        var clauses: [String] = []
+        var arguments = StatementArguments()
+        switch filter.collection {
+        case .any: break
+        case .unassigned: clauses.append("collectionId IS NULL")
+        case .collection(let id):
+            clauses.append("collectionId = ?")
+            _ = arguments.append(contentsOf: [id.storageKey])
+        }
+        if let species = filter.species {
+            clauses.append("species = ? COLLATE NOCASE")
+            _ = arguments.append(contentsOf: [species])
+        }
+        if let search = filter.search, !search.isEmpty {
+            let columns = ["species", "variety", "rootstock", "notes"]
+            if search.unicodeScalars.allSatisfy(\.isASCII) {
+                let pattern = "%" + search.replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+                clauses.append("(" + columns.map { "\($0) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
+                _ = arguments.append(contentsOf: StatementArguments(columns.map { _ in pattern }))
+            } else {
+                clauses.append("(" + columns.map { "trees_contains(\($0), ?)" }.joined(separator: " OR ") + ")")
+                _ = arguments.append(contentsOf: StatementArguments(columns.map { _ in search }))
+            }
+        }
+        return (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "), arguments)
+    }
+
+    // MARK: Collections
+
+    /// All collections, alphabetical (ignoring case), with tree counts.
+    public func collections() throws -> [CollectionSummary] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT collection.*, (SELECT COUNT(*) FROM tree WHERE tree.collectionId = collection.id) AS treeCount
+            FROM collection ORDER BY name COLLATE NOCASE, name
+            """)
+        return try rows.map { CollectionSummary(collection: try TreeCollection(row: $0), treeCount: $0["treeCount"]) }
+    }
+
+    /// The collection named `name` (ignoring case).
+    public func collection(named name: String) throws -> TreeCollection {
+        if let row = try Row.fetchOne(db, sql: "SELECT * FROM collection WHERE name = ? COLLATE NOCASE", arguments: [name]) {
+            return try TreeCollection(row: row)
+        }
+        let known = try String.fetchAll(db, sql: "SELECT name FROM collection ORDER BY name COLLATE NOCASE")
+        throw StoreError.unknownCollection(name, known: known)
+    }
+
+    public func collection(id: UUID) throws -> TreeCollection? {
+        try Row.fetchOne(db, sql: "SELECT * FROM collection WHERE id = ?", arguments: [id.storageKey]).map(TreeCollection.init(row:))
+    }
+
+    // MARK: Photos and preferences
+
+    public func photos(of treeID: UUID) throws -> [Photo] {
+        try Row.fetchAll(db, sql: "SELECT * FROM photo WHERE treeId = ? ORDER BY capturedAt, id", arguments: [treeID.storageKey])
+            .map(Photo.init(row:))
+    }
+
+    /// Number of photo rows that refer to the file with this hash.
+    public func photoReferences(sha256: String) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE sha256 = ?", arguments: [sha256]) ?? 0
+    }
+
+    public func preference(_ key: PreferenceKey) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM preference WHERE key = ?", arguments: [key.rawValue])
+    }
+}
+
+/// Write access inside one transaction. Reads see the transaction's own writes.
+public struct StoreWriter {
+    let db: Database
+    /// The transaction's time stamp, used for createdAt/updatedAt.
+    public let now: Date
+
+    public var reader: StoreReader { StoreReader(db: db) }
+
+    /// Inserts a new tree (its id must be new).
+    public func insert(_ tree: Tree) throws {
+        try Self.check(tree)
+        try db.execute(sql: Tree.insertSQL, arguments: tree.storageArguments)
+    }
+
+    /// Inserts or replaces a tree with the same id.
+    public func upsert(_ tree: Tree) throws {
+        try Self.check(tree)
+        try db.execute(sql: Tree.replaceSQL, arguments: tree.storageArguments)
+    }
+
+    /// Stores changed fields of an existing tree; `updatedAt` is set to `now`.
+    @discardableResult
+    public func update(_ tree: Tree) throws -> Tree {
+        var t = tree
+        t.updatedAt = now
+        try Self.check(t)
+        try db.execute(sql: Tree.updateSQL, arguments: t.updateArguments)
+        guard db.changesCount == 1 else { throw StoreError.unknownTree(t.id.storageKey) }
+        return t
+    }
+
+    /// Records a change of position in the tree's history.
+    public func recordHistory(of tree: Tree, change: String) throws {
+        try db.execute(sql: """
+            INSERT INTO treeHistory (treeId, changedAt, change, latitude, longitude, horizontalAccuracy) VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [tree.id.storageKey, now, change, tree.latitude, tree.longitude, tree.horizontalAccuracy])
+    }
+
+    /// Deletes trees (their photo rows go with them); returns the hashes of photo files no longer referenced.
+    public func deleteTrees(_ ids: [UUID]) throws -> [String] {
+        var hashes: Set<String> = []
+        for id in ids {
+            hashes.formUnion(try String.fetchAll(db, sql: "SELECT sha256 FROM photo WHERE treeId = ?", arguments: [id.storageKey]))
+            try db.execute(sql: "DELETE FROM tree WHERE id = ?", arguments: [id.storageKey])
+        }
+        return try hashes.sorted().filter { try reader.photoReferences(sha256: $0) == 0 }
+    }
+
+    public func treeExists(_ id: UUID) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tree WHERE id = ?)", arguments: [id.storageKey]) ?? false
+    }
+
+    static func check(_ tree: Tree) throws {
+        if let problem = CoordinateCheck.latitudeProblem(tree.latitude) ?? CoordinateCheck.longitudeProblem(tree.longitude) {
+            throw StoreError.database(problem)
+        }
+        if let a = tree.horizontalAccuracy, let problem = CoordinateCheck.accuracyProblem(a) { throw StoreError.database(problem) }
+        if tree.species.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw StoreError.database("species is empty") }
+    }
+
+    // MARK: Collections
+
+    /// Creates a collection; names are unique ignoring case.
+    public func createCollection(named name: String, id: UUID = UUID()) throws -> TreeCollection {
+        let trimmed = try Self.validName(name)
+        if try Row.fetchOne(db, sql: "SELECT 1 FROM collection WHERE name = ? COLLATE NOCASE", arguments: [trimmed]) != nil {
+            throw StoreError.duplicateCollection(trimmed)
+        }
+        let c = TreeCollection(id: id, name: trimmed, createdAt: now)
+        try insert(c)
+        return c
+    }
+
+    /// Inserts a collection value as it is (for imports); fails on a duplicate name.
+    public func insert(_ c: TreeCollection) throws {
+        try db.execute(sql: "INSERT INTO collection (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
+                       arguments: [c.id.storageKey, c.name, StoredDate.normalised(c.createdAt), StoredDate.normalised(c.updatedAt)])
+    }
+
+    /// Returns the collection named `name`, creating it when missing.
+    public func collection(namedOrNew name: String) throws -> TreeCollection {
+        do { return try reader.collection(named: name) } catch StoreError.unknownCollection { return try createCollection(named: name) }
+    }
+
+    public func renameCollection(_ old: String, to new: String) throws -> TreeCollection {
+        var c = try reader.collection(named: old)
+        let trimmed = try Self.validName(new)
+        if let other = try? reader.collection(named: trimmed), other.id != c.id { throw StoreError.duplicateCollection(trimmed) }
+        c.name = trimmed
+        c.updatedAt = now
+        try db.execute(sql: "UPDATE collection SET name = ?, updatedAt = ? WHERE id = ?", arguments: [c.name, c.updatedAt, c.id.storageKey])
+        return c
+    }
+
+    /// Deletes a collection; its trees stay, unassigned. Returns how many trees it held.
+    public func deleteCollection(named name: String) throws -> Int {
+        let c = try reader.collection(named: name)
+        let count = try reader.count(TreeFilter(collection: .collection(c.id)))
+        try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [c.id.storageKey])
+        if try preference(.lastCollection) == c.id.storageKey { try setPreference(.lastCollection, nil) }
+        return count
+    }
+
+    /// Puts trees into a collection (or none); returns how many changed.
+    public func assign(_ treeIDs: [UUID], to collection: UUID?) throws -> Int {
+        var changed = 0
+        for id in treeIDs {
+            try db.execute(sql: "UPDATE tree SET collectionId = ?, updatedAt = ? WHERE id = ? AND collectionId IS NOT ?",
+                           arguments: [collection?.storageKey, now, id.storageKey, collection?.storageKey])
+            changed += db.changesCount
+        }
+        return changed
+    }
+
+    static func validName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.lowercased() != "none", !trimmed.contains(where: \.isNewline) else {
+            throw StoreError.invalidCollectionName(name)
+        }
+        return trimmed
+    }
+
+    // MARK: Photos and preferences
+
+    public func insert(_ photo: Photo) throws {
+        try db.execute(sql: """
+            INSERT INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [photo.id.storageKey, photo.treeID.storageKey, photo.sha256, photo.format, photo.byteCount,
+                             StoredDate.normalised(photo.capturedAt), StoredDate.normalised(photo.createdAt)])
+    }
+
+    /// Deletes a photo row; returns true when no row refers to its file any more.
+    public func deletePhoto(_ id: UUID) throws -> (photo: Photo, orphaned: Bool)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM photo WHERE id = ?", arguments: [id.storageKey]) else { return nil }
+        let photo = try Photo(row: row)
+        try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id.storageKey])
+        return (photo, try reader.photoReferences(sha256: photo.sha256) == 0)
+    }
+
+    public func preference(_ key: PreferenceKey) throws -> String? { try reader.preference(key) }
+
+    public func setPreference(_ key: PreferenceKey, _ value: String?) throws {
+        if let value {
+            try db.execute(sql: "INSERT OR REPLACE INTO preference (key, value) VALUES (?, ?)", arguments: [key.rawValue, value])
+        } else {
+            try db.execute(sql: "DELETE FROM preference WHERE key = ?", arguments: [key.rawValue])
+        }
+    }
+}
+
+/// Git-like id prefixes.
+enum IDPrefix {
+    /// The stored (dashed, lower-case) form of a typed prefix; dashes may be omitted.
+    static func storageForm(_ text: String) throws -> String {
+        let hex = text.lowercased().filter { $0 != "-" }
+        guard !hex.isEmpty, hex.count <= 32, hex.allSatisfy(\.isHexDigit) else { throw StoreError.invalidID(text) }
+        var out = ""
+        for (i, c) in hex.enumerated() {
+            if [8, 12, 16, 20].contains(i) { out.append("-") }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// The shortest prefix length (at least 8) that tells all `ids` apart.
+    static func unambiguousLength(of ids: [String]) -> Int {
+        var n = ShortID.length
+        while n < 36 && Set(ids.map { $0.prefix(n) }).count < ids.count { n += 1 }
+        return n
+    }
+}

@@ -1,0 +1,68 @@
+import GRDB
+
+/// The store's migrations. Each is frozen once shipped: change the schema only by adding a migration.
+enum Schema {
+    /// `PRAGMA application_id` of a trees database ("TREE").
+    static let applicationID: Int32 = 0x5452_4545
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-trees-collections-photos-preferences") { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.create(table: "collection") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull().unique().collate(.nocase)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(table: "tree") { t in
+                t.primaryKey("id", .text)
+                t.column("latitude", .double).notNull()
+                t.column("longitude", .double).notNull()
+                t.column("horizontalAccuracy", .double)
+                t.column("accuracySource", .text)
+                t.column("altitude", .double)
+                t.column("ellipsoidHeight", .double)
+                t.column("species", .text).notNull()
+                t.column("variety", .text)
+                t.column("rootstock", .text)
+                t.column("notes", .text)
+                t.column("collectionId", .text).references("collection", onDelete: .setNull)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("fixTime", .datetime)
+                t.column("fixMode", .integer)
+                t.column("satellites", .integer)
+                t.column("hdop", .double)
+                t.column("averagedEpochs", .integer)
+                t.column("locationSource", .text)
+            }
+            try db.create(index: "tree_createdAt", on: "tree", columns: ["createdAt"])
+            try db.create(index: "tree_collectionId", on: "tree", columns: ["collectionId"])
+            try db.create(index: "tree_species", on: "tree", columns: ["species"])
+            try db.create(table: "photo") { t in
+                t.primaryKey("id", .text)
+                t.column("treeId", .text).notNull().indexed().references("tree", onDelete: .cascade)
+                t.column("sha256", .text).notNull().indexed()
+                t.column("format", .text).notNull()
+                t.column("byteCount", .integer).notNull()
+                t.column("capturedAt", .datetime).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "preference") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+            try db.create(table: "treeHistory") { t in
+                t.autoIncrementedPrimaryKey("rowid")
+                t.column("treeId", .text).notNull().indexed().references("tree", onDelete: .cascade)
+                t.column("changedAt", .datetime).notNull()
+                t.column("change", .text).notNull()
+                t.column("latitude", .double)
+                t.column("longitude", .double)
+                t.column("horizontalAccuracy", .double)
+            }
+        }
+        return migrator
+    }
+}

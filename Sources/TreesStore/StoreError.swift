@@ -1,0 +1,42 @@
+import Foundation
+
+/// Everything that can go wrong in the tree store, each with a message that says what to do.
+public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
+    case cannotCreate(path: String, reason: String)
+    case notATreesDatabase(path: String, reason: String)
+    case newerSchema(path: String, migration: String)
+    case invalidID(String)
+    case unknownTree(String)
+    case ambiguousTree(prefix: String, candidates: [String])
+    case unknownCollection(String, known: [String])
+    case duplicateCollection(String)
+    case invalidCollectionName(String)
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .cannotCreate(let path, let reason):
+            "cannot create the database at \(path): \(reason); choose another path with --db or TREES_DB"
+        case .notATreesDatabase(let path, let reason):
+            "\(path) is not a trees database (\(reason)); choose another path with --db or TREES_DB"
+        case .newerSchema(let path, let migration):
+            "\(path) was written by a newer trees (unknown migration \(migration)); upgrade trees"
+        case .invalidID(let text):
+            "'\(text)' is not a tree id; expected hex digits of an id as shown by 'trees list'"
+        case .unknownTree(let prefix):
+            "no tree with id \(prefix); 'trees list' shows the ids"
+        case .ambiguousTree(let prefix, let candidates):
+            "id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
+        case .unknownCollection(let name, let known):
+            known.isEmpty
+                ? "no collection named '\(name)'; create it with 'trees collection create \(name)'"
+                : "no collection named '\(name)'; known: \(known.joined(separator: ", "))"
+        case .duplicateCollection(let name):
+            "a collection named '\(name)' already exists (names are compared ignoring case)"
+        case .invalidCollectionName(let name):
+            "'\(name)' is not a usable collection name; expected non-empty text other than 'none'"
+        case .database(let message):
+            "database error: \(message)"
+        }
+    }
+}

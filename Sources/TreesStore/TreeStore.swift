@@ -1,0 +1,185 @@
+import Foundation
+import GRDB
+import TreesKit
+
+/// The trees database: one SQLite file (WAL mode, foreign keys on, busy timeout) plus a photo folder beside it.
+///
+/// Every write runs in one immediate transaction, so two `trees` processes can share the file and a
+/// refused command leaves it exactly as it was.
+public final class TreeStore: Sendable {
+    /// Path of the SQLite file.
+    public let path: String
+    /// Folder of photo files (content-addressed), beside the database.
+    public let photoFolder: String
+    let queue: DatabaseQueue
+    let clock: WallClock
+
+    /// The default database path: `$XDG_DATA_HOME/trees/trees.sqlite`, else `~/.local/share/trees/trees.sqlite`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            return dataHome + "/trees/trees.sqlite"
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/trees/trees.sqlite"
+    }
+
+    /// Opens the store at `path`, creating the file and its folder on first use.
+    public init(path: String, clock: WallClock = .system, busyTimeout: TimeInterval = 10) throws(StoreError) {
+        self.path = path
+        self.clock = clock
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        photoFolder = folder + "/photos"
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
+            try Self.checkExisting(path: path, busyTimeout: busyTimeout)
+        } else {
+            do {
+                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreate(path: path, reason: Self.reason(error))
+            }
+            guard fm.isWritableFile(atPath: folder) else { throw .cannotCreate(path: path, reason: "the folder \(folder) is not writable") }
+        }
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.journalMode = .wal
+        config.busyMode = .timeout(busyTimeout)
+        config.label = "trees"
+        config.prepareDatabase { db in
+            db.add(function: TextSearch.containsFunction)
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+        } catch {
+            throw .cannotCreate(path: path, reason: Self.reason(error))
+        }
+        do {
+            let migrator = Schema.migrator
+            try queue.read { db in
+                if try migrator.hasBeenSuperseded(db) {
+                    let applied = try migrator.appliedIdentifiers(db)
+                    let known = Set(migrator.migrations)
+                    let unknown = applied.first { !known.contains($0) } ?? "?"
+                    throw StoreError.newerSchema(path: path, migration: unknown)
+                }
+            }
+            try migrator.migrate(queue)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database(Self.reason(error))
+        }
+    }
+
+    /// Refuses a file that is not SQLite, or is another program's SQLite database, without changing it.
+    private static func checkExisting(path: String, busyTimeout: TimeInterval) throws(StoreError) {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(busyTimeout)
+        do {
+            let probe = try DatabaseQueue(path: path, configuration: config)
+            defer { try? probe.close() }
+            try probe.read { db in
+                let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                if appID == Schema.applicationID { return }
+                if appID != 0 { throw StoreError.notATreesDatabase(path: path, reason: String(format: "application id 0x%08x", appID)) }
+                if !tables.isEmpty {
+                    throw StoreError.notATreesDatabase(path: path, reason: "it holds tables \(tables.sorted().prefix(5).joined(separator: ", "))")
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            throw .database("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
+        } catch {
+            throw .notATreesDatabase(path: path, reason: reason(error))
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let db = error as? DatabaseError {
+            return db.message ?? db.description
+        }
+        if let cocoa = error as NSError?, let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return (error as NSError).localizedDescription
+    }
+
+    /// The current time as the store records it (milliseconds).
+    public func now() -> Date { StoredDate.normalised(clock.now()) }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one immediate transaction: everything it writes is stored, or nothing is.
+    public func write<T>(_ body: (StoreWriter) throws -> T) throws -> T {
+        do {
+            return try queue.write { db in try body(StoreWriter(db: db, now: now())) }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.database(error.message ?? error.description)
+        }
+    }
+
+    /// Runs `body` on a consistent snapshot.
+    public func read<T>(_ body: (StoreReader) throws -> T) throws -> T {
+        do {
+            return try queue.read { db in try body(StoreReader(db: db)) }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.database(error.message ?? error.description)
+        }
+    }
+
+    // MARK: Convenience
+
+    public func tree(matching prefix: String) throws -> Tree { try read { try $0.tree(matching: prefix) } }
+    public func trees(_ filter: TreeFilter = .init(), limit: Int? = nil) throws -> [Tree] {
+        try read { try $0.trees(filter, limit: limit) }
+    }
+    public func collections() throws -> [CollectionSummary] { try read { try $0.collections() } }
+    public func collection(named name: String) throws -> TreeCollection { try read { try $0.collection(named: name) } }
+    public func preference(_ key: PreferenceKey) throws -> String? { try read { try $0.preference(key) } }
+}
+
+/// Preference keys.
+public enum PreferenceKey: String, Sendable {
+    /// Id of the collection a tree was last added to; the default for the next `add` and `capture`.
+    case lastCollection
+    /// `species` or `variety`: what map labels show.
+    case mapLabels
+}
+
+/// Which trees a listing shows.
+public struct TreeFilter: Sendable, Equatable {
+    public enum CollectionScope: Sendable, Equatable { case any, unassigned, collection(UUID) }
+    public var collection: CollectionScope
+    /// Species, matched exactly but ignoring case.
+    public var species: String?
+    /// Text found in species, variety, rootstock or notes, ignoring case.
+    public var search: String?
+
+    public init(collection: CollectionScope = .any, species: String? = nil, search: String? = nil) {
+        self.collection = collection; self.species = species; self.search = search
+    }
+}
+
+/// A collection with its tree count.
+public struct CollectionSummary: Sendable, Equatable {
+    public var collection: TreeCollection
+    public var treeCount: Int
+}
+
+/// Case-insensitive substring search that folds Unicode case, registered as the SQL function `trees_contains`.
+enum TextSearch {
+    static let containsFunction = DatabaseFunction("trees_contains", argumentCount: 2, pure: true) { values in
+        guard let haystack = String.fromDatabaseValue(values[0]), let needle = String.fromDatabaseValue(values[1]) else { return false }
+        return haystack.range(of: needle, options: [.caseInsensitive]) != nil
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Runs a program as a child process and measures it: wall time and peak resident memory.
+struct Measurement {
+    var seconds: Double
+    /// Peak resident set size of the child, in bytes (from wait4's rusage).
+    var peakBytes: Int
+    var status: Int32
+
+    var peakMB: Double { Double(peakBytes) / 1_048_576 }
+}
+
+enum Harness {
+    /// Runs `executable` with `arguments`; stdout goes to `stdoutPath` (default /dev/null), stderr is kept.
+    static func measure(_ executable: String, _ arguments: [String], stdoutPath: String = "/dev/null",
+                        environment: [String: String] = [:]) throws -> Measurement {
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+        var pid: pid_t = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        let rc = posix_spawnp(&pid, executable, &actions, nil, argv, env)
+        guard rc == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Measurement(seconds: seconds, peakBytes: Int(usage.ru_maxrss) * 1024, status: exit)
+    }
+
+    /// Runs the measurement `runs` times and keeps the fastest (peak memory: the largest seen).
+    static func best(of runs: Int, _ body: () throws -> Measurement) throws -> Measurement {
+        var best: Measurement?
+        var peak = 0
+        for _ in 0..<max(1, runs) {
+            let m = try body()
+            peak = max(peak, m.peakBytes)
+            if best == nil || m.seconds < best!.seconds { best = m }
+        }
+        var result = best!
+        result.peakBytes = peak
+        return result
+    }
+
+    /// The `trees` binary: `--trees PATH`, else beside this benchmark binary.
+    static func treesBinary(_ arguments: [String]) -> String {
+        if let i = arguments.firstIndex(of: "--trees"), i + 1 < arguments.count { return arguments[i + 1] }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trees").path
+    }
+
+    static func option(_ name: String, in arguments: [String]) -> String? {
+        guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+        return arguments[i + 1]
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    static func row(_ cells: [String]) -> String { cells.joined(separator: "\t") }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}

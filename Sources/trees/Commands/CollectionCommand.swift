@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import TreesKit
+import TreesStore
+
+struct CollectionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "collection",
+        abstract: "Manage collections (orchard blocks, streets, surveys). Names are unique ignoring case.",
+        subcommands: [Create.self, List.self, Show.self, Rename.self, Remove.self, AddTrees.self, RemoveTrees.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a collection.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: ArgumentHelp("The new collection's name.", valueName: "name")) var name: String
+        @Flag(help: "Print the collection as JSON.") var json = false
+
+        func run() async throws {
+            let db = try store.open()
+            let c = try db.write { w in try w.createCollection(named: name) }
+            if json { Output.json(c.json(treeCount: 0)) } else { Output.line("created collection '\(c.name)'") }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List collections alphabetically, with tree counts.", aliases: ["ls"])
+        @OptionGroup var store: StoreOptions
+        @Flag(help: "Print a JSON array of collections.") var json = false
+
+        func run() async throws {
+            let db = try store.open()
+            let all = try db.collections()
+            if json {
+                Output.json(.array(all.map { $0.collection.json(treeCount: $0.treeCount) }))
+                return
+            }
+            guard !all.isEmpty else { StandardError.write("no collections\n"); return }
+            var table = TextTable(headers: ["NAME", "TREES", "CREATED"])
+            for s in all { table.rows.append([s.collection.name, String(s.treeCount), Format.date(s.collection.createdAt)]) }
+            Output.text(table.render(terminal: .current))
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a collection and its trees.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
+        @Flag(help: "Print the collection and its trees as JSON.") var json = false
+
+        func run() async throws {
+            let db = try store.open()
+            let terminal = Terminal.current
+            try db.read { r in
+                let c = try r.collection(named: name)
+                let trees = try r.trees(TreeFilter(collection: .collection(c.id)))
+                if json {
+                    Output.json(.object([
+                        ("collection", c.json(treeCount: trees.count)),
+                        ("trees", .array(trees.map { $0.json(collectionName: c.name) })),
+                    ]))
+                    return
+                }
+                Output.line("\(terminal.bold(c.name)): \(trees.count) tree\(trees.count == 1 ? "" : "s"), created \(Format.date(c.createdAt))")
+                var counts: [String: Int] = [:]
+                for t in trees { counts[t.species, default: 0] += 1 }
+                if !counts.isEmpty {
+                    Output.line(counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                    var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "CREATED"])
+                    for t in trees {
+                        table.rows.append([t.shortID, t.species, t.variety ?? "", terminal.badge(metres: t.horizontalAccuracy), Format.date(t.createdAt)])
+                    }
+                    Output.text(table.render(terminal: terminal))
+                }
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a collection.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: ArgumentHelp("The current name.", valueName: "old")) var old: String
+        @Argument(help: ArgumentHelp("The new name.", valueName: "new")) var new: String
+
+        func run() async throws {
+            let db = try store.open()
+            let c = try db.write { w in try w.renameCollection(old, to: new) }
+            Output.line("renamed '\(old)' to '\(c.name)'")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Delete a collection; its trees stay, in no collection.", aliases: ["remove-collection"])
+        @OptionGroup var store: StoreOptions
+        @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
+        @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
+
+        func run() async throws {
+            let db = try store.open()
+            let c = try db.collection(named: name)
+            if !yes {
+                guard Terminal.current.stdinIsTTY else {
+                    throw CLIError("refusing to delete collection '\(c.name)' without confirmation; add --yes", status: .usage)
+                }
+                guard Confirm.ask("Delete collection '\(c.name)'? Its trees stay, in no collection.") else {
+                    StandardError.write("nothing deleted\n")
+                    return
+                }
+            }
+            let count = try db.write { w in try w.deleteCollection(named: c.name) }
+            Output.line("deleted collection '\(c.name)'; its \(count) tree\(count == 1 ? "" : "s") are now in no collection")
+        }
+    }
+
+    struct AddTrees: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Put trees into a collection.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
+        @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees.", valueName: "id")) var ids: [String]
+
+        func validate() throws { if ids.isEmpty { throw ValidationError("name at least one tree id") } }
+
+        func run() async throws {
+            let db = try store.open()
+            let (c, changed) = try db.write { w -> (TreeCollection, Int) in
+                let c = try w.reader.collection(named: name)
+                let trees = try ids.map { try w.reader.tree(matching: $0) }
+                let changed = try w.assign(trees.map(\.id), to: c.id)
+                try w.setPreference(.lastCollection, c.id.uuidString.lowercased())
+                return (c, changed)
+            }
+            Output.line("added \(changed) tree\(changed == 1 ? "" : "s") to '\(c.name)'")
+        }
+    }
+
+    struct RemoveTrees: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take trees out of a collection (the trees stay).")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
+        @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees.", valueName: "id")) var ids: [String]
+
+        func validate() throws { if ids.isEmpty { throw ValidationError("name at least one tree id") } }
+
+        func run() async throws {
+            let db = try store.open()
+            let (c, changed) = try db.write { w -> (TreeCollection, Int) in
+                let c = try w.reader.collection(named: name)
+                let trees = try ids.map { try w.reader.tree(matching: $0) }
+                let members = trees.filter { $0.collectionID == c.id }.map(\.id)
+                if members.count < trees.count {
+                    let outside = trees.filter { $0.collectionID != c.id }.map(\.shortID)
+                    throw CLIError("tree \(outside.joined(separator: ", ")) is not in '\(c.name)'; nothing changed")
+                }
+                return (c, try w.assign(members, to: nil))
+            }
+            Output.line("removed \(changed) tree\(changed == 1 ? "" : "s") from '\(c.name)'")
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+import TreesKit
+import TreesStore
+
+/// The interactive capture on a terminal: live view and gate, prompts, Save / Re-capture / Discard,
+/// then the next tree with the same collection.
+///
+/// Nothing is written until Save; Ctrl-C or q at any moment leaves the store as it was and the
+/// terminal restored.
+struct InteractiveCapture {
+    let command: CaptureCommand
+    let store: TreeStore
+    let existing: Tree?
+
+    enum Outcome { case saved(Tree), recapture, discard }
+
+    func run() async throws {
+        let source = try command.sourceOptions.makeSource()
+        let terminal = Terminal.current
+        let raw = RawTerminal()
+        let keys = KeyReader()
+        var session = CaptureSession(gate: command.gate)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (inputs, continuation) = source.captureInputs()
+        defer { continuation.finish(); keys.stop(); raw.restore() }
+        raw.enterRaw()
+        keys.start { continuation.yield(.key($0)) }
+        var screen = LiveScreen()
+        var message: String?
+        var lastEvent: String?
+        var defaults = PromptDefaults(collection: try CaptureDefaults.collectionName(command.attributes.collection, store: store))
+        var saved = 0
+        let averageEpochs = command.average ?? 10
+        TerminalState.write(terminal.bold("trees capture") + " — \(source.description)" + (existing.map { " — re-capturing \($0.shortID) (\($0.species))" } ?? "") + "\n")
+
+        loop: for await input in inputs {
+            let now = clock.now - start
+            switch input {
+            case .event(let event):
+                session.handle(event, at: now)
+                if let text = Self.describe(event) { lastEvent = text }
+            case .tick:
+                session.tick(at: now)
+            case .key(.enter):
+                if session.freeze() == nil { message = "Not yet: \(session.whyNot ?? "no fix")." }
+            case .key(.average):
+                if session.canFreeze || session.lastFix?.hasPosition == true {
+                    session.startAveraging(epochs: averageEpochs)
+                    message = nil
+                } else {
+                    message = "Not yet: \(session.whyNot ?? "no fix")."
+                }
+            case .key(.quit):
+                break loop
+            case .key(.interrupt):
+                raw.restore()
+                TerminalState.write("\n")
+                Foundation.exit(130)
+            case .key(.other):
+                break
+            case .ended:
+                if case .averaging = session.state { session.finishAveraging() }
+                if case .frozen = session.state { break }
+                screen.draw(render(session, terminal: terminal, message: message, event: "the source ended", now: now))
+                break loop
+            case .failed(let text, let status):
+                raw.restore()
+                throw CLIError(text, status: status)
+            }
+
+            guard case .frozen(let frozen) = session.state else {
+                screen.draw(render(session, terminal: terminal, message: message, event: lastEvent, now: now))
+                continue
+            }
+            // Prompts read whole lines: stop the key reader and leave raw mode.
+            keys.pause()
+            raw.restore()
+            screen.draw(render(session, terminal: terminal, message: nil, event: lastEvent, now: now))
+            screen.detach()
+            let outcome = try prompt(frozen, defaults: &defaults, terminal: terminal, source: source.description)
+            message = nil
+            switch outcome {
+            case .saved(let tree):
+                saved += 1
+                if existing != nil { break loop }
+                let inCollection = defaults.collection.map { " in '\($0)'" } ?? ""
+                Self.say("Saved \(tree.shortID) (\([tree.species, tree.variety].compactMap { $0 }.joined(separator: " ")), \(Terminal.badgeText(metres: tree.horizontalAccuracy))).")
+                guard let answer = Self.ask("Next tree\(inCollection)? Enter to go on, q to quit: ") else { break loop }
+                if answer.lowercased().hasPrefix("q") { break loop }
+                session.reset()
+            case .recapture:
+                session.unfreeze()
+            case .discard:
+                session.reset()
+                Self.say("Discarded.")
+            }
+            raw.enterRaw()
+            keys.resume()
+        }
+        raw.restore()
+        Self.say("\(saved) tree\(saved == 1 ? "" : "s") saved.")
+    }
+
+    // MARK: View
+
+    func render(_ session: CaptureSession, terminal: Terminal, message: String?, event: String?, now: Duration) -> [String] {
+        var lines: [String] = []
+        let fix = session.lastFix
+        let hasFix: Bool = {
+            if case .searching = session.state { return false }
+            return fix?.hasPosition == true
+        }()
+        var status = terminal.badge(metres: fix?.horizontalAccuracy, hasFix: hasFix)
+        if case .searching(.stale) = session.state { status = terminal.paint("Stale", .grey) }
+        if let fix {
+            status += "  \(fix.mode.title)"
+            if let s = fix.satellitesUsed { status += "  \(s) sats" }
+            if let h = fix.hdop { status += String(format: "  HDOP %.1f", h) }
+            if let at = session.lastFixAt {
+                let age = Double((now - at).components.seconds) + Double((now - at).components.attoseconds) / 1e18
+                status += String(format: "  age %.1f s", max(0, age))
+            }
+        }
+        lines.append(status)
+        let position = fix?.coordinate.map { "\(Format.degrees($0.latitude)), \(Format.degrees($0.longitude))" } ?? "—"
+        let spark = Sparkline.render(session.history.map(\.metres), width: 30)
+        lines.append("\(position)   \(spark) \(session.trend == .unknown ? "" : session.trend.rawValue)")
+        lines.append(gateLine(session, terminal: terminal))
+        lines.append(terminal.dim("Enter: capture   a: average \(command.average ?? 10) epochs   q: quit"))
+        lines.append(message ?? event.map { terminal.dim($0) } ?? "")
+        return lines
+    }
+
+    func gateLine(_ session: CaptureSession, terminal: Terminal) -> String {
+        let gate = command.gate
+        switch session.state {
+        case .searching:
+            return terminal.paint("Searching — \(session.whyNot ?? "no fix"). Capture needs under \(JSON.number(gate.require)) m.", .grey)
+        case .poor(let a, let excess):
+            return terminal.paint(String(format: "Too poor — %.1f m, needs under %@ m (%.1f m to go). Capture disabled.", a, JSON.number(gate.require), excess), .red)
+        case .acceptable:
+            let trend = session.trend == .improving ? " — still improving" : ""
+            return terminal.paint("Capture allowed (Enter). Waiting for under \(JSON.number(gate.encourage)) m is encouraged\(trend).", .yellow)
+        case .good:
+            return terminal.paint("Good — press Enter to capture, or a to average.", .green)
+        case .averaging(let n, let target):
+            return terminal.paint("Averaging \(n)/\(target) epochs… (Enter does nothing, q quits)", .yellow)
+        case .frozen(let f):
+            return terminal.paint("Frozen: \(Self.summary(f))", AccuracyClass(metres: f.horizontalAccuracy).colour)
+        }
+    }
+
+    static func summary(_ f: FrozenFix) -> String {
+        var s = "\(Format.degrees(f.coordinate.latitude)), \(Format.degrees(f.coordinate.longitude))  \(Terminal.badgeText(metres: f.horizontalAccuracy)) (\(f.accuracySource.rawValue))"
+        if f.epochs > 1 {
+            s += ", averaged over \(f.epochs) epochs"
+            if let spread = f.spread { s += String(format: ", spread %.1f m", spread) }
+            if f.outliers > 0 { s += ", \(f.outliers) outlier\(f.outliers == 1 ? "" : "s") dropped" }
+        }
+        return s
+    }
+
+    static func describe(_ event: LocationEvent) -> String? {
+        switch event {
+        case .fix: nil
+        case .connected(let version, let devices):
+            "connected" + (version.map { " to gpsd \($0)" } ?? "") + (devices.isEmpty ? "" : ": " + devices.map(\.path).joined(separator: ", "))
+        case .noFix: "the receiver has no fix"
+        case .fixLost: "fix lost"
+        case .deviceAdded(let d): "device added: \(d.path)"
+        case .deviceRemoved(let d): "device removed: \(d.path)"
+        case .sourceLost(let reason): "source lost: \(reason)"
+        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt), after \(delay.components.seconds) s)"
+        case .warning(let text): text
+        }
+    }
+
+    // MARK: Prompts
+
+    struct PromptDefaults {
+        var collection: String?
+        var species: String?
+        var variety: String?
+        var rootstock: String?
+    }
+
+    func prompt(_ frozen: FrozenFix, defaults: inout PromptDefaults, terminal: Terminal, source: String) throws -> Outcome {
+        let attributes = command.attributes
+        var choices: CaptureChoices
+        if let existing {
+            choices = CaptureChoices(species: existing.species, variety: existing.variety, rootstock: existing.rootstock,
+                                     notes: existing.notes, collectionName: nil, photos: command.photos)
+        } else {
+            let species: String
+            if let given = attributes.species.flatMap(TextTools.nonEmpty) {
+                species = given
+            } else {
+                let known = try store.read { try $0.species() }
+                species = try askSpecies(suggestions: CommonSpecies.suggestions(known: known), default: defaults.species)
+            }
+            let variety = try attributes.variety.map(Values.text) ?? askText("Variety", default: defaults.variety)
+            let rootstock = try attributes.rootstock.map(Values.text) ?? askText("Rootstock", default: defaults.rootstock)
+            let notes = try attributes.notes.map(Values.text) ?? askText("Notes", default: nil)
+            let collection = try attributes.collection != nil ? defaults.collection : askCollection(default: defaults.collection)
+            let photos = command.photos.isEmpty ? try askPhotos() : command.photos
+            choices = CaptureChoices(species: species, variety: variety, rootstock: rootstock, notes: notes,
+                                     collectionName: collection, photos: photos)
+            defaults.species = species
+            defaults.variety = variety
+            defaults.rootstock = rootstock
+            defaults.collection = collection
+        }
+        Self.say("")
+        Self.say(terminal.bold("Summary"))
+        Self.say("  position    \(Self.summary(frozen))")
+        Self.say("  species     \(choices.species)")
+        if let v = choices.variety { Self.say("  variety     \(v)") }
+        if let r = choices.rootstock { Self.say("  rootstock   \(r)") }
+        if let n = choices.notes { Self.say("  notes       \(n)") }
+        if existing == nil { Self.say("  collection  \(choices.collectionName ?? "none")") }
+        if !choices.photos.isEmpty { Self.say("  photos      \(choices.photos.joined(separator: ", "))") }
+        while true {
+            guard let answer = Self.ask("[S]ave, [R]e-capture or [D]iscard? [S] ") else { throw CLIError("input ended; nothing saved") }
+            switch answer.lowercased().first {
+            case nil, "s":
+                let saver = CaptureSaver(store: store, sourceDescription: source, allowDuplicate: command.allowDuplicate)
+                do {
+                    let tree = try saver.save(frozen, choices: choices, existing: existing) { dup in
+                        Self.say(terminal.paint("Warning: " + dup.message + ".", .orange))
+                        return Self.ask("Save anyway? [y/N] ").map { ["y", "yes"].contains($0.lowercased()) } ?? false
+                    }
+                    return .saved(tree)
+                } catch let error as CLIError where error.message.hasPrefix("possible duplicate") {
+                    Self.say("Not saved.")
+                    continue
+                }
+            case "r": return .recapture
+            case "d": return .discard
+            default: continue
+            }
+        }
+    }
+
+    func askSpecies(suggestions: [String], default value: String?) throws -> String {
+        let shown = Array(suggestions.prefix(9))
+        Self.say("Species: " + shown.enumerated().map { "\($0.offset + 1) \($0.element)" }.joined(separator: "  ") + (suggestions.count > 9 ? "  …" : ""))
+        while true {
+            guard let line = Self.ask("Species (number or name)\(value.map { " [\($0)]" } ?? ""): ") else { throw CLIError("input ended; nothing saved") }
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty, let value { return value }
+            if let n = Int(text), (1...shown.count).contains(n) { return shown[n - 1] }
+            if let match = suggestions.first(where: { $0.lowercased() == text.lowercased() }) { return match }
+            if !text.isEmpty { return text }
+            Self.say("A species is needed, e.g. 1 or Apple.")
+        }
+    }
+
+    func askText(_ label: String, default value: String?) throws -> String? {
+        guard let line = Self.ask("\(label)\(value.map { " [\($0)]; - for none" } ?? ""): ") else { throw CLIError("input ended; nothing saved") }
+        let text = line.trimmingCharacters(in: .whitespaces)
+        if text == "-" { return nil }
+        return text.isEmpty ? value : text
+    }
+
+    func askCollection(default value: String?) throws -> String? {
+        let names = try store.collections().map(\.collection.name)
+        if !names.isEmpty { Self.say("Collections: " + names.joined(separator: ", ")) }
+        guard let line = Self.ask("Collection\(value.map { " [\($0)]" } ?? "") (none for no collection): ") else { throw CLIError("input ended; nothing saved") }
+        let text = line.trimmingCharacters(in: .whitespaces)
+        if text.isEmpty { return value }
+        if text.lowercased() == "none" { return nil }
+        if let match = names.first(where: { $0.lowercased() == text.lowercased() }) { return match }
+        Self.say("'\(text)' is new; it will be created when the tree is saved.")
+        return text
+    }
+
+    func askPhotos() throws -> [String] {
+        while true {
+            guard let line = Self.ask("Photos (file paths separated by spaces; Enter for none): ") else { throw CLIError("input ended; nothing saved") }
+            let paths = line.split(separator: " ").map(String.init)
+            let missing = paths.filter { !FileManager.default.isReadableFile(atPath: $0) }
+            if missing.isEmpty { return paths }
+            Self.say("Cannot read \(missing.joined(separator: ", ")); try again.")
+        }
+    }
+
+    static func say(_ text: String) { TerminalState.write(text + "\n") }
+
+    static func ask(_ question: String) -> String? {
+        TerminalState.write(question)
+        return readLine()
+    }
+}

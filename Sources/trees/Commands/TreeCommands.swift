@@ -1,0 +1,294 @@
+import ArgumentParser
+import Foundation
+import TreesKit
+import TreesStore
+
+/// Options for a tree's attributes, shared by `add`, `edit` and `capture`.
+struct AttributeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Species, e.g. Apple or 'Quercus robur'.", valueName: "text"))
+    var species: String?
+    @Option(help: ArgumentHelp("Variety (cultivar), e.g. Gala.", valueName: "text"))
+    var variety: String?
+    @Option(help: ArgumentHelp("Rootstock, e.g. M9.", valueName: "text"))
+    var rootstock: String?
+    @Option(help: ArgumentHelp("Free-text notes.", valueName: "text"))
+    var notes: String?
+    @Option(help: ArgumentHelp("Collection name, or 'none' for no collection (default: the last used).", valueName: "name"))
+    var collection: String?
+}
+
+/// Resolves `--collection NAME|none`: `.some(nil)` means none, `nil` means not given.
+func resolveCollection(_ name: String?, in reader: StoreReader) throws -> TreeCollection?? {
+    guard let name else { return nil }
+    if name.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return .some(nil) }
+    return .some(try reader.collection(named: name))
+}
+
+struct AddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a tree measured elsewhere.",
+        discussion: "Prints the new tree's short id. The collection defaults to the one a tree was last added to."
+    )
+
+    @OptionGroup var store: StoreOptions
+    @Option(name: .customLong("lat"), parsing: .unconditional, help: ArgumentHelp("Latitude in degrees (-90…90, south negative).", valueName: "deg"))
+    var latitude: String
+    @Option(name: .customLong("lon"), parsing: .unconditional, help: ArgumentHelp("Longitude in degrees (-180…180, west negative).", valueName: "deg"))
+    var longitude: String
+    @Option(parsing: .unconditional, help: ArgumentHelp("Horizontal accuracy: radius of the 95% circle, in metres.", valueName: "m"))
+    var accuracy: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Altitude above mean sea level, in metres.", valueName: "m"))
+    var altitude: String?
+    @OptionGroup var attributes: AttributeOptions
+    @Flag(help: "Print the tree as JSON.") var json = false
+
+    func run() async throws {
+        let lat = try Values.latitude(latitude)
+        let lon = try Values.longitude(longitude)
+        let acc = try accuracy.map(Values.accuracy)
+        let alt = try altitude.map(Values.altitude)
+        guard let speciesText = attributes.species else {
+            throw CLIError("--species is required; name what grows there, e.g. --species Apple", status: .usage)
+        }
+        let species = try Values.species(speciesText)
+        let db = try store.open()
+        let (tree, collectionName) = try db.write { w -> (Tree, String?) in
+            let chosen: TreeCollection?
+            if let explicit = try resolveCollection(attributes.collection, in: w.reader) {
+                chosen = explicit
+            } else if let last = try w.preference(.lastCollection), let id = UUID(uuidString: last) {
+                chosen = try w.reader.collection(id: id)
+            } else {
+                chosen = nil
+            }
+            let tree = Tree(
+                coordinate: Coordinate(latitude: lat, longitude: lon), horizontalAccuracy: acc,
+                accuracySource: acc == nil ? nil : .manual, altitude: alt, species: species,
+                variety: Values.text(attributes.variety), rootstock: Values.text(attributes.rootstock),
+                notes: Values.text(attributes.notes), collectionID: chosen?.id, createdAt: w.now
+            )
+            try w.insert(tree)
+            try w.setPreference(.lastCollection, chosen?.id.uuidString.lowercased())
+            return (tree, chosen?.name)
+        }
+        if json {
+            Output.json(tree.json(collectionName: collectionName))
+        } else {
+            Output.line(tree.shortID)
+        }
+    }
+}
+
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List trees, newest first.", aliases: ["ls"])
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: ArgumentHelp("Only trees in this collection ('none': trees in no collection).", valueName: "name"))
+    var collection: String?
+    @Option(help: ArgumentHelp("Only trees of this species (ignoring case).", valueName: "text"))
+    var species: String?
+    @Option(help: ArgumentHelp("Only trees whose species, variety, rootstock or notes contain this text (ignoring case).", valueName: "text"))
+    var search: String?
+    @Option(help: ArgumentHelp("Show at most this many trees.", valueName: "n"))
+    var limit: Int?
+    @Flag(help: "Print a JSON array of trees.") var json = false
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+    }
+
+    func run() async throws {
+        let db = try store.open()
+        let terminal = Terminal.current
+        try db.read { r in
+            var filter = TreeFilter(species: species, search: search)
+            if let scope = try resolveCollection(collection, in: r) {
+                filter.collection = scope.map { .collection($0.id) } ?? .unassigned
+            }
+            let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
+            if json {
+                var items: [JSON] = []
+                try r.forEachTree(filter, limit: limit) { t in
+                    items.append(t.json(collectionName: t.collectionID.flatMap { names[$0] }))
+                }
+                Output.json(.array(items))
+                return
+            }
+            var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"])
+            try r.forEachTree(filter, limit: limit) { t in
+                table.rows.append([
+                    t.shortID, t.species, t.variety ?? "", terminal.badge(metres: t.horizontalAccuracy),
+                    t.collectionID.flatMap { names[$0] } ?? "", Format.date(t.createdAt),
+                ])
+            }
+            if table.rows.isEmpty {
+                StandardError.write("no trees\n")
+            } else {
+                Output.text(table.render(terminal: terminal))
+            }
+        }
+    }
+}
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show everything about one tree.")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id"))
+    var id: String
+    @Flag(help: "Print the tree as JSON.") var json = false
+
+    func run() async throws {
+        let db = try store.open()
+        let terminal = Terminal.current
+        try db.read { r in
+            try TreeDetails.print(try r.tree(matching: id), reader: r, store: db, json: json, terminal: terminal)
+        }
+    }
+}
+
+/// Everything about one tree, as `trees show` prints it (also after a capture).
+enum TreeDetails {
+    static func print(_ t: Tree, reader r: StoreReader, store db: TreeStore, json: Bool, terminal: Terminal) throws {
+            let collectionName = try t.collectionID.flatMap { try r.collection(id: $0) }?.name
+            let photos = try r.photos(of: t.id)
+            if json {
+                Output.json(t.json(collectionName: collectionName, photos: photos))
+                return
+            }
+            var lines: [(String, String)] = [
+                ("id", t.id.uuidString.lowercased()),
+                ("species", t.species),
+                ("variety", t.variety ?? "—"),
+                ("rootstock", t.rootstock ?? "—"),
+                ("collection", collectionName ?? "—"),
+                ("position", "\(Format.degrees(t.latitude)), \(Format.degrees(t.longitude))"),
+                ("accuracy", terminal.badge(metres: t.horizontalAccuracy)
+                    + (t.accuracySource.map { " (\($0.rawValue))" } ?? "") + " — radius of the 95% circle"),
+                ("altitude", t.altitude.map { String(format: "%.1f m above mean sea level", $0) } ?? "—"),
+            ]
+            if let h = t.ellipsoidHeight { lines.append(("ellipsoid height", String(format: "%.1f m", h))) }
+            lines.append(("notes", t.notes ?? "—"))
+            let c = t.capture
+            if !c.isEmpty {
+                var parts: [String] = []
+                if let time = c.fixTime { parts.append("fix at \(ISOTime.string(time))") }
+                if let mode = c.fixMode { parts.append(mode.title) }
+                if let s = c.satellites { parts.append("\(s) satellites") }
+                if let h = c.hdop { parts.append(String(format: "HDOP %.1f", h)) }
+                if let n = c.averagedEpochs, n > 1 { parts.append("averaged over \(n) epochs") }
+                if let src = c.locationSource { parts.append("from \(src)") }
+                lines.append(("captured", parts.joined(separator: ", ")))
+            }
+            lines.append(("photos", photos.isEmpty ? "none" : "\(photos.count)"))
+            for p in photos {
+                lines.append(("", "\(ShortID.of(p.id))  \(p.format)  taken \(Format.date(p.capturedAt))  \(db.photoLibrary.path(of: p))"))
+            }
+            lines.append(("created", Format.dateTime(t.createdAt)))
+            lines.append(("updated", Format.dateTime(t.updatedAt)))
+            let width = lines.map(\.0.count).max() ?? 0
+            for (k, v) in lines {
+                Output.line(terminal.dim(k.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + v)
+            }
+    }
+}
+
+struct EditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Change a tree's attributes or position.",
+        discussion: "An empty value clears an optional field (--notes ''). Updates the tree's updatedAt.")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id"))
+    var id: String
+    @OptionGroup var attributes: AttributeOptions
+    @Option(name: .customLong("lat"), parsing: .unconditional, help: ArgumentHelp("New latitude in degrees.", valueName: "deg"))
+    var latitude: String?
+    @Option(name: .customLong("lon"), parsing: .unconditional, help: ArgumentHelp("New longitude in degrees.", valueName: "deg"))
+    var longitude: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("New horizontal accuracy (95% radius), in metres.", valueName: "m"))
+    var accuracy: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("New altitude above mean sea level, in metres.", valueName: "m"))
+    var altitude: String?
+    @Flag(help: "Print the tree as JSON.") var json = false
+
+    func run() async throws {
+        let lat = try latitude.map(Values.latitude)
+        let lon = try longitude.map(Values.longitude)
+        let acc = try accuracy.map(Values.accuracy)
+        let alt = try altitude.map(Values.altitude)
+        let species = try attributes.species.map(Values.species)
+        if (lat == nil) != (lon == nil) {
+            throw CLIError("--lat and --lon go together; give both to move a tree", status: .usage)
+        }
+        let db = try store.open()
+        let (tree, name) = try db.write { w -> (Tree, String?) in
+            var t = try w.reader.tree(matching: id)
+            let before = t
+            if let species { t.species = species }
+            if let v = attributes.variety { t.variety = Values.text(v) }
+            if let v = attributes.rootstock { t.rootstock = Values.text(v) }
+            if let v = attributes.notes { t.notes = Values.text(v) }
+            if let scope = try resolveCollection(attributes.collection, in: w.reader) { t.collectionID = scope?.id }
+            if let lat, let lon { t.coordinate = Coordinate(latitude: lat, longitude: lon) }
+            if let acc { t.horizontalAccuracy = acc; t.accuracySource = .manual }
+            if let alt { t.altitude = alt }
+            guard t != before else { return (t, try t.collectionID.flatMap { try w.reader.collection(id: $0) }?.name) }
+            if t.coordinate != before.coordinate || t.horizontalAccuracy != before.horizontalAccuracy {
+                try w.recordHistory(of: before, change: "edited position")
+            }
+            let saved = try w.update(t)
+            return (saved, try saved.collectionID.flatMap { try w.reader.collection(id: $0) }?.name)
+        }
+        if json { Output.json(tree.json(collectionName: name)) } else { Output.line(tree.shortID) }
+    }
+}
+
+struct RemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm", abstract: "Delete trees.",
+        discussion: "Asks for confirmation on a terminal unless --yes is given; without a terminal --yes is required.",
+        aliases: ["remove"])
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees to delete.", valueName: "id"))
+    var ids: [String]
+    @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
+
+    func validate() throws {
+        if ids.isEmpty { throw ValidationError("name at least one tree id") }
+    }
+
+    func run() async throws {
+        let db = try store.open()
+        let trees = try db.read { r in try ids.map { try r.tree(matching: $0) } }
+        let unique = Array(Dictionary(trees.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }).values)
+            .sorted { $0.id.uuidString < $1.id.uuidString }
+        if !yes {
+            guard Terminal.current.stdinIsTTY else {
+                throw CLIError("refusing to delete \(unique.count) tree(s) without confirmation; add --yes", status: .usage)
+            }
+            let names = unique.map { "\($0.shortID) (\($0.species))" }.joined(separator: ", ")
+            guard Confirm.ask("Delete \(names)?") else {
+                StandardError.write("nothing deleted\n")
+                return
+            }
+        }
+        let orphaned = try db.write { w in try w.deleteTrees(unique.map(\.id)) }
+        PhotoFiles.removeOrphans(orphaned, in: db.photoFolder)
+        Output.line("deleted \(unique.count) tree\(unique.count == 1 ? "" : "s")")
+    }
+}
+
+/// Photo files beside the database, named by content hash.
+enum PhotoFiles {
+    /// Removes files whose hash no photo row refers to any more.
+    static func removeOrphans(_ hashes: [String], in folder: String) {
+        guard !hashes.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let doomed = Set(hashes)
+        for name in names where doomed.contains(String(name.prefix { $0 != "." })) {
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
+}

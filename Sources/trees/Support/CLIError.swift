@@ -1,0 +1,60 @@
+import Foundation
+import TreesStore
+
+/// Exit statuses of `trees`, documented in trees(1).
+enum ExitStatus: Int32 {
+    case success = 0
+    /// Something named on the command line does not exist or is ambiguous; a refused operation.
+    case failure = 1
+    /// `trees capture --auto`: no acceptable fix before the timeout or the end of the source.
+    case noAcceptableFix = 3
+    /// A bad option value or a missing confirmation.
+    case usage = 64
+    /// An input file whose content is malformed.
+    case dataError = 65
+    /// An input file that is missing or unreadable.
+    case noInput = 66
+    /// The location source (gpsd, a device) cannot be reached.
+    case unavailable = 69
+    /// The database or an output file cannot be created.
+    case cannotCreate = 73
+    /// Reading or writing failed (disk full, device gone).
+    case ioError = 74
+}
+
+/// An error the command line reports as one line on standard error, with an exit status.
+struct CLIError: Error, CustomStringConvertible {
+    var message: String
+    var status: ExitStatus
+
+    init(_ message: String, status: ExitStatus = .failure) {
+        self.message = message
+        self.status = status
+    }
+
+    var description: String { message }
+
+    /// Maps errors from the libraries onto messages and exit statuses.
+    static func from(_ error: any Error) -> CLIError {
+        switch error {
+        case let e as CLIError: return e
+        case let e as StoreError:
+            switch e {
+            case .cannotCreate, .notATreesDatabase, .newerSchema: return CLIError(e.description, status: .cannotCreate)
+            case .invalidID, .invalidCollectionName: return CLIError(e.description, status: .usage)
+            case .database(let message) where message.contains("disk is full") || message.contains("I/O"):
+                return CLIError(e.description, status: .ioError)
+            default: return CLIError(e.description, status: .failure)
+            }
+        default:
+            return CLIError(String(describing: error), status: .failure)
+        }
+    }
+}
+
+/// Writes to standard error, unbuffered.
+enum StandardError {
+    static func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

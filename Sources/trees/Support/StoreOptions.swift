@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import TreesKit
+import TreesStore
+
+/// `--db PATH`, shared by every command that touches the store.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The trees database (default: $TREES_DB, else $XDG_DATA_HOME/trees/trees.sqlite, else ~/.local/share/trees/trees.sqlite).",
+        valueName: "path"))
+    var db: String?
+
+    /// The database path after --db, TREES_DB and the XDG default.
+    var resolvedPath: String {
+        let env = ProcessInfo.processInfo.environment
+        if let db, !db.isEmpty { return db }
+        if let path = env["TREES_DB"], !path.isEmpty { return path }
+        return TreeStore.defaultPath(environment: env)
+    }
+
+    func open() throws -> TreeStore {
+        do {
+            return try TreeStore(path: resolvedPath, clock: Self.clock)
+        } catch {
+            throw CLIError.from(error)
+        }
+    }
+
+    /// Record time stamps come from the system clock, or from `TREES_NOW` (ISO 8601) for reproducible runs.
+    static var clock: WallClock {
+        if let text = ProcessInfo.processInfo.environment["TREES_NOW"], let date = ISOTime.parse(text) {
+            return .fixed(date)
+        }
+        return .system
+    }
+}

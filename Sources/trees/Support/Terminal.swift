@@ -1,0 +1,143 @@
+import Foundation
+import TreesKit
+
+/// What the terminal can do: whether streams are TTYs and whether colour is wanted.
+///
+/// Colour is used only when standard output is a TTY, `TERM` is not `dumb`, and `NO_COLOR` is unset
+/// (any value, even empty, turns colour off).
+struct Terminal: Sendable {
+    var stdoutIsTTY: Bool
+    var stdinIsTTY: Bool
+    var colour: Bool
+
+    static var current: Terminal {
+        let env = ProcessInfo.processInfo.environment
+        let out = isatty(STDOUT_FILENO) == 1
+        let colour = out && env["NO_COLOR"] == nil && env["TERM"] != "dumb"
+        return Terminal(stdoutIsTTY: out, stdinIsTTY: isatty(STDIN_FILENO) == 1, colour: colour)
+    }
+
+    /// Width of the terminal in columns (80 when unknown).
+    static var width: Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+
+    /// Wraps `text` in the ANSI colour for `colour` when colour is on.
+    func paint(_ text: String, _ colour: AccuracyColour) -> String {
+        guard self.colour else { return text }
+        return ANSI.code(for: colour) + text + ANSI.reset
+    }
+
+    func bold(_ text: String) -> String { colour ? "\u{1B}[1m" + text + ANSI.reset : text }
+    func dim(_ text: String) -> String { colour ? "\u{1B}[2m" + text + ANSI.reset : text }
+
+    /// The accuracy badge: class name and metres, e.g. `Good 6.2 m`, coloured by class.
+    func badge(metres: Double?, hasFix: Bool = true) -> String {
+        paint(Self.badgeText(metres: metres, hasFix: hasFix), hasFix ? AccuracyClass(metres: metres).colour : .grey)
+    }
+
+    /// The badge without colour.
+    static func badgeText(metres: Double?, hasFix: Bool = true) -> String {
+        guard hasFix else { return "No fix" }
+        guard let m = metres, m.isFinite else { return "unknown" }
+        return "\(AccuracyClass(metres: m).title) \(Format.metres(m))"
+    }
+}
+
+enum ANSI {
+    static let reset = "\u{1B}[0m"
+    static func code(for colour: AccuracyColour) -> String {
+        switch colour {
+        case .green: "\u{1B}[32m"
+        case .yellow: "\u{1B}[33m"
+        case .orange: "\u{1B}[38;5;208m"
+        case .red: "\u{1B}[31m"
+        case .grey: "\u{1B}[90m"
+        }
+    }
+
+    /// Removes ANSI escape sequences (for measuring visible width).
+    static func strip(_ text: String) -> String {
+        var out = ""
+        var inEscape = false
+        for scalar in text.unicodeScalars {
+            if inEscape {
+                if (0x40...0x7E).contains(scalar.value) && scalar != "[" { inEscape = false }
+                continue
+            }
+            if scalar == "\u{1B}" { inEscape = true; continue }
+            out.unicodeScalars.append(scalar)
+        }
+        return out
+    }
+}
+
+/// Number and date formatting for people, locale-independent.
+enum Format {
+    /// Metres with one decimal below 100 m, whole metres above: `6.2 m`, `140 m`.
+    ///
+    /// When one decimal would round a value up onto a class threshold (9.98 → 10.0), two decimals are
+    /// shown instead, so the figure never contradicts its class.
+    static func metres(_ m: Double) -> String {
+        guard m < 100 else { return String(format: "%.0f m", m) }
+        let one = (m * 10).rounded() / 10
+        if [5.0, 10, 15, 20].contains(one), m < one { return String(format: "%.2f m", m) }
+        return String(format: "%.1f m", m)
+    }
+
+    static func degrees(_ d: Double) -> String { String(format: "%.7f", d) }
+
+    /// A date in the local time zone (honours `TZ`): `2026-05-01 14:03`.
+    static func date(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone.current
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return f.string(from: date)
+    }
+
+    static func dateTime(_ date: Date) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone.current
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss ZZZZZ"
+        return f.string(from: date)
+    }
+}
+
+/// A plain text table with columns sized to their widest cell; ANSI colour is ignored when measuring.
+struct TextTable {
+    var headers: [String]
+    var rows: [[String]] = []
+
+    func render(terminal: Terminal) -> String {
+        var widths = headers.map(\.count)
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count {
+                widths[i] = max(widths[i], ANSI.strip(cell).count)
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            var parts: [String] = []
+            for (i, cell) in cells.enumerated() {
+                let pad = i == cells.count - 1 ? 0 : widths[i] - ANSI.strip(cell).count
+                parts.append(cell + String(repeating: " ", count: max(0, pad)))
+            }
+            return parts.joined(separator: "  ")
+        }
+        var out = terminal.bold(line(headers)) + "\n"
+        for row in rows { out += line(row) + "\n" }
+        return out
+    }
+}
+
+/// Asks a yes/no question on the terminal; only called when standard input is a TTY.
+enum Confirm {
+    static func ask(_ question: String) -> Bool {
+        StandardError.write("\(question) [y/N] ")
+        guard let answer = readLine() else { return false }
+        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+}

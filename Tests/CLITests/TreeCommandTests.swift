@@ -1,0 +1,277 @@
+import Foundation
+import Testing
+
+/// End-to-end: the built `trees` binary, exact output and exit status, store unchanged after refusals.
+@Suite struct TreeCommandTests {
+    @Test func addListShowEditRemove() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let added = try t.run(["add", "--lat", "51.5", "--lon", "-0.12", "--species", "Apple", "--variety", "Gala",
+                               "--accuracy", "4.2", "--altitude", "35", "--rootstock", "M9", "--notes", "by the gate"])
+        #expect(added.status == 0, "\(added)")
+        let id = added.stdout.trimmingCharacters(in: .newlines)
+        #expect(id.count == 8 && id.allSatisfy(\.isHexDigit))
+        #expect(added.stderr == "")
+
+        let list = try t.run(["list"])
+        #expect(list.status == 0)
+        #expect(list.stdout == """
+            ID        SPECIES  VARIETY  ACCURACY         COLLECTION  CREATED
+            \(id)  Apple    Gala     Excellent 4.2 m              2026-05-01 10:00
+
+            """)
+
+        let json = try t.run(["show", String(id.prefix(5)), "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["latitude"] as? Double == 51.5)
+        #expect(object["longitude"] as? Double == -0.12)
+        #expect(object["horizontalAccuracy"] as? Double == 4.2)
+        #expect(object["accuracySource"] as? String == "manual")
+        #expect(object["altitude"] as? Double == 35)
+        #expect(object["species"] as? String == "Apple")
+        #expect(object["rootstock"] as? String == "M9")
+        #expect(object["notes"] as? String == "by the gate")
+        #expect(object["createdAt"] as? String == "2026-05-01T10:00:00.000Z")
+        #expect(object["collectionId"] is NSNull)
+        #expect((object["id"] as? String)?.lowercased().hasPrefix(id) == true)
+
+        let edited = try t.run(["edit", id, "--variety", "Braeburn", "--notes", ""],
+                               environment: ["TREES_NOW": "2026-05-02T08:30:00.000Z"])
+        #expect(edited.status == 0, "\(edited)")
+        let after = try t.run(["show", id, "--json"])
+        let changed = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+        #expect(changed["variety"] as? String == "Braeburn")
+        #expect(changed["notes"] is NSNull)
+        #expect(changed["updatedAt"] as? String == "2026-05-02T08:30:00.000Z")
+        #expect(changed["createdAt"] as? String == "2026-05-01T10:00:00.000Z")
+
+        let human = try t.run(["show", id])
+        #expect(human.stdout.contains("species     Apple\n"))
+        #expect(human.stdout.contains("accuracy    Excellent 4.2 m (manual) — radius of the 95% circle\n"))
+
+        let refused = try t.run(["rm", id])
+        #expect(refused.status == 64)
+        #expect(refused.stderr == "trees: refusing to delete 1 tree(s) without confirmation; add --yes\n")
+        let removed = try t.run(["rm", id, "--yes"])
+        #expect(removed.status == 0)
+        #expect(removed.stdout == "deleted 1 tree\n")
+        #expect(try t.run(["list", "--json"]).stdout == "[]\n")
+    }
+
+    @Test func listFiltersSearchAndLimitNewestFirst() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let rows: [(String, String, String?, String?)] = [
+            ("2026-05-01T10:00:00.000Z", "Apple", "Gala", nil),
+            ("2026-05-01T10:01:00.000Z", "Pear", "Conference", "leaning, near the GATE"),
+            ("2026-05-01T10:02:00.000Z", "apple", "Cox", nil),
+            ("2026-05-01T10:03:00.000Z", "Plum", nil, "Äste geschnitten"),
+        ]
+        for (now, species, variety, notes) in rows {
+            var args = ["add", "--lat", "50", "--lon", "8", "--species", species, "--collection", "none"]
+            if let variety { args += ["--variety", variety] }
+            if let notes { args += ["--notes", notes] }
+            #expect(try t.run(args, environment: ["TREES_NOW": now]).status == 0)
+        }
+        func species(_ args: [String]) throws -> [String] {
+            let r = try t.run(["list", "--json"] + args)
+            let array = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+            return array.compactMap { $0["species"] as? String }
+        }
+        #expect(try species([]) == ["Plum", "apple", "Pear", "Apple"])
+        #expect(try species(["--species", "APPLE"]) == ["apple", "Apple"])
+        #expect(try species(["--search", "gate"]) == ["Pear"])
+        #expect(try species(["--search", "CONFER"]) == ["Pear"])
+        #expect(try species(["--search", "äSTE"]) == ["Plum"])
+        #expect(try species(["--search", "100%"]) == [])
+        #expect(try species(["--limit", "2"]) == ["Plum", "apple"])
+    }
+
+    @Test func collectionsAndTheRememberedCollection() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "North Block"]).stdout == "created collection 'North Block'\n")
+        let dup = try t.run(["collection", "create", "north block"])
+        #expect(dup.status == 1)
+        #expect(dup.stderr == "trees: a collection named 'north block' already exists (names are compared ignoring case)\n")
+        #expect(try t.run(["collection", "create", "apricots"]).status == 0)
+
+        let a = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple", "--collection", "NORTH BLOCK"]).stdout.trimmingCharacters(in: .newlines)
+        let b = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Pear"]).stdout.trimmingCharacters(in: .newlines)
+        let c = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Plum", "--collection", "none"]).stdout.trimmingCharacters(in: .newlines)
+        let d = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Fig"]).stdout.trimmingCharacters(in: .newlines)
+
+        let list = try t.run(["collection", "list"])
+        #expect(list.stdout == """
+            NAME         TREES  CREATED
+            apricots     0      2026-05-01 10:00
+            North Block  2      2026-05-01 10:00
+
+            """)
+        func collectionOf(_ id: String) throws -> String? {
+            let r = try t.run(["show", id, "--json"])
+            let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            return o?["collection"] as? String
+        }
+        #expect(try collectionOf(b) == "North Block")
+        #expect(try collectionOf(c) == nil)
+        #expect(try collectionOf(d) == nil)
+
+        #expect(try t.run(["collection", "add", "apricots", c, d]).stdout == "added 2 trees to 'apricots'\n")
+        #expect(try t.run(["collection", "remove", "apricots", d]).stdout == "removed 1 tree from 'apricots'\n")
+        let notIn = try t.run(["collection", "remove", "apricots", a])
+        #expect(notIn.status == 1)
+        #expect(notIn.stderr == "trees: tree \(a) is not in 'apricots'; nothing changed\n")
+        #expect(try t.run(["collection", "rename", "apricots", "Apricot Row"]).stdout == "renamed 'apricots' to 'Apricot Row'\n")
+
+        let rm = try t.run(["collection", "rm", "north block", "--yes"])
+        #expect(rm.stdout == "deleted collection 'North Block'; its 2 trees are now in no collection\n")
+        #expect(try collectionOf(a) == nil)
+        #expect(try collectionOf(b) == nil)
+        #expect(try t.run(["list", "--json"]).stdout.components(separatedBy: "\"species\"").count == 5)
+        let shown = try t.run(["collection", "show", "apricot row", "--json"])
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        #expect((o["trees"] as? [Any])?.count == 1)
+    }
+
+    @Test func ambiguousAndUnknownIDs() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        var ids: [String] = []
+        for _ in 0..<40 {
+            ids.append(try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Oak", "--json"]).stdout)
+        }
+        let full = ids.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String }
+            .map { $0.lowercased() }
+        // 40 random ids over 16 first digits: some first digit is shared.
+        let byFirst = Dictionary(grouping: full, by: { $0.prefix(1) })
+        let shared = try #require(byFirst.first { $0.value.count > 1 })
+        let r = try t.run(["show", String(shared.key)])
+        #expect(r.status == 1)
+        let candidates = shared.value.sorted().map { "\($0.prefix(8)) (Oak)" }.joined(separator: ", ")
+        #expect(r.stderr == "trees: id \(shared.key) is ambiguous; it matches \(candidates); type more digits\n")
+        let unique = try t.run(["show", String(shared.value[0].prefix(13)).uppercased()])
+        #expect(unique.status == 0)
+        let bad = try t.run(["show", "xyz"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr == "trees: 'xyz' is not a tree id; expected hex digits of an id as shown by 'trees list'\n")
+    }
+
+    /// Each bad input: non-zero exit, one line naming the bad value and what would be right, store unchanged.
+    @Test(arguments: [
+        (["add", "--lat", "91", "--lon", "0", "--species", "X"], 64, "latitude 91 is out of range; expected degrees between -90 and 90"),
+        (["add", "--lat", "-90.5", "--lon", "0", "--species", "X"], 64, "latitude -90.5 is out of range; expected degrees between -90 and 90"),
+        (["add", "--lat", "10", "--lon", "180.01", "--species", "X"], 64, "longitude 180.01 is out of range; expected degrees between -180 and 180"),
+        (["add", "--lat", "abc", "--lon", "0", "--species", "X"], 64, "latitude 'abc' is not a number; expected degrees between -90 and 90"),
+        (["add", "--lat", "nan", "--lon", "0", "--species", "X"], 64, "latitude 'nan' is not a number; expected degrees between -90 and 90"),
+        (["add", "--lat", "1", "--lon", "inf", "--species", "X"], 64, "longitude 'inf' is not a number; expected degrees between -180 and 180"),
+        (["add", "--lat", "1", "--lon", "2", "--species", "X", "--accuracy", "-3"], 64, "accuracy -3 is negative; expected metres, 0 or more"),
+        (["add", "--lat", "1", "--lon", "2", "--species", "X", "--accuracy", "ten"], 64, "accuracy 'ten' is not a number; expected metres, 0 or more"),
+        (["add", "--lat", "1", "--lon", "2", "--species", "  "], 64, "species is empty; expected a name such as 'Apple' or 'Quercus robur'"),
+        (["add", "--lat", "1", "--lon", "2"], 64, "--species is required; name what grows there, e.g. --species Apple"),
+        (["add", "--lat", "1", "--lon", "2", "--species", "X", "--collection", "Nowhere"], 1, "no collection named 'Nowhere'; known: Orchard"),
+        (["show", "ffffffff"], 1, "no tree with id ffffffff; 'trees list' shows the ids"),
+        (["edit", "ffffffff", "--species", "Fig"], 1, "no tree with id ffffffff; 'trees list' shows the ids"),
+        (["rm", "ffffffff", "--yes"], 1, "no tree with id ffffffff; 'trees list' shows the ids"),
+        (["list", "--collection", "Nowhere"], 1, "no collection named 'Nowhere'; known: Orchard"),
+        (["collection", "create", "none"], 64, "'none' is not a usable collection name; expected non-empty text other than 'none'"),
+        (["collection", "rename", "Nowhere", "B"], 1, "no collection named 'Nowhere'; known: Orchard"),
+        (["collection", "rm", "Orchard"], 64, "refusing to delete collection 'Orchard' without confirmation; add --yes"),
+    ] as [([String], Int32, String)])
+    func badInputIsRefusedAndChangesNothing(arguments: [String], status: Int32, message: String) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "Orchard"]).status == 0)
+        #expect(try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple"]).status == 0)
+        let before = try t.dump()
+        let r = try t.run(arguments)
+        #expect(r.status == status, "\(r)")
+        #expect(r.stderr == "trees: \(message)\n")
+        #expect(r.stdout == "")
+        #expect(try t.dump() == before)
+    }
+
+    @Test func editRefusesBadValuesWithoutChangingTheTree() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let id = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple"]).stdout.trimmingCharacters(in: .newlines)
+        let before = try t.dump()
+        for (args, message) in [
+            (["--lat", "95", "--lon", "2"], "latitude 95 is out of range; expected degrees between -90 and 90"),
+            (["--lat", "5"], "--lat and --lon go together; give both to move a tree"),
+            (["--species", ""], "species is empty; expected a name such as 'Apple' or 'Quercus robur'"),
+            (["--collection", "Nowhere"], "no collection named 'Nowhere'; create it with 'trees collection create Nowhere'"),
+        ] {
+            let r = try t.run(["edit", id] + args)
+            #expect(r.status != 0)
+            #expect(r.stderr == "trees: \(message)\n")
+        }
+        #expect(try t.dump() == before)
+    }
+
+    @Test func databasePathProblems() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let notDB = t.folder.appendingPathComponent("notes.txt")
+        try Data("just some text, not a database at all\n".utf8).write(to: notDB)
+        let r1 = try t.run(["list", "--db", notDB.path])
+        #expect(r1.status == 73)
+        #expect(r1.stderr == "trees: \(notDB.path) is not a trees database (file is not a database); choose another path with --db or TREES_DB\n")
+        #expect(try Data(contentsOf: notDB) == Data("just some text, not a database at all\n".utf8))
+
+        let other = t.folder.appendingPathComponent("other.sqlite")
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [other.path, "CREATE TABLE invoices (id INTEGER);"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let otherBytes = try Data(contentsOf: other)
+        let r2 = try t.run(["list"], environment: ["TREES_DB": other.path])
+        #expect(r2.status == 73)
+        #expect(r2.stderr == "trees: \(other.path) is not a trees database (it holds tables invoices); choose another path with --db or TREES_DB\n")
+        #expect(try Data(contentsOf: other) == otherBytes)
+
+        let blocked = t.folder.appendingPathComponent("file-not-folder")
+        try Data().write(to: blocked)
+        let r3 = try t.run(["list", "--db", blocked.path + "/sub/trees.sqlite"])
+        #expect(r3.status == 73)
+        #expect(r3.stderr.hasPrefix("trees: cannot create the database at \(blocked.path)/sub/trees.sqlite: "))
+        #expect(r3.stderr.hasSuffix("; choose another path with --db or TREES_DB\n"))
+    }
+
+    @Test func defaultLocationFollowsXDGAndHome() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        var env = ["TREES_DB": ""]
+        #expect(try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple"], environment: env).status == 0)
+        #expect(FileManager.default.fileExists(atPath: t.folder.path + "/.local/share/trees/trees.sqlite"))
+        env["XDG_DATA_HOME"] = t.folder.path + "/xdg"
+        #expect(try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple"], environment: env).status == 0)
+        #expect(FileManager.default.fileExists(atPath: t.folder.path + "/xdg/trees/trees.sqlite"))
+    }
+}
+
+@Suite struct ConcurrentProcessTests {
+    /// Two `trees` processes adding at the same time share the store through WAL and the busy timeout.
+    @Test func twoProcessesAddingAtOnce() throws {
+        let t = try TreesProcess(now: nil)
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "Shared"]).status == 0)
+        let script = """
+            for i in $(seq 1 25); do "$TREES" add --lat 1 --lon 2 --species "$1-$i" --collection Shared >/dev/null || exit 1; done
+            """
+        var processes: [Process] = []
+        for name in ["first", "second"] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", script, "sh", name]
+            p.environment = t.environment.merging(["TREES": TreesProcess.executable.path]) { $1 }
+            try p.run()
+            processes.append(p)
+        }
+        for p in processes { p.waitUntilExit(); #expect(p.terminationStatus == 0) }
+        let list = try t.run(["collection", "list", "--json"])
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(array.first?["treeCount"] as? Int == 50)
+    }
+}

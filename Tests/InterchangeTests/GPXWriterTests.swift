@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TreesKit
+@testable import Interchange
+
+@Suite struct GPXWriterTests {
+    func writeSample() throws -> URL {
+        let dir = try temporaryDirectory()
+        let url = dir.appendingPathComponent("trees.gpx")
+        try exportString(Fixtures.trees, format: .gpx, context: Fixtures.context).write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test func roundTripRestoresEveryField() throws {
+        let text = try exportString(Fixtures.trees, format: .gpx, context: Fixtures.context)
+        var imported: [ImportedTree] = []
+        var diagnostics: [Diagnostic] = []
+        let summary = try GPXReader.read(Array(text.utf8)) { e in
+            if case .waypoint(let p) = e { imported.append(ImportedTree(p)) }
+            if case .diagnostic(let d) = e { diagnostics.append(d) }
+        }
+        #expect(diagnostics.isEmpty)
+        #expect(summary.metadata.version == .v1_1)
+        #expect(summary.metadata.name == "Victoria's Orchard")
+        #expect(summary.waypoints == 3)
+        #expect(imported.count == 3)
+        for (original, read) in zip(Fixtures.trees, imported) {
+            let back = read.tree(id: try #require(read.id), collectionID: read.collectionID, now: .distantPast)
+            // −180° and 180° are the same meridian; GPX writes −180.
+            #expect(back == original)
+        }
+        #expect(imported[0].collectionName == "Victoria's Orchard")
+    }
+
+    @Test func validatesAgainstTheGPX11Schema() throws {
+        let url = try writeSample()
+        let r = try run("/usr/bin/xmllint", ["--noout", "--schema", "/work/shared/schema/gpx11.xsd", url.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("validates"))
+    }
+
+    @Test func gpsbabelReadsItBack() throws {
+        let url = try writeSample()
+        let r = try run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", url.path, "-o", "unicsv", "-F", "-"])
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(whereSeparator: \.isNewline).map(String.init)
+        #expect(lines.count == 4)
+        let header = lines[0].split(separator: ",").map(String.init)
+        let lat = try #require(header.firstIndex(of: "Latitude"))
+        let lon = try #require(header.firstIndex(of: "Longitude"))
+        let name = try #require(header.firstIndex(of: "Name"))
+        let row1 = parseCSVLine(lines[1])
+        // unicsv prints six decimals.
+        #expect(abs(try #require(Double(row1[lat])) - 47.3769123) <= 1e-6)
+        #expect(abs(try #require(Double(row1[lon])) - -8.5417456) <= 1e-6)
+        #expect(row1[name] == "Malus domestica 'Boskoop & <Rote>'")
+        let row3 = parseCSVLine(lines[3])
+        #expect(Double(row3[lat]) == 0.00001)
+        #expect(Double(row3[lon]) == -180)
+        #expect(row3[name] == "Quercus robur")
+    }
+
+    @Test func gdalReadsIt() throws {
+        let url = try writeSample()
+        let r = try run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path, "waypoints"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("Feature Count: 3"), "\(r.out)")
+        let dir = url.deletingLastPathComponent()
+        let csv = dir.appendingPathComponent("waypoints.csv")
+        let c = try run("/usr/bin/ogr2ogr", ["-f", "CSV", csv.path, url.path, "waypoints", "-lco", "GEOMETRY=AS_XY"])
+        #expect(c.status == 0, "\(c.err)")
+        let text = try String(contentsOf: csv, encoding: .utf8)
+        #expect(text.contains("-8.5417456,47.3769123"))
+        #expect(text.contains("Malus domestica"))
+    }
+
+    @Test func elementsFollowSchemaOrderAndEscape() throws {
+        let text = try exportString([Fixtures.full], format: .gpx, context: Fixtures.context)
+        let order = ["<ele>", "<time>", "<name>", "<desc>", "<sym>", "<type>", "<fix>", "<sat>", "<hdop>", "<extensions>"]
+        let wpt = try #require(text.range(of: "<wpt"))
+        let positions = order.map { text.range(of: $0, range: wpt.lowerBound..<text.endIndex)?.lowerBound }
+        #expect(positions.allSatisfy { $0 != nil })
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
+        #expect(text.contains("<name>Malus domestica &apos;Boskoop &amp; &lt;Rote&gt;&apos;</name>"))
+        #expect(text.contains("<time>2024-05-01T09:59:58Z</time>"))
+        #expect(text.contains("<bounds minlat=\"-33.8688\" minlon=\"-180\" maxlat=\"47.3769123\" maxlon=\"151.2093\"/>"))
+    }
+}
+
+/// A minimal CSV line splitter for tool output (quotes, doubled quotes).
+func parseCSVLine(_ line: String) -> [String] {
+    var fields: [String] = []
+    var field = ""
+    var quoted = false
+    var chars = Array(line)
+    var i = 0
+    while i < chars.count {
+        let c = chars[i]
+        if quoted {
+            if c == "\"" {
+                if i + 1 < chars.count && chars[i + 1] == "\"" { field.append("\""); i += 1 } else { quoted = false }
+            } else { field.append(c) }
+        } else if c == "\"" {
+            quoted = true
+        } else if c == "," {
+            fields.append(field); field = ""
+        } else {
+            field.append(c)
+        }
+        i += 1
+    }
+    fields.append(field)
+    chars.removeAll()
+    return fields
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+@testable import Interchange
+
+/// Records tokenizer events as readable lines; adjacent text pieces are joined.
+struct EventLog: XMLHandler {
+    var lines: [String] = []
+    var pendingText: [UInt8] = []
+
+    mutating func flushText() {
+        if !pendingText.isEmpty {
+            lines.append("text \(String(decoding: pendingText, as: UTF8.self).debugDescription)")
+            pendingText.removeAll()
+        }
+    }
+
+    mutating func startElement(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws {
+        flushText()
+        var s = "start \(name) @\(line):\(column)"
+        for i in 0..<attributes.count {
+            s += " \(attributes.names[i])=\(String(decoding: attributes.value(at: i), as: UTF8.self).debugDescription)"
+        }
+        lines.append(s)
+    }
+
+    mutating func endElement(_ name: XMLName, line: Int) throws {
+        flushText()
+        lines.append("end \(name)")
+    }
+
+    mutating func characters(_ text: ArraySlice<UInt8>) throws { pendingText.append(contentsOf: text) }
+}
+
+func tokenize(_ bytes: [UInt8], chunk: Int = .max) throws -> [String] {
+    var tokenizer = XMLTokenizer()
+    var log = EventLog()
+    var i = 0
+    let step = max(1, min(chunk, bytes.count))
+    while i < bytes.count {
+        let end = min(i + step, bytes.count)
+        try tokenizer.feed(bytes[i..<end], to: &log)
+        i = end
+    }
+    try tokenizer.finish(&log)
+    log.flushText()
+    return log.lines
+}
+
+func tokenize(_ text: String, chunk: Int = .max) throws -> [String] { try tokenize(Array(text.utf8), chunk: chunk) }
+
+func xmlError(_ bytes: [UInt8], chunk: Int = .max) -> InterchangeError? {
+    do {
+        _ = try tokenize(bytes, chunk: chunk)
+        return nil
+    } catch let e as InterchangeError {
+        return e
+    } catch {
+        return nil
+    }
+}
+
+func xmlError(_ text: String, chunk: Int = .max) -> InterchangeError? { xmlError(Array(text.utf8), chunk: chunk) }
+
+@Suite struct XMLTokenizerTests {
+    static let sample = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!-- a comment with <tags> & stuff -->
+        <?pi some data?>
+        <!DOCTYPE gpx PUBLIC "-//x//EN" "http://example.invalid/gpx.dtd">
+        <gpx xmlns="http://www.topografix.com/GPX/1/1" xmlns:t='urn:t' version="1.1">
+          <wpt lat="1.5" lon='-2.25' t:x="a&amp;b &#x41;&#66;&lt;&gt;&quot;&apos;">
+            <name>Caf&#233; &amp; <![CDATA[<raw> & ]]>bar</name>
+            <t:ext xmlns:t="urn:other" t:y="1"/>
+            <desc>tab\tand
+        newline</desc>
+          </wpt>
+          <x:y xmlns:x="urn:x"><z/></x:y>
+        </gpx>
+        <!-- trailing comment -->
+
+        """
+
+    static let expected = [
+        "start {http://www.topografix.com/GPX/1/1}gpx @5:1 version=\"1.1\"",
+        "text \"\\n  \"",
+        "start {http://www.topografix.com/GPX/1/1}wpt @6:3 lat=\"1.5\" lon=\"-2.25\" {urn:t}x=\"a&b AB<>\\\"\\'\"",
+        "text \"\\n    \"",
+        "start {http://www.topografix.com/GPX/1/1}name @7:5",
+        "text \"Café & <raw> & bar\"",
+        "end {http://www.topografix.com/GPX/1/1}name",
+        "text \"\\n    \"",
+        "start {urn:other}ext @8:5 {urn:other}y=\"1\"",
+        "end {urn:other}ext",
+        "text \"\\n    \"",
+        "start {http://www.topografix.com/GPX/1/1}desc @9:5",
+        "text \"tab\\tand\\nnewline\"",
+        "end {http://www.topografix.com/GPX/1/1}desc",
+        "text \"\\n  \"",
+        "end {http://www.topografix.com/GPX/1/1}wpt",
+        "text \"\\n  \"",
+        "start {urn:x}y @12:3",
+        "start {http://www.topografix.com/GPX/1/1}z @12:24",
+        "end {http://www.topografix.com/GPX/1/1}z",
+        "end {urn:x}y",
+        "text \"\\n\"",
+        "end {http://www.topografix.com/GPX/1/1}gpx",
+    ]
+
+    @Test func tokenizesEveryConstruct() throws {
+        #expect(try tokenize(Self.sample) == Self.expected)
+    }
+
+    @Test(arguments: [1, 3, 82, 4096, Int.max])
+    func anyChunkingGivesTheSameEvents(chunk: Int) throws {
+        #expect(try tokenize(Self.sample, chunk: chunk) == Self.expected)
+    }
+
+    @Test(arguments: [1, 3, 82, 4096, Int.max])
+    func corpusFileChunkingGivesTheSameEvents(chunk: Int) throws {
+        let bytes = [UInt8](try Data(contentsOf: GPXCorpus.folder.appendingPathComponent("gpxpassthrough11.gpx")))
+        #expect(try tokenize(bytes, chunk: chunk) == (try tokenize(bytes)))
+    }
+
+    // MARK: Encodings
+
+    static let latinDoc = "<?xml version=\"1.0\" encoding=\"%@\"?><a>Gr\u{FC}\u{DF}e \u{20AC}</a>"
+
+    @Test(arguments: [1, 2, 3, 5, 4096])
+    func transcodesUTF16WithBOM(chunk: Int) throws {
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><a b=\"\u{100}\">\u{1F333} Grüße</a>"
+        var le: [UInt8] = [0xFF, 0xFE]
+        var be: [UInt8] = [0xFE, 0xFF]
+        for unit in text.utf16 {
+            le += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+            be += [UInt8(unit >> 8), UInt8(unit & 0xFF)]
+        }
+        let expected = ["start a @1:40 b=\"Ā\"", "text \"🌳 Grüße\"", "end a"]
+        #expect(try tokenize(le, chunk: chunk) == expected)
+        #expect(try tokenize(be, chunk: chunk) == expected)
+    }
+
+    @Test(arguments: [1, 7, 4096])
+    func transcodesUTF8WithBOMAndLatin1AndWindows1252(chunk: Int) throws {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("<a>Grüße</a>".utf8)
+        #expect(try tokenize(bom, chunk: chunk) == ["start a @1:1", "text \"Grüße\"", "end a"])
+
+        let latin1: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>Gr".utf8) + [0xFC, 0xDF] + Array("e</a>".utf8)
+        #expect(try tokenize(latin1, chunk: chunk) == ["start a @1:44", "text \"Grüße\"", "end a"])
+
+        let cp1252: [UInt8] = Array("<?xml version='1.0' encoding='windows-1252'?><a>".utf8) + [0x80, 0x20, 0x93, 0x71, 0x94] + Array("</a>".utf8)
+        #expect(try tokenize(cp1252, chunk: chunk) == ["start a @1:46", "text \"€ \u{201C}q\u{201D}\"", "end a"])
+    }
+
+    @Test func refusesAnUnknownEncoding() {
+        #expect(xmlError("<?xml version=\"1.0\" encoding=\"EBCDIC-37\"?><a/>") == .unsupportedEncoding("EBCDIC-37"))
+    }
+
+    // MARK: Security
+
+    static let billionLaughs = """
+        <?xml version="1.0"?>
+        <!DOCTYPE lolz [
+         <!ENTITY lol "lol">
+         <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+         <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+         <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+         <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+         <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+         <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+         <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+         <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+         <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+        ]>
+        <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1"><wpt lat="1" lon="2"><name>&lol9;</name></wpt></gpx>
+        """
+
+    static let xxe = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE gpx [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+        <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1"><wpt lat="1" lon="2"><name>&xxe;</name></wpt></gpx>
+        """
+
+    @Test(arguments: [1, 4096])
+    func refusesEntityDeclarations(chunk: Int) throws {
+        #expect(xmlError(Self.billionLaughs, chunk: chunk) == .malformedXML(
+            line: 3, column: 2,
+            reason: "the document type declaration declares entities; entity declarations are refused for safety"))
+        #expect(xmlError(Self.xxe, chunk: chunk) == .malformedXML(
+            line: 2, column: 17,
+            reason: "the document type declaration declares entities; entity declarations are refused for safety"))
+    }
+
+    @Test func neverExpandsUndeclaredEntitiesNorReadsFiles() throws {
+        // An entity used without any declaration: refused, and nothing from /etc/passwd appears.
+        let doc = "<gpx><wpt lat=\"1\" lon=\"2\"><name>&xxe;</name></wpt></gpx>"
+        let e = try #require(xmlError(doc))
+        #expect(e.reason == "undefined entity '&xxe;' (only the five predefined entities are expanded)")
+        #expect(!e.description.contains("root:"))
+        // Through the GPX reader as well: an error, never the file's content.
+        do {
+            _ = try GPXReader.read(Array(Self.xxe.utf8)) { event in
+                if case .waypoint(let p) = event { #expect(!(p.name ?? "").contains("root:")) }
+            }
+            Issue.record("XXE document accepted")
+        } catch let error as InterchangeError {
+            #expect(error.line == 2)
+        }
+    }
+
+    // MARK: Malformed input
+
+    @Test(arguments: [
+        ("<a><b></a>", 1, 7, "mismatched end tag </a>; expected </b>"),
+        ("<a>\n  <b>text", 2, 10, "unexpected end of file: <b> is not closed"),
+        ("track: init: Found track point", 1, 1, "this is not XML: the document does not start with '<'"),
+        ("", 1, 1, "no root element; this is not an XML document"),
+        ("<a x=1/>", 1, 6, "the value of attribute 'x' must be quoted"),
+        ("<a>\n</a><b/>", 2, 5, "a second root element; a document has exactly one"),
+        ("<a>x & y</a>", 1, 6, "'&' does not start a reference; write &amp;"),
+        ("<p:a/>", 1, 1, "undeclared namespace prefix 'p' in <p:a>"),
+        ("<a><!-- open", 1, 4, "unexpected end of file inside a comment"),
+        ("<a>&#0;</a>", 1, 4, "character reference '&#0;' is not a legal XML character"),
+    ])
+    func reportsLineColumnAndReason(doc: String, line: Int, column: Int, reason: String) {
+        for chunk in [1, 3, 4096] {
+            #expect(xmlError(doc, chunk: chunk) == .malformedXML(line: line, column: column, reason: reason), "chunk \(chunk)")
+        }
+    }
+}

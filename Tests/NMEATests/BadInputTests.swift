@@ -1,0 +1,121 @@
+import Foundation
+import NMEA
+import Testing
+import TreesKit
+
+@Suite struct BadInputTests {
+    static let gga = sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+
+    @Test func badAndMissingChecksumsAreSkippedWithTheirLine() {
+        let bad = "$GPGGA,101501.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,*00\r\n"
+        let missing = "$GPGGA,101502.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,\r\n"
+        let r = readFixes(Self.gga + bad + missing)
+        #expect(r.fixes.count == 1)
+        #expect(r.statistics.badChecksum == 1)
+        #expect(r.statistics.missingChecksum == 1)
+        #expect(r.statistics.diagnostics.map(\.line) == [2, 3])
+        #expect(r.statistics.diagnostics[0].reason == .badChecksum)
+        #expect(r.statistics.diagnostics[0].detail.hasPrefix("expected "))
+    }
+
+    @Test func commentsBlankLinesAndJunkBetweenSentences() {
+        let junk: [UInt8] = [0x00, 0xFF, 0xB5, 0x62, 0x01, 0x07, 0x00, 0x0D, 0x0A]
+        var bytes = Array("# a comment\n\n".utf8)
+        bytes += junk + Array(Self.gga.utf8) + [0, 0, 0] + Array("\n".utf8) + Array(sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A").utf8)
+        let r = readFixes(bytes)
+        #expect(r.fixes.count == 1)
+        #expect(r.fixes.first?.time == utc(2025, 3, 15, 10, 15, 0))
+        #expect(r.statistics.comments == 1)
+        #expect(r.statistics.skippedByReason[.binaryData] == 2)
+        #expect(r.statistics.lines == 6)
+    }
+
+    @Test func doubledDollarIsRead() {
+        let r = readFixes("$" + Self.gga)
+        #expect(r.fixes.count == 1)
+        #expect(r.statistics.skipped == 0)
+    }
+
+    @Test func aDollarInsideASentenceStartsANewOne() {
+        // As in triton400.log: a GGA cut short by a GLL on the same line.
+        let text = "$GPGGA,030130" + sentence("GPGLL,2638.1728,N,08011.3893,W,030131.000,A,A")
+        let r = readFixes(text)
+        #expect(r.statistics.skippedByReason[.collision] == 1)
+        #expect(r.statistics.sentences == 1)
+        #expect(r.fixes.count == 1)
+    }
+
+    @Test func overlongSentencesAndLinesAreSkipped() {
+        let long = sentence("GPGGA," + String(repeating: "1", count: 200))
+        let endless = String(repeating: "x", count: 10_000) + "\n"
+        let r = readFixes(long + endless + Self.gga, chunk: 100)
+        #expect(r.fixes.count == 1)
+        #expect(r.statistics.skippedByReason[.overlong] == 2)
+    }
+
+    @Test func proprietaryAISUnknownAndNonstandardAreCounted() {
+        let text = sentence("PGRME,15.0,M,45.0,M,25.0,M") + "!AIVDM,1,1,,B,13aGhtw0R<OJf=6LgQ?Ad1FF05`L,0*24\r\n"
+            + sentence("IIMWV,57.5,R,13.0,N,A") + sentence("SkyTraq,1,2") + Self.gga
+        let r = readFixes(text)
+        #expect(r.fixes.count == 1)
+        #expect(r.statistics.proprietary == 1)
+        #expect(r.statistics.ais == 1)
+        #expect(r.statistics.unknown == 2)
+        #expect(r.statistics.skippedByReason[.nonstandard] == 1)
+    }
+
+    @Test(arguments: [
+        "GPGGA,101500.00,9100.0000,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,",
+        "GPGGA,101500.00,4807.0380,N,18100.0000,E,1,08,0.9,545.4,M,46.9,M,,",
+        "GPGGA,101500.00,4807.0380,X,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,",
+        "GPGGA,1015xx.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,",
+        "GPGGA,251500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,",
+        "GPGGA,101500.00,4807.0380,N,01131.3240,E,1,eight,0.9,545.4,M,46.9,M,,",
+        "GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,high,M,46.9,M,,",
+        "GPRMC,101500.00,A,4807.0380,N,01131.3240,E,fast,,150325,,,A",
+        "GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,321325,,,A",
+        "GPGSA,A,3,04,05",
+    ])
+    func malformedFieldsSkipTheWholeSentence(body: String) {
+        let r = readFixes(sentence(body))
+        #expect(r.fixes.isEmpty)
+        #expect(r.statistics.malformed == 1)
+        #expect(r.statistics.diagnostics.first?.line == 1)
+    }
+
+    @Test func timeGoingBackwardsIsReportedAndCounted() {
+        let text = sentence("GPRMC,101502.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+            + sentence("GPRMC,101501.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+        let r = readFixes(text)
+        #expect(r.fixes.map(\.time) == [utc(2025, 3, 15, 10, 15, 2), utc(2025, 3, 15, 10, 15, 1)])
+        #expect(r.statistics.timeRegressions == 1)
+    }
+
+    @Test func midnightRollsTheDateOver() {
+        let text = sentence("GPRMC,235959.00,A,4807.0380,N,01131.3240,E,0.0,,311224,,,A")
+            + sentence("GPGGA,000000.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            + sentence("GPGGA,000001.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+        let r = readFixes(text)
+        #expect(r.fixes.map(\.time) == [utc(2024, 12, 31, 23, 59, 59), utc(2025, 1, 1, 0, 0, 0), utc(2025, 1, 1, 0, 0, 1)])
+    }
+
+    @Test func twoDigitYearsFollowGpsd() {
+        let r = readFixes(sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,150399,,,A"))
+        #expect(r.fixes.first?.time == utc(1999, 3, 15, 10, 15, 0))
+    }
+
+    @Test func noNMEAAtAllGivesNothing() {
+        let r = readFixes(Array("hello\nworld\n".utf8) + [0, 1, 2, 3])
+        #expect(r.fixes.isEmpty)
+        #expect(r.statistics.sentences == 0)
+        #expect(r.statistics.skippedByReason[.garbage] == 2)
+    }
+
+    @Test func diagnosticsAreCappedButCounted() {
+        let bad = "$GPGGA,1*00\n"
+        let r = readFixes(String(repeating: bad, count: NMEAStatistics.diagnosticLimit + 5))
+        #expect(r.statistics.diagnostics.count == NMEAStatistics.diagnosticLimit)
+        #expect(r.statistics.diagnosticsDropped == 5)
+        #expect(r.statistics.badChecksum == NMEAStatistics.diagnosticLimit + 5)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import TreesKit
+@testable import TreesStore
+
+/// The store against real temporary SQLite files.
+@Suite struct TreeStoreTests {
+    let folder: String
+    let path: String
+    static let t0 = Date(timeIntervalSince1970: 1_777_777_777)
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
+        path = folder + "/nested/trees.sqlite"
+    }
+
+    func open() throws -> TreeStore { try TreeStore(path: path, clock: .fixed(Self.t0)) }
+
+    func tree(_ species: String, lat: Double = 50, lon: Double = 8, at offset: TimeInterval = 0, id: UUID = UUID()) -> Tree {
+        Tree(id: id, coordinate: Coordinate(latitude: lat, longitude: lon), species: species, createdAt: Self.t0 + offset)
+    }
+
+    @Test func migratesFromEmptyWithWALAndForeignKeys() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        let (tables, journal, fk, appID) = try store.queue.read { db in
+            (try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name"),
+             try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+             try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
+             try Int32.fetchOne(db, sql: "PRAGMA application_id"))
+        }
+        #expect(tables == ["collection", "photo", "preference", "tree", "treeHistory"])
+        #expect(journal == "wal")
+        #expect(fk == 1)
+        #expect(appID == Schema.applicationID)
+        let columns = try store.queue.read { db in try db.columns(in: "tree").map(\.name) }
+        #expect(columns == Tree.storageColumns)
+        // Reopening applies nothing new and keeps the data.
+        try store.write { try $0.insert(tree("Apple")) }
+        let again = try open()
+        #expect(try again.trees().map(\.species) == ["Apple"])
+    }
+
+    @Test func roundTripsEveryField() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        let c = try store.write { try $0.createCollection(named: "North Block") }
+        let original = Tree(
+            coordinate: Coordinate(latitude: -33.8688197, longitude: 151.2092955), horizontalAccuracy: 3.25,
+            accuracySource: .gst, altitude: 58.4, ellipsoidHeight: 80.1, species: "Apple", variety: "Gala",
+            rootstock: "M9", notes: "north-east corner", collectionID: c.id, createdAt: Self.t0, updatedAt: Self.t0 + 5,
+            capture: CaptureInfo(fixTime: Self.t0 - 1, fixMode: .threeD, satellites: 11, hdop: 0.8, averagedEpochs: 10,
+                                 locationSource: "replay:SampleTracks/orchard-walk.nmea"))
+        try store.write { try $0.insert(original) }
+        #expect(try store.tree(matching: original.shortID) == original)
+    }
+
+    @Test func collectionNamesAreUniqueIgnoringCase() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        _ = try store.write { try $0.createCollection(named: "Äpfel Nord") }
+        #expect(throws: StoreError.duplicateCollection("north")) {
+            _ = try store.write { w in _ = try w.createCollection(named: "North"); return try w.createCollection(named: "north") }
+        }
+        // The failed transaction left nothing behind, not even the first of its two collections.
+        #expect(try store.collections().map(\.collection.name) == ["Äpfel Nord"])
+        #expect(throws: StoreError.invalidCollectionName(" ")) { _ = try store.write { try $0.createCollection(named: " ") } }
+        _ = try store.write { try $0.createCollection(named: "West") }
+        #expect(throws: StoreError.duplicateCollection("WEST")) { _ = try store.write { try $0.renameCollection("Äpfel Nord", to: "WEST") } }
+        // Renaming to a different case of its own name is allowed.
+        #expect(try store.write { try $0.renameCollection("west", to: "WEST") }.name == "WEST")
+    }
+
+    @Test func deletingACollectionKeepsItsTrees() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        let c = try store.write { try $0.createCollection(named: "Block A") }
+        var a = tree("Apple"); a.collectionID = c.id
+        var b = tree("Pear", at: 1); b.collectionID = c.id
+        try store.write { w in try w.insert(a); try w.insert(b); try w.setPreference(.lastCollection, c.id.uuidString.lowercased()) }
+        #expect(try store.collections().first?.treeCount == 2)
+        #expect(try store.write { try $0.deleteCollection(named: "block a") } == 2)
+        let trees = try store.trees()
+        #expect(trees.map(\.species) == ["Pear", "Apple"])
+        #expect(trees.allSatisfy { $0.collectionID == nil })
+        #expect(try store.preference(.lastCollection) == nil)
+    }
+
+    @Test func prefixLookup() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        let ids = ["abcdef01-0000-4000-8000-000000000001", "abcdef01-0000-4000-8000-000000000002", "abc00000-0000-4000-8000-000000000003"]
+            .compactMap(UUID.init(uuidString:))
+        try store.write { w in for (i, id) in ids.enumerated() { try w.insert(tree("Oak \(i)", id: id)) } }
+        #expect(try store.tree(matching: "ABC0").id == ids[2])
+        #expect(try store.tree(matching: "abcdef0100004000800000000000000 2".replacingOccurrences(of: " ", with: "")).id == ids[1])
+        #expect(try store.tree(matching: "abcdef01-0000-4000-8000-000000000001").id == ids[0])
+        #expect(throws: StoreError.ambiguousTree(prefix: "abcdef", candidates: [
+            "abcdef01-0000-4000-8000-000000000001 (Oak 0)", "abcdef01-0000-4000-8000-000000000002 (Oak 1)",
+        ])) { try store.tree(matching: "abcdef") }
+        #expect(throws: StoreError.unknownTree("abd")) { try store.tree(matching: "abd") }
+        #expect(throws: StoreError.invalidID("g1")) { try store.tree(matching: "g1") }
+    }
+
+    @Test func twoConnectionsWriteConcurrently() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try open()
+        let second = try open()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (n, store) in [first, second].enumerated() {
+                group.addTask {
+                    for i in 0..<100 {
+                        try store.write { try $0.insert(Tree(coordinate: Coordinate(latitude: 1, longitude: 2), species: "S\(n)-\(i)", createdAt: Self.t0)) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try first.read { try $0.count() } == 200)
+    }
+
+    @Test func refusesOtherFilesWithoutTouchingThem() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let text = folder + "/text.sqlite"
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: text))
+        #expect(throws: StoreError.notATreesDatabase(path: text, reason: "file is not a database")) { try TreeStore(path: text) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: text)) == Data("hello".utf8))
+    }
+
+    @Test func nearbyTreesOfTheSameSpecies() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try open()
+        let origin = Coordinate(latitude: 47.1, longitude: 8.2)
+        let close = Geodesy.coordinate(east: 3, north: 4, from: origin)       // 5 m away
+        let far = Geodesy.coordinate(east: 30, north: 40, from: origin)       // 50 m away
+        try store.write { w in
+            try w.insert(tree("Apple", lat: close.latitude, lon: close.longitude))
+            try w.insert(tree("apple", lat: far.latitude, lon: far.longitude))
+            try w.insert(tree("Pear", lat: close.latitude, lon: close.longitude))
+        }
+        let found = try store.read { try $0.trees(species: "APPLE", near: origin, within: 6) }
+        #expect(found.map(\.species) == ["Apple"])
+        #expect(try store.read { try $0.trees(species: "Apple", near: origin, within: 4.9) }.isEmpty)
+    }
+}
