@@ -30,8 +30,9 @@ struct GPSDGST: Sendable, Equatable {
 ///    the accuracy is `AccuracyModel.radius95(hdop:differential:)` of *this* epoch's HDOP,
 ///    source `.dop`. gpsd 3.22 computes `eph` before it has read the epoch's GSA, so its figure
 ///    lags one epoch behind; recomputing from the epoch's own HDOP gives the same figure the
-///    NMEA reader gives for the same log. Without any HDOP, an NMEA receiver's `eph` is taken
-///    as it is, still as `.dop`.
+///    NMEA reader gives for the same log. Right after an epoch without a SKY report (a gap in
+///    the fix) gpsd's `eph` rests on an HDOP it never reported, so it is not checked. Without any
+///    HDOP, an NMEA receiver's `eph` is taken as it is, still as `.dop`.
 /// 3. **Receiver.** Otherwise gpsd's `eph` is the receiver's own estimate (binary protocols such
 ///    as u-blox UBX or SiRF), source `.receiver`.
 ///
@@ -41,7 +42,8 @@ enum GPSDAccuracyRule {
     static let tolerance = 0.0051
 
     static func accuracy(
-        eph: Double?, gst: GPSDGST?, hdop: Double?, previousHDOP: Double?, differential: Bool, nmeaDriver: Bool
+        eph: Double?, gst: GPSDGST?, hdop: Double?, previousHDOP: Double?, previousKnown: Bool = true,
+        differential: Bool, nmeaDriver: Bool
     ) -> (metres: Double?, source: AccuracySource?) {
         if let gst, gst.sigmaLatitude.isFinite, gst.sigmaLongitude.isFinite, gst.sigmaLatitude >= 0, gst.sigmaLongitude >= 0 {
             return (AccuracyModel.radius95(sigmaLatitude: gst.sigmaLatitude, sigmaLongitude: gst.sigmaLongitude), .gst)
@@ -50,6 +52,11 @@ enum GPSDAccuracyRule {
             if let eph {
                 let candidates = [hdop, previousHDOP].compactMap { $0 }
                 if candidates.isEmpty { return (eph, .dop) }
+                // After an epoch without a SKY report (no fix, no GSA) gpsd's eph rests on an HDOP
+                // it never reported; it cannot be checked, and an NMEA receiver has no other source.
+                if !previousKnown, let hdop {
+                    return (AccuracyModel.radius95(hdop: hdop, differential: differential), .dop)
+                }
                 let matches = candidates.contains { h in
                     abs(eph - h * AccuracyModel.ueresGPS) <= tolerance || abs(eph - h * AccuracyModel.ueresDGPS) <= tolerance
                 }
@@ -94,6 +101,8 @@ struct GPSDCycleAssembler {
     private var previousHDOP: Double?
     private var recentGST: [GPSDGST] = []
     private var hadPosition: Bool?
+    /// Whether the last epoch given out had a SKY report of its own.
+    private var lastEpochHadSky = true
 
     init(lastTime: Date? = nil) { self.lastTime = lastTime }
 
@@ -103,6 +112,7 @@ struct GPSDCycleAssembler {
     /// Forgets the state of a connection (not `lastTime`): call after reconnecting.
     mutating func reset() {
         pending = nil; lastSky = nil; previousHDOP = nil; recentGST = []; hadPosition = nil; drivers = [:]
+        lastEpochHadSky = true
     }
 
     /// A TPV report. `fix` carries gpsd's values without DOPs and accuracy.
@@ -159,8 +169,9 @@ struct GPSDCycleAssembler {
         let gst = recentGST.last { $0.time == time }
         let previous = p.skyAfter != nil ? p.skyBefore?.hdop : p.previousHDOP
         let acc = GPSDAccuracyRule.accuracy(
-            eph: fix.eph, gst: gst, hdop: sky?.hdop, previousHDOP: previous,
+            eph: fix.eph, gst: gst, hdop: sky?.hdop, previousHDOP: previous, previousKnown: lastEpochHadSky,
             differential: fix.status.isDifferential, nmeaDriver: nmea)
+        lastEpochHadSky = p.skyAfter != nil
         if fix.hasPosition {
             fix.horizontalAccuracy = acc.metres
             fix.accuracySource = acc.metres == nil ? nil : acc.source

@@ -189,7 +189,9 @@ struct GPSDConnection {
         trees_clear_errno()
         let opened = gps_open(config.host, String(config.port), data)
         if opened != 0 {
-            return Result(end: .failedToConnect(reason: libgpsReason(trees_errno())), lastTime: lastTime)
+            let code = trees_errno()
+            let reason = probe(host: config.host, port: config.port) ?? libgpsReason(code)
+            return Result(end: .failedToConnect(reason: reason), lastTime: lastTime)
         }
         defer { gps_close(data) }
         let watched: Int32
@@ -229,6 +231,31 @@ struct GPSDConnection {
         }
         gps_stream(data, trees_gps_unwatch_flags(), nil)
         return Result(end: .cancelled, lastTime: reader.assembler.lastTime)
+    }
+
+    /// Why a TCP connection to `host:port` fails, in the system's words ("Connection refused"),
+    /// or nil if it succeeds. libgps reports only its own "can't connect to host/port pair".
+    static func probe(host: String, port: Int) -> String? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        if status != 0 {
+            return "cannot resolve \(host): " + String(cString: gai_strerror(status))
+        }
+        defer { freeaddrinfo(list) }
+        var lastError: Int32 = 0
+        var entry = list
+        while let info = entry {
+            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+            if fd >= 0 {
+                defer { close(fd) }
+                if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return nil }
+                lastError = errno
+            }
+            entry = info.pointee.ai_next
+        }
+        return lastError == 0 ? nil : String(cString: strerror(lastError))
     }
 
     /// Text for an errno value or one of libgps' own negative codes.
@@ -278,8 +305,10 @@ struct GPSDReportReader {
             if dev.activated.tv_sec == 0 && dev.activated.tv_nsec == 0 && !text.contains("\"driver\"") {
                 let known = devices.first { $0.path == info.path } ?? info
                 devices.removeAll { $0.path == info.path }
+                // The device's last epoch is complete: give it out while its driver is still known.
+                let held = assembler.quiet()
                 assembler.drivers[info.path] = nil
-                return [.deviceRemoved(known)]
+                return held + [.deviceRemoved(known)]
             }
             if let driver = info.driver { assembler.drivers[info.path] = driver }
             if let i = devices.firstIndex(where: { $0.path == info.path }) {

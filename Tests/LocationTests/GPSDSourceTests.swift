@@ -58,8 +58,8 @@ extension Duration {
 @Suite(.serialized) struct GPSDSourceTests {
     /// Compares fixes from gpsd with the log they were fed from: positions exactly (to the nine
     /// decimals gpsd's JSON carries), accuracy by the rule.
-    func expectMatches(_ fixes: [Fix], log: String, minimum: Int) throws {
-        let epochs = try FixtureEpoch.read(log)
+    func expectMatches(_ fixes: [Fix], log: String, alsoFrom other: String? = nil, minimum: Int) throws {
+        let epochs = try FixtureEpoch.read(log) + (other.map(FixtureEpoch.read) ?? [])
         let withPosition = fixes.filter(\.hasPosition)
         #expect(withPosition.count >= minimum)
         let times = fixes.compactMap(\.time)
@@ -163,7 +163,7 @@ extension Duration {
         #expect(clock.sleeps.prefix(2) == [.seconds(1), .seconds(2)])
         // Fixes flow again after the reconnection; the overlap of the two logs is not repeated.
         #expect(events[lostAt...].fixes.count >= 15)
-        try expectMatches(events.fixes, log: resume, minimum: 20)
+        try expectMatches(events.fixes, log: resume, alsoFrom: first, minimum: 20)
         #expect(events.fixes.last?.time == last)
     }
 }
