@@ -163,18 +163,8 @@ struct GPSDConnection {
     static func run(
         config: Config, lastTime: Date?, out: AsyncThrowingStream<LocationEvent, any Error>.Continuation
     ) async -> Result {
-        let stop = StopFlag()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (done: CheckedContinuation<Result, Never>) in
-                let thread = Thread {
-                    let result = GPSDConnection.session(config: config, lastTime: lastTime, stop: stop, out: out)
-                    done.resume(returning: result)
-                }
-                thread.name = "gpsd \(config.host):\(config.port)"
-                thread.start()
-            }
-        } onCancel: {
-            stop.set()
+        await onThread(named: "gpsd \(config.host):\(config.port)") { stop in
+            GPSDConnection.session(config: config, lastTime: lastTime, stop: stop, out: out)
         }
     }
 
