@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the small NMEA logs the location tests feed to gpsd through gpsfake.
 
-Each epoch is RMC, GGA, GSA, GSV and (unless --no-gst) GST, one second apart, dated 2025-06-14.
+Each epoch is GGA, GSA, GSV, GST (unless --no-gst) and RMC, one second apart, dated 2025-06-14;
+with --rmc-first it is RMC, GGA, GSA, GSV, GST, so GST comes after the epoch's last timed sentence.
 A walk through an orchard: accuracy settles over the first epochs, then the walker moves
 north-east at about 1 m/s. With --loss A:B the epochs A..B-1 have no fix.
 """
@@ -34,6 +35,7 @@ def main():
     p.add_argument("--start", type=int, default=0, help="first epoch number (seconds after 09:00:00)")
     p.add_argument("--no-gst", action="store_true")
     p.add_argument("--loss", default=None)
+    p.add_argument("--rmc-first", action="store_true")
     a = p.parse_args()
     loss = range(0)
     if a.loss:
@@ -59,13 +61,19 @@ def main():
         ew = "E" if lon >= 0 else "W"
         slat, slon = ddmm(lat, 2), ddmm(lon, 3)
         if lost:
-            out.write(sentence("GPRMC,%s,V,,,,,,,140625,,,N" % t))
+            rmc = sentence("GPRMC,%s,V,,,,,,,140625,,,N" % t)
+            if a.rmc_first:
+                out.write(rmc)
             out.write(sentence("GPGGA,%s,,,,,0,00,99.99,,,,,," % t))
             out.write(sentence("GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99"))
+            if not a.rmc_first:
+                out.write(rmc)
             continue
         knots = 1.36 if moving else 0.0
         course = 45.0 if moving else 0.0
-        out.write(sentence("GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,140625,,,A" % (t, slat, ns, slon, ew, knots, course)))
+        rmc = sentence("GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,140625,,,A" % (t, slat, ns, slon, ew, knots, course))
+        if a.rmc_first:
+            out.write(rmc)
         out.write(sentence("GPGGA,%s,%s,%s,%s,%s,1,%02d,%.2f,%.1f,M,47.0,M,,"
                            % (t, slat, ns, slon, ew, sats, hdop, alt)))
         used = [2, 5, 7, 9, 13, 15, 18, 20, 24, 27, 29, 30][:sats]
@@ -81,6 +89,8 @@ def main():
         if not a.no_gst:
             out.write(sentence("GPGST,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f"
                                % (t, 4.2, sigma_lat + 0.5, sigma_lon, 12.0, sigma_lat, sigma_lon, 2 * sigma_lat)))
+        if not a.rmc_first:
+            out.write(rmc)
 
 
 main()

@@ -13,7 +13,9 @@ struct GPSDSky: Sendable, Equatable {
 
 /// The error statistics of one GST report (per-axis 1-σ, metres).
 struct GPSDGST: Sendable, Equatable {
-    var time: Date
+    /// Nil when gpsd does not know the date yet (its first cycle): such a GST belongs to the
+    /// epoch in progress.
+    var time: Date?
     var sigmaLatitude: Double
     var sigmaLongitude: Double
 }
@@ -76,11 +78,16 @@ enum GPSDAccuracyRule {
 
 /// Turns gpsd's reports into one fix per receiver epoch.
 ///
-/// gpsd reports a receiver cycle as a burst: TPV, then SKY (DOPs, satellites used), then GST,
-/// in that order for NMEA receivers once gpsd has learned the cycle; while it is still learning
-/// (the first epoch) it sends one TPV per sentence, each more complete than the last. So a TPV is
-/// held until its epoch is complete — a GST with the same time arrives, a TPV with a later time
-/// arrives, or the burst ends (`quiet()`) — and the latest TPV for that time is the one used.
+/// gpsd reports a receiver cycle when the sentence that ends it arrives, so the order of TPV,
+/// SKY (DOPs, satellites used) and GST within a cycle follows the receiver's sentence order:
+/// a receiver ending its cycle with RMC gives SKY, GST, TPV; one starting with RMC gives TPV, SKY,
+/// GST. While gpsd is still learning the cycle (the first epoch) it sends one TPV per sentence,
+/// each more complete than the last. So a TPV is held until its epoch is complete and the latest
+/// TPV for that time is the one used:
+/// - a GST with the TPV's time completes it, with a SKY that came between the two;
+/// - a GST or TPV with a later time completes it with the SKY that came before it;
+/// - the end of the burst of reports (`quiet()`, no report for a few hundred milliseconds, which
+///   separates the cycles of a real receiver) completes it with a SKY that came after it, if any.
 /// Fixes whose time is not after the last one given out are dropped, so the output never goes
 /// back in time or repeats, across reconnections too.
 struct GPSDCycleAssembler {
@@ -88,8 +95,9 @@ struct GPSDCycleAssembler {
         var fix: Fix
         var device: String?
         var skyBefore: GPSDSky?
+        /// A SKY arrived between the previous TPV and this one.
+        var freshSkyBefore: Bool
         var skyAfter: GPSDSky?
-        var previousHDOP: Double?
     }
 
     /// Driver names by device path, from DEVICES and DEVICE reports.
@@ -98,8 +106,9 @@ struct GPSDCycleAssembler {
     private(set) var lastTime: Date?
     private var pending: Pending?
     private var lastSky: GPSDSky?
-    private var previousHDOP: Double?
+    private var skySinceTPV = false
     private var recentGST: [GPSDGST] = []
+    private var untimedGST: GPSDGST?
     private var hadPosition: Bool?
     /// Whether the last epoch given out had a SKY report of its own.
     private var lastEpochHadSky = true
@@ -111,7 +120,7 @@ struct GPSDCycleAssembler {
 
     /// Forgets the state of a connection (not `lastTime`): call after reconnecting.
     mutating func reset() {
-        pending = nil; lastSky = nil; previousHDOP = nil; recentGST = []; hadPosition = nil; drivers = [:]
+        pending = nil; lastSky = nil; skySinceTPV = false; recentGST = []; untimedGST = nil; hadPosition = nil; drivers = [:]
         lastEpochHadSky = true
     }
 
@@ -122,19 +131,21 @@ struct GPSDCycleAssembler {
         if var p = pending {
             if p.fix.time == time, p.device == device {
                 p.fix = fix
+                if p.skyAfter != nil { p.skyBefore = p.skyAfter; p.skyAfter = nil }
                 pending = p
                 return []
             }
-            out = finish()
+            out = finish(sky: p.skyBefore)
         }
-        pending = Pending(fix: fix, device: device, skyBefore: lastSky, skyAfter: nil, previousHDOP: previousHDOP)
+        pending = Pending(fix: fix, device: device, skyBefore: lastSky, freshSkyBefore: skySinceTPV, skyAfter: nil)
+        skySinceTPV = false
         return out
     }
 
     /// A SKY report.
     mutating func sky(_ sky: GPSDSky) -> [LocationEvent] {
-        if let hdop = lastSky?.hdop { previousHDOP = hdop }
         lastSky = sky
+        skySinceTPV = true
         if var p = pending {
             if let t = sky.time, let ft = p.fix.time, t != ft { return [] }
             p.skyAfter = sky
@@ -143,35 +154,44 @@ struct GPSDCycleAssembler {
         return []
     }
 
-    /// A GST report: completes a held TPV of the same time.
+    /// A GST report: completes a held TPV.
     mutating func gst(_ gst: GPSDGST) -> [LocationEvent] {
+        guard let gstTime = gst.time else {
+            untimedGST = gst
+            return []
+        }
         recentGST.append(gst)
         if recentGST.count > 4 { recentGST.removeFirst(recentGST.count - 4) }
-        if let p = pending, p.fix.time == gst.time { return finish() }
+        guard let p = pending, let t = p.fix.time else { return [] }
+        if t == gstTime { return finish(sky: p.skyAfter ?? p.skyBefore) }
+        if gstTime > t { return finish(sky: p.skyBefore) }
         return []
     }
 
     /// The burst of reports has ended: gives out a held TPV.
-    mutating func quiet() -> [LocationEvent] { pending == nil ? [] : finish() }
+    mutating func quiet() -> [LocationEvent] {
+        guard let p = pending else { return [] }
+        return finish(sky: p.skyAfter ?? p.skyBefore)
+    }
 
-    private mutating func finish() -> [LocationEvent] {
+    private mutating func finish(sky: GPSDSky?) -> [LocationEvent] {
         guard let p = pending else { return [] }
         pending = nil
         var fix = p.fix
         guard let time = fix.time else { return [] }
         if let last = lastTime, time <= last { return [] }
-        let sky = p.skyAfter ?? p.skyBefore
         fix.hdop = sky?.hdop
         fix.vdop = sky?.vdop
         fix.pdop = sky?.pdop
         fix.satellitesUsed = sky?.satellitesUsed
         let nmea = p.device.flatMap { drivers[$0] } == "NMEA0183"
-        let gst = recentGST.last { $0.time == time }
-        let previous = p.skyAfter != nil ? p.skyBefore?.hdop : p.previousHDOP
+        let gst = recentGST.last { $0.time == time } ?? untimedGST
+        untimedGST = nil
+        // gpsd computed eph with the DOPs it held when it sent the TPV: the SKY before it.
         let acc = GPSDAccuracyRule.accuracy(
-            eph: fix.eph, gst: gst, hdop: sky?.hdop, previousHDOP: previous, previousKnown: lastEpochHadSky,
+            eph: fix.eph, gst: gst, hdop: sky?.hdop, previousHDOP: p.skyBefore?.hdop, previousKnown: lastEpochHadSky,
             differential: fix.status.isDifferential, nmeaDriver: nmea)
-        lastEpochHadSky = p.skyAfter != nil
+        lastEpochHadSky = p.freshSkyBefore || p.skyAfter != nil
         if fix.hasPosition {
             fix.horizontalAccuracy = acc.metres
             fix.accuracySource = acc.metres == nil ? nil : acc.source

@@ -324,9 +324,9 @@ struct GPSDReportReader {
         case "GST":
             let g = trees_gps_gst(data).pointee
             let t = trees_timespec_seconds(g.utctime)
-            guard t.isFinite else { return [] }
             return assembler.gst(GPSDGST(
-                time: Date(timeIntervalSince1970: t), sigmaLatitude: g.lat_err_deviation, sigmaLongitude: g.lon_err_deviation))
+                time: t.isFinite ? Date(timeIntervalSince1970: t) : nil,
+                sigmaLatitude: g.lat_err_deviation, sigmaLongitude: g.lon_err_deviation))
         case "ERROR":
             return [.warning("gpsd: " + String(cString: trees_gps_error(data)))]
         default:

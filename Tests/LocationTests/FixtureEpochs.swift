@@ -41,21 +41,28 @@ struct FixtureEpoch {
             let rounded = (d * 1e9).rounded() / 1e9
             return hemisphere == "S" || hemisphere == "W" ? -rounded : rounded
         }
+        func index(_ t: Date) -> Int {
+            if let i = epochs.firstIndex(where: { $0.time == t }) { return i }
+            epochs.append(FixtureEpoch(time: t))
+            return epochs.count - 1
+        }
         for line in text.split(whereSeparator: \.isNewline) {
             let body = line.dropFirst().prefix { $0 != "*" }
             let f = body.split(separator: ",", omittingEmptySubsequences: false)
             switch f[0] {
             case "GPRMC":
-                epochs.append(FixtureEpoch(time: time(f[1])))
+                _ = index(time(f[1]))
             case "GPGGA":
+                let i = index(time(f[1]))
                 guard f[6] != "0" else { continue }
-                epochs[epochs.count - 1].coordinate = Coordinate(latitude: degrees(f[2], f[3]), longitude: degrees(f[4], f[5]))
-                epochs[epochs.count - 1].satellitesUsed = Int(f[7])
-                epochs[epochs.count - 1].hdop = Double(f[8])
-                epochs[epochs.count - 1].altitudeMSL = Double(f[9])
+                epochs[i].coordinate = Coordinate(latitude: degrees(f[2], f[3]), longitude: degrees(f[4], f[5]))
+                epochs[i].satellitesUsed = Int(f[7])
+                epochs[i].hdop = Double(f[8])
+                epochs[i].altitudeMSL = Double(f[9])
             case "GPGST":
-                epochs[epochs.count - 1].sigmaLatitude = Double(f[6])
-                epochs[epochs.count - 1].sigmaLongitude = Double(f[7])
+                let i = index(time(f[1]))
+                epochs[i].sigmaLatitude = Double(f[6])
+                epochs[i].sigmaLongitude = Double(f[7])
             default:
                 continue
             }

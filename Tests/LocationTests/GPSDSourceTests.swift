@@ -58,8 +58,10 @@ extension Duration {
 @Suite(.serialized) struct GPSDSourceTests {
     /// Compares fixes from gpsd with the log they were fed from: positions exactly (to the nine
     /// decimals gpsd's JSON carries), accuracy by the rule.
-    func expectMatches(_ fixes: [Fix], log: String, alsoFrom other: String? = nil, minimum: Int) throws {
+    func expectMatches(_ fixes: [Fix], log: String, alsoFrom other: String? = nil, minimum: Int, reader: Bool = true) throws {
         let epochs = try FixtureEpoch.read(log) + (other.map(FixtureEpoch.read) ?? [])
+        var readerByTime: [Date: Fix] = [:]
+        for f in try readerFixes(log) + (other.map(readerFixes) ?? []) { if let t = f.time { readerByTime[t] = f } }
         let withPosition = fixes.filter(\.hasPosition)
         #expect(withPosition.count >= minimum)
         let times = fixes.compactMap(\.time)
@@ -73,6 +75,15 @@ extension Duration {
             let expected = try #require(epoch.expectedAccuracy)
             #expect(fix.accuracySource == expected.1)
             #expect(abs((fix.horizontalAccuracy ?? -1) - expected.0) < 1e-9, "accuracy at \(epoch.time)")
+            // The NMEA reader, given the same log, agrees: the position to the nine decimals gpsd's
+            // JSON carries, the accuracy and its source exactly.
+            guard reader else { continue }
+            let fromReader = try #require(readerByTime[fix.time!], "the reader has an epoch at \(epoch.time)")
+            let (a, b) = (try #require(fix.coordinate), try #require(fromReader.coordinate))
+            #expect(abs(a.latitude - b.latitude) < 5e-10 && abs(a.longitude - b.longitude) < 5e-10)
+            #expect(fix.accuracySource == fromReader.accuracySource)
+            #expect(abs((fix.horizontalAccuracy ?? -1) - (fromReader.horizontalAccuracy ?? -2)) < 1e-9)
+            #expect(fix.mode == fromReader.mode && fix.satellitesUsed == fromReader.satellitesUsed && fix.hdop == fromReader.hdop)
         }
     }
 
@@ -92,6 +103,18 @@ extension Duration {
         #expect(events.contains { if case .deviceAdded(let d) = $0 { d.driver == "NMEA0183" } else { false } })
         try expectMatches(events.fixes, log: log, minimum: 25)
         #expect(events.fixes.last?.time == last)
+    }
+
+    /// GST after the epoch's last timed sentence: gpsd reports it after the TPV, matched by time.
+    @Test func gstReportedAfterItsTPVIsMatchedByTime() async throws {
+        guard GPSFake.isAvailable else { return }
+        let log = GPSFake.fixture("orchard-gst-last.nmea")
+        let fake = try GPSFake(log: log)
+        defer { fake.stop() }
+        let last = try FixtureEpoch.read(log).last!.time
+        let events = try await collect(GPSDSource(host: "127.0.0.1", port: fake.port)) { $0.fixes.last?.time == last }
+        try expectMatches(events.fixes, log: log, minimum: 25, reader: false)
+        #expect(events.fixes.filter(\.hasPosition).allSatisfy { $0.accuracySource == .gst })
     }
 
     @Test func withoutGSTTheDOPModelAndLossOfFixAreReported() async throws {
