@@ -128,13 +128,16 @@ struct GPSCommand: AsyncParsableCommand {
     }
 
     /// `--status`: waits for the source to say who it is, gathers the devices it names in the
-    /// next half second, prints them and ends.
+    /// next half second (up to 3 s while it names none or their drivers are unknown), prints them and ends.
     func printStatus(_ source: any LocationSource, terminal: Terminal) async throws {
         var version: String?
         var devices: [DeviceInfo] = []
         var connectedAt: ContinuousClock.Instant?
         loop: for try await input in Self.inputs(source, ticking: true, until: nil) {
-            if let at = connectedAt, ContinuousClock.now - at > .milliseconds(500) { break loop }
+            // Devices gpsd names in the next half second count too; while it names none, or has not
+            // identified a device's driver yet, wait up to 3 s.
+            let settling = devices.isEmpty || devices.contains { $0.driver == nil }
+            if let at = connectedAt, ContinuousClock.now - at > (settling ? .seconds(3) : .milliseconds(500)) { break loop }
             guard case let .event(event) = input else { continue }
             switch event {
             case let .connected(v, d):
