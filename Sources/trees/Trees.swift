@@ -15,6 +15,8 @@ struct Trees: AsyncParsableCommand {
         subcommands: [
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
             CollectionCommand.self, CaptureCommand.self, ReplayCommand.self,
+            ImportCommand.self, ExportCommand.self, InspectCommand.self,
+            PhotoCommand.self, StatsCommand.self,
         ]
     )
 
