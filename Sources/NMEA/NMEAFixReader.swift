@@ -47,14 +47,14 @@ public struct NMEAFixReader: Sendable {
         var pos = 0
         while pos < n {
             guard let hit = memchr(base + pos, 0x0A, n - pos) else {
-                appendCarry(base + pos, n - pos)
+                appendCarry(base + pos, n - pos, emit: emit)
                 return
             }
             let end = base.distance(to: UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)))
             if carry.isEmpty && carryDropped == 0 {
                 processLine(base + pos, end - pos, emit: emit)
             } else {
-                appendCarry(base + pos, end - pos)
+                appendCarry(base + pos, end - pos, emit: emit)
                 takeCarryLine(emit: emit)
             }
             pos = end + 1
@@ -69,8 +69,18 @@ public struct NMEAFixReader: Sendable {
 
     // MARK: lines
 
-    private mutating func appendCarry(_ p: UnsafePointer<UInt8>, _ count: Int) {
+    private mutating func appendCarry(_ p: UnsafePointer<UInt8>, _ count: Int, emit: (Fix) -> Void) {
         carry.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
+        if carry.count > Self.maximumCarry, let lastCR = carry.lastIndex(of: 0x0D) {
+            // Lines ended by CR alone: read the sentences so far as part of the current line.
+            var part = carry
+            carry = []
+            part.withUnsafeBufferPointer { b in
+                if let base = b.baseAddress { processLine(base, lastCR + 1, emit: emit, countsAsLine: false) }
+            }
+            part.removeFirst(lastCR + 1)
+            carry = part
+        }
         if carry.count > Self.maximumCarry {
             // Keep the tail, which may hold the start of a sentence; the rest is junk.
             let keep = Self.maximumSentenceLength + 2
@@ -96,9 +106,10 @@ public struct NMEAFixReader: Sendable {
     }
 
     /// One line without its LF.
-    mutating func processLine(_ p: UnsafePointer<UInt8>?, _ count: Int, emit: (Fix) -> Void, droppedBefore: Int = 0) {
-        statistics.lines += 1
-        let lineNumber = statistics.lines
+    mutating func processLine(_ p: UnsafePointer<UInt8>?, _ count: Int, emit: (Fix) -> Void, droppedBefore: Int = 0,
+                              countsAsLine: Bool = true) {
+        if countsAsLine { statistics.lines += 1 }
+        let lineNumber = statistics.lines + (countsAsLine ? 0 : 1)
         if droppedBefore > 0 {
             statistics.skip(.overlong, line: lineNumber, detail: "\(droppedBefore)+ bytes without a line break")
         }
