@@ -17,6 +17,7 @@ struct Trees: AsyncParsableCommand {
             CollectionCommand.self, CaptureCommand.self,
             PhotoCommand.self,
             StatsCommand.self,
+            MapCommand.self,
         ]
     )
 
