@@ -193,15 +193,17 @@ enum ByteParsing {
             second = s
             if i < end, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
                 i += 1
-                var scale = 0.1
-                var any = false
+                var digits: Int64 = 0
+                var count = 0
                 while i < end, b[i] &- UInt8(ascii: "0") < 10 {
-                    fraction += Double(b[i] &- UInt8(ascii: "0")) * scale
-                    scale /= 10
-                    any = true
+                    if count < 15 {
+                        digits = digits * 10 + Int64(b[i] &- UInt8(ascii: "0"))
+                        count += 1
+                    }
                     i += 1
                 }
-                guard any else { return nil }
+                guard count > 0 else { return nil }
+                fraction = Double(digits) / powersOfTen[count]
             }
         }
         guard hour <= 24, minute <= 59, second <= 60 else { return nil }

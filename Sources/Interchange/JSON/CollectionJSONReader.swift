@@ -1,0 +1,398 @@
+import Foundation
+import TreesKit
+
+/// A collection as read from a collection JSON file.
+public struct ImportedCollection: Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var createdAt: Date?
+    public var updatedAt: Date?
+    public var line: Int
+}
+
+/// What the collection JSON reader reports, in document order.
+public enum CollectionJSONEvent: Sendable, Equatable {
+    case collection(ImportedCollection)
+    case tree(ImportedTree)
+}
+
+/// Reads collection JSON as a stream: ours, the iOS Tree Tracker's `{collections, trees}` export,
+/// and its older bare array of trees.
+///
+/// Only one tree (or collection) is held in memory at a time, so a huge `trees` array streams.
+/// Everything else at the top level is read and ignored. Errors name line and column: invalid JSON,
+/// the wrong shape, a missing required field (`id`, `latitude`, `longitude`, `species` for trees;
+/// `id`, `name` for collections), a bad UUID, date, number or base64 photo.
+///
+/// Nothing from the file ever becomes a path: photos are taken as bytes only.
+public struct CollectionJSONReader {
+    private var tokenizer = JSONTokenizer()
+    private var builder = CollectionJSONBuilder()
+
+    public init() {}
+
+    /// `exportedAt`, when the document has it (known once read past it).
+    public var exportedAt: Date? { builder.exportedAt }
+    /// The `format` key, when present.
+    public var format: String? { builder.format }
+
+    public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (CollectionJSONEvent) throws -> Void) throws {
+        try tokenizer.feed(chunk, to: &builder)
+        try drain(onEvent)
+    }
+
+    public mutating func finish(_ onEvent: (CollectionJSONEvent) throws -> Void) throws {
+        try tokenizer.finish(&builder)
+        try drain(onEvent)
+        if !builder.topIsArray && !builder.sawTrees {
+            throw InterchangeError.invalidContent(
+                line: 1, column: 1, reason: "no \"trees\" array; expected {\"collections\": [...], \"trees\": [...]} or an array of trees")
+        }
+    }
+
+    private mutating func drain(_ onEvent: (CollectionJSONEvent) throws -> Void) throws {
+        guard !builder.events.isEmpty else { return }
+        let events = builder.events
+        builder.events.removeAll(keepingCapacity: true)
+        for e in events { try onEvent(e) }
+    }
+
+    /// Reads a whole document held in memory.
+    public static func read(_ bytes: some Collection<UInt8>, _ onEvent: (CollectionJSONEvent) throws -> Void) throws {
+        var r = CollectionJSONReader()
+        try r.read(bytes, onEvent)
+        try r.finish(onEvent)
+    }
+}
+
+/// A JSON value with the position it started at; only built for one tree or collection at a time.
+indirect enum JSONValue {
+    case object([String: JSONValue], line: Int, column: Int)
+    case array([JSONValue], line: Int, column: Int)
+    case string(String, line: Int, column: Int)
+    case number(Double, line: Int, column: Int)
+    case bool(Bool, line: Int, column: Int)
+    case null(line: Int, column: Int)
+
+    var position: (line: Int, column: Int) {
+        switch self {
+        case .object(_, let l, let c), .array(_, let l, let c), .string(_, let l, let c), .number(_, let l, let c),
+             .bool(_, let l, let c), .null(let l, let c): (l, c)
+        }
+    }
+
+    var kind: String {
+        switch self {
+        case .object: "an object"
+        case .array: "an array"
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "true or false"
+        case .null: "null"
+        }
+    }
+}
+
+struct CollectionJSONBuilder: JSONHandler {
+    var events: [CollectionJSONEvent] = []
+    var exportedAt: Date?
+    var format: String?
+
+    /// Where the value being read sits in the document.
+    private enum Slot { case tree, collection, other }
+
+    private enum Partial {
+        case object([String: JSONValue], line: Int, column: Int, pendingKey: String?)
+        case array([JSONValue], line: Int, column: Int)
+    }
+
+    /// Depth of containers opened so far (0 outside everything).
+    private var depth = 0
+    private(set) var topIsArray = false
+    private(set) var sawTrees = false
+    private var topKey: String?
+    /// Containers being materialised (from depth 2 in an object document, depth 1 in a bare array).
+    private var partials: [Partial] = []
+    private var currentSlot = Slot.other
+
+    private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
+        .invalidContent(line: line, column: column, reason: reason)
+    }
+
+    /// The slot of a value starting at the current depth, when values there are to be materialised.
+    private func slotForNewValue() -> Slot? {
+        if topIsArray { return depth == 1 ? .tree : nil }
+        if depth == 2 {
+            switch topKey {
+            case "trees": return .tree
+            case "collections": return .collection
+            default: return .other
+            }
+        }
+        if depth == 1 { return .other }
+        return nil
+    }
+
+    private mutating func begin(_ p: Partial, line: Int, column: Int, isArray: Bool) throws {
+        if depth == 0 {
+            depth = 1
+            topIsArray = isArray
+            return
+        }
+        if partials.isEmpty {
+            if !topIsArray && depth == 1 {
+                // A top-level member: `trees` and `collections` must be arrays.
+                if (topKey == "trees" || topKey == "collections") && !isArray {
+                    throw fail("\"\(topKey ?? "")\" must be an array", line, column)
+                }
+                if topKey == "trees" || topKey == "collections" { depth += 1; return }
+            }
+            currentSlot = slotForNewValue() ?? .other
+            if topIsArray && depth == 1 && isArray {
+                throw fail("expected a tree object, found an array", line, column)
+            }
+        }
+        depth += 1
+        partials.append(p)
+    }
+
+    mutating func beginObject(line: Int, column: Int) throws {
+        try begin(.object([:], line: line, column: column, pendingKey: nil), line: line, column: column, isArray: false)
+    }
+
+    mutating func beginArray(line: Int, column: Int) throws {
+        try begin(.array([], line: line, column: column), line: line, column: column, isArray: true)
+    }
+
+    private mutating func end() throws {
+        depth -= 1
+        guard let p = partials.popLast() else {
+            if depth == 1 && !topIsArray { topKey = nil }
+            return
+        }
+        let value: JSONValue
+        switch p {
+        case .object(let d, let l, let c, _): value = .object(d, line: l, column: c)
+        case .array(let a, let l, let c): value = .array(a, line: l, column: c)
+        }
+        try add(value)
+    }
+
+    mutating func endObject() throws { try end() }
+    mutating func endArray() throws { try end() }
+
+    mutating func key(_ key: String, line: Int, column: Int) throws {
+        if partials.isEmpty {
+            if depth == 1 {
+                topKey = key
+                if key == "trees" { sawTrees = true }
+            }
+            return
+        }
+        if case .object(let d, let l, let c, _) = partials[partials.count - 1] {
+            partials[partials.count - 1] = .object(d, line: l, column: c, pendingKey: key)
+        }
+    }
+
+    /// Adds a finished value to the container being built, or handles it when it is complete.
+    private mutating func add(_ value: JSONValue) throws {
+        if var top = partials.popLast() {
+            switch top {
+            case .object(var d, let l, let c, let k):
+                if let k { d[k] = value }
+                top = .object(d, line: l, column: c, pendingKey: nil)
+            case .array(var a, let l, let c):
+                a.append(value)
+                top = .array(a, line: l, column: c)
+            }
+            partials.append(top)
+            return
+        }
+        // A complete value at the materialisation depth.
+        if topIsArray && depth == 0 { return }
+        if !topIsArray && depth == 1 {
+            // A scalar or container directly under the top object.
+            switch (topKey, value) {
+            case ("exportedAt", .string(let s, _, _)): exportedAt = ByteParsing.date(s)
+            case ("format", .string(let s, _, _)): format = s
+            case ("trees", _), ("collections", _):
+                let (l, c) = value.position
+                throw fail("\"\(topKey ?? "")\" must be an array, found \(value.kind)", l, c)
+            default: break
+            }
+            topKey = nil
+            return
+        }
+        switch currentSlot {
+        case .tree: events.append(.tree(try Self.tree(value)))
+        case .collection: events.append(.collection(try Self.collection(value)))
+        case .other: break
+        }
+    }
+
+    private mutating func scalar(_ v: JSONValue) throws {
+        if depth == 0 {
+            let (l, c) = v.position
+            throw fail("expected an object with \"trees\" or an array of trees, found \(v.kind)", l, c)
+        }
+        if topIsArray && depth == 1 && partials.isEmpty {
+            let (l, c) = v.position
+            throw fail("expected a tree object, found \(v.kind)", l, c)
+        }
+        if !topIsArray && depth == 2 && partials.isEmpty {
+            let (l, c) = v.position
+            throw fail("expected \(topKey == "collections" ? "a collection" : "a tree") object, found \(v.kind)", l, c)
+        }
+        try add(v)
+    }
+
+    mutating func string(_ value: String, line: Int, column: Int) throws { try scalar(.string(value, line: line, column: column)) }
+    mutating func number(_ value: Double, line: Int, column: Int) throws { try scalar(.number(value, line: line, column: column)) }
+    mutating func bool(_ value: Bool, line: Int, column: Int) throws { try scalar(.bool(value, line: line, column: column)) }
+    mutating func null(line: Int, column: Int) throws { try scalar(.null(line: line, column: column)) }
+
+    // MARK: - Mapping
+
+    private struct Fields {
+        let members: [String: JSONValue]
+        let line: Int
+        let column: Int
+        let what: String
+
+        func fail(_ reason: String, at v: JSONValue? = nil) -> InterchangeError {
+            let (l, c) = v?.position ?? (line, column)
+            return .invalidContent(line: l, column: c, reason: reason)
+        }
+
+        func present(_ key: String) -> JSONValue? {
+            guard let v = members[key] else { return nil }
+            if case .null = v { return nil }
+            return v
+        }
+
+        func required(_ key: String) throws -> JSONValue {
+            guard let v = present(key) else { throw fail("\(what) is missing the required field \"\(key)\"") }
+            return v
+        }
+
+        func string(_ key: String) throws -> String? {
+            guard let v = present(key) else { return nil }
+            guard case .string(let s, _, _) = v else { throw fail("\"\(key)\" must be a string, found \(v.kind)", at: v) }
+            return s
+        }
+
+        func number(_ key: String) throws -> Double? {
+            guard let v = present(key) else { return nil }
+            guard case .number(let n, _, _) = v else { throw fail("\"\(key)\" must be a number, found \(v.kind)", at: v) }
+            return n
+        }
+
+        func int(_ key: String) throws -> Int? {
+            guard let n = try number(key) else { return nil }
+            guard n == n.rounded(), abs(n) < 1e15 else { throw fail("\"\(key)\" must be a whole number", at: members[key]) }
+            return Int(n)
+        }
+
+        func uuid(_ key: String) throws -> UUID? {
+            guard let s = try string(key) else { return nil }
+            guard let u = UUID(uuidString: s) else { throw fail("\"\(key)\" is not a UUID: \"\(s.prefix(60))\"", at: members[key]) }
+            return u
+        }
+
+        static func date(_ v: JSONValue, key: String, fail: (String) -> InterchangeError) throws -> Date {
+            switch v {
+            case .string(let s, _, _):
+                guard let d = ByteParsing.date(s) else { throw fail("\"\(key)\" is not an ISO 8601 date: \"\(s.prefix(60))\"") }
+                return d
+            case .number(let n, _, _):
+                // Foundation's default date encoding: seconds since 2001-01-01.
+                return Date(timeIntervalSinceReferenceDate: n)
+            default:
+                throw fail("\"\(key)\" must be an ISO 8601 date string, found \(v.kind)")
+            }
+        }
+
+        func date(_ key: String) throws -> Date? {
+            guard let v = present(key) else { return nil }
+            return try Self.date(v, key: key) { fail($0, at: v) }
+        }
+    }
+
+    static func tree(_ value: JSONValue) throws -> ImportedTree {
+        guard case .object(let members, let line, let column) = value else {
+            let (l, c) = value.position
+            throw InterchangeError.invalidContent(line: l, column: c, reason: "expected a tree object, found \(value.kind)")
+        }
+        let f = Fields(members: members, line: line, column: column, what: "the tree at line \(line)")
+        let idValue = try f.required("id")
+        guard let id = try f.uuid("id") else { throw f.fail("bad id", at: idValue) }
+        let latValue = try f.required("latitude")
+        let lonValue = try f.required("longitude")
+        guard let lat = try f.number("latitude"), let lon = try f.number("longitude") else { throw f.fail("bad coordinates") }
+        if let p = CoordinateCheck.latitudeProblem(lat) { throw f.fail(p, at: latValue) }
+        if let p = CoordinateCheck.longitudeProblem(lon) { throw f.fail(p, at: lonValue) }
+        _ = try f.required("species")
+        let species = try f.string("species") ?? ""
+        var t = ImportedTree(id: id, coordinate: Coordinate(latitude: lat, longitude: lon), species: species, line: line)
+        if let acc = try f.number("horizontalAccuracy"), acc >= 0 { t.horizontalAccuracy = acc }
+        t.altitude = try f.number("altitude")
+        t.variety = try f.string("variety").flatMap { $0.isEmpty ? nil : $0 }
+        t.rootstock = try f.string("rootstock").flatMap { $0.isEmpty ? nil : $0 }
+        t.notes = try f.string("notes").flatMap { $0.isEmpty ? nil : $0 }
+        t.collectionID = try f.uuid("collectionId")
+        t.collectionName = try f.string("collection")
+        t.createdAt = try f.date("createdAt")
+        t.updatedAt = try f.date("updatedAt")
+        if let s = try f.string("accuracySource") {
+            guard let src = AccuracySource(rawValue: s) else {
+                throw f.fail("\"accuracySource\" \"\(s.prefix(40))\" is not one of \(AccuracySource.allCases.map(\.rawValue).joined(separator: ", "))",
+                             at: members["accuracySource"])
+            }
+            t.accuracySource = src
+        }
+        t.ellipsoidHeight = try f.number("ellipsoidHeight")
+        t.photoCount = try f.int("photoCount")
+        var dates: [Date?] = []
+        if let v = f.present("photoDates") {
+            guard case .array(let items, _, _) = v else { throw f.fail("\"photoDates\" must be an array, found \(v.kind)", at: v) }
+            for item in items { dates.append(try Fields.date(item, key: "photoDates") { f.fail($0, at: item) }) }
+        }
+        if let v = f.present("photos") {
+            guard case .array(let items, _, _) = v else { throw f.fail("\"photos\" must be an array, found \(v.kind)", at: v) }
+            for (i, item) in items.enumerated() {
+                guard case .string(let s, _, _) = item else { throw f.fail("each photo must be a base64 string, found \(item.kind)", at: item) }
+                guard let data = Data(base64Encoded: s, options: .ignoreUnknownCharacters), !data.isEmpty else {
+                    throw f.fail("photo \(i + 1) is not valid base64", at: item)
+                }
+                t.photos.append(ImportedPhoto(data: [UInt8](data), capturedAt: i < dates.count ? dates[i] : nil))
+            }
+        }
+        if let v = f.present("capture") {
+            guard case .object(let cm, let cl, let cc) = v else { throw f.fail("\"capture\" must be an object, found \(v.kind)", at: v) }
+            let cf = Fields(members: cm, line: cl, column: cc, what: "the capture at line \(cl)")
+            t.capture.fixTime = try cf.date("fixTime")
+            if let m = try cf.string("fixMode") {
+                guard let mode = FixModeText.mode(m) else { throw cf.fail("\"fixMode\" \"\(m.prefix(20))\" is not none, 2d or 3d", at: cm["fixMode"]) }
+                t.capture.fixMode = mode
+            }
+            t.capture.satellites = try cf.int("satellites")
+            t.capture.hdop = try cf.number("hdop")
+            t.capture.averagedEpochs = try cf.int("averagedEpochs")
+            t.capture.locationSource = try cf.string("locationSource")
+        }
+        return t
+    }
+
+    static func collection(_ value: JSONValue) throws -> ImportedCollection {
+        guard case .object(let members, let line, let column) = value else {
+            let (l, c) = value.position
+            throw InterchangeError.invalidContent(line: l, column: c, reason: "expected a collection object, found \(value.kind)")
+        }
+        let f = Fields(members: members, line: line, column: column, what: "the collection at line \(line)")
+        let idValue = try f.required("id")
+        guard let id = try f.uuid("id") else { throw f.fail("bad id", at: idValue) }
+        _ = try f.required("name")
+        guard let name = TextTools.nonEmpty(try f.string("name")) else { throw f.fail("the collection name is empty", at: members["name"]) }
+        return ImportedCollection(id: id, name: name, createdAt: try f.date("createdAt"), updatedAt: try f.date("updatedAt"), line: line)
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+
+/// Receives the events of a `JSONTokenizer`.
+protocol JSONHandler {
+    mutating func beginObject(line: Int, column: Int) throws
+    mutating func endObject() throws
+    mutating func beginArray(line: Int, column: Int) throws
+    mutating func endArray() throws
+    mutating func key(_ key: String, line: Int, column: Int) throws
+    mutating func string(_ value: String, line: Int, column: Int) throws
+    mutating func number(_ value: Double, line: Int, column: Int) throws
+    mutating func bool(_ value: Bool, line: Int, column: Int) throws
+    mutating func null(line: Int, column: Int) throws
+}
+
+/// A streaming JSON tokenizer and syntax checker over bytes, fed in chunks of any size.
+///
+/// Strict RFC 8259: one top-level value, no trailing commas, no comments, strings without raw
+/// control characters. Errors carry the line and column (1-based, columns in bytes).
+struct JSONTokenizer {
+    /// Deepest nesting accepted.
+    static let maximumDepth = 512
+    /// Longest string or number accepted, in bytes (a base64 photo fits comfortably).
+    static let maximumTokenLength = 256 << 20
+
+    private enum Container { case object, array }
+    private enum Expect { case value, valueOrEnd, key, keyOrEnd, colon, commaOrEnd, done }
+
+    private var buf: [UInt8] = []
+    private var pos = 0
+    private var line = 1
+    private var lineStart = 0
+    private var stack: [Container] = []
+    private var expect = Expect.value
+    private var scratch: [UInt8] = []
+    /// Where a string scan left off when the buffer ran out (index, and whether it ended on a backslash).
+    private var stringResume: Int?
+    private var bomChecked = false
+
+    init() {}
+
+    mutating func feed<H: JSONHandler>(_ chunk: some Collection<UInt8>, to handler: inout H) throws {
+        buf.append(contentsOf: chunk)
+        try process(&handler, final: false)
+    }
+
+    mutating func finish<H: JSONHandler>(_ handler: inout H) throws {
+        try process(&handler, final: true)
+        if expect != .done {
+            throw error(stack.isEmpty && expect == .value ? "empty document; expected a JSON value" : "unexpected end of file", at: buf.count)
+        }
+    }
+
+    private func error(_ reason: String, at index: Int) -> InterchangeError {
+        var l = line
+        var ls = lineStart
+        var i = pos
+        while i < index && i < buf.count {
+            if buf[i] == 0x0A { l += 1; ls = i + 1 }
+            i += 1
+        }
+        return .malformedJSON(line: l, column: index - ls + 1, reason: reason)
+    }
+
+    private mutating func advance(to newPos: Int) {
+        buf.withUnsafeBufferPointer { p in
+            var i = pos
+            while i < newPos {
+                if p[i] == 0x0A { line += 1; lineStart = i + 1 }
+                i += 1
+            }
+        }
+        pos = newPos
+    }
+
+    private var column: Int { pos - lineStart + 1 }
+
+    private static func describe(_ b: UInt8) -> String {
+        b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : String(format: "byte 0x%02X", b)
+    }
+
+    private mutating func process<H: JSONHandler>(_ handler: inout H, final: Bool) throws {
+        if !bomChecked {
+            if buf.count < 3 && !final { return }
+            bomChecked = true
+            if buf.count >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { pos = 3; lineStart = 3 }
+        }
+        loop: while pos < buf.count {
+            let b = buf[pos]
+            switch b {
+            case 0x20, 0x09, 0x0D:
+                pos += 1
+                continue
+            case 0x0A:
+                pos += 1; line += 1; lineStart = pos
+                continue
+            default: break
+            }
+            let l = line, c = column
+            if expect == .done { throw error("unexpected \(Self.describe(b)) after the end of the document", at: pos) }
+            switch b {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard expect == .value || expect == .valueOrEnd else { throw unexpected(b) }
+                guard stack.count < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels", at: pos) }
+                pos += 1
+                if b == UInt8(ascii: "{") {
+                    stack.append(.object); expect = .keyOrEnd
+                    try handler.beginObject(line: l, column: c)
+                } else {
+                    stack.append(.array); expect = .valueOrEnd
+                    try handler.beginArray(line: l, column: c)
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                let isObject = b == UInt8(ascii: "}")
+                let allowed = isObject ? (expect == .keyOrEnd || expect == .commaOrEnd) : (expect == .valueOrEnd || expect == .commaOrEnd)
+                guard allowed, let top = stack.last, (top == .object) == isObject else { throw unexpected(b) }
+                pos += 1
+                stack.removeLast()
+                afterValue()
+                if isObject { try handler.endObject() } else { try handler.endArray() }
+            case UInt8(ascii: ":"):
+                guard expect == .colon else { throw unexpected(b) }
+                pos += 1
+                expect = .value
+            case UInt8(ascii: ","):
+                guard expect == .commaOrEnd, let top = stack.last else { throw unexpected(b) }
+                pos += 1
+                expect = top == .object ? .key : .value
+            case UInt8(ascii: "\""):
+                guard expect != .colon, expect != .commaOrEnd else { throw unexpected(b) }
+                guard let end = try scanString(final: final) else { break loop }
+                let text = try decodeString(from: pos + 1, to: end)
+                let isKey = expect == .key || expect == .keyOrEnd
+                advance(to: end + 1)
+                if isKey {
+                    expect = .colon
+                    try handler.key(text, line: l, column: c)
+                } else {
+                    afterValue()
+                    try handler.string(text, line: l, column: c)
+                }
+            default:
+                guard expect == .value || expect == .valueOrEnd else { throw unexpected(b) }
+                // A literal or a number: runs to the next delimiter.
+                var end = pos
+                while end < buf.count {
+                    let d = buf[end]
+                    if d == UInt8(ascii: ",") || d == UInt8(ascii: "}") || d == UInt8(ascii: "]") || d == 0x20 || d == 0x0A
+                        || d == 0x0D || d == 0x09 || d == UInt8(ascii: ":") || d == UInt8(ascii: "\"") { break }
+                    end += 1
+                }
+                if end == buf.count && !final {
+                    if end - pos > 4096 { throw error("a value longer than 4096 bytes", at: pos) }
+                    break loop
+                }
+                let token = buf[pos..<end]
+                if token.elementsEqual("true".utf8) {
+                    afterValue(); pos = end; try handler.bool(true, line: l, column: c)
+                } else if token.elementsEqual("false".utf8) {
+                    afterValue(); pos = end; try handler.bool(false, line: l, column: c)
+                } else if token.elementsEqual("null".utf8) {
+                    afterValue(); pos = end; try handler.null(line: l, column: c)
+                } else if Self.isJSONNumber(token), let v = ByteParsing.double(token) {
+                    afterValue(); pos = end; try handler.number(v, line: l, column: c)
+                } else {
+                    let shown = String(decoding: token.prefix(40), as: UTF8.self)
+                    throw error("invalid value '\(shown)'", at: pos)
+                }
+            }
+        }
+        if pos > 0 && (pos == buf.count || pos > 65536) {
+            buf.removeSubrange(0..<pos)
+            lineStart -= pos
+            if let r = stringResume { stringResume = r - pos }
+            pos = 0
+        }
+    }
+
+    private mutating func afterValue() {
+        expect = stack.isEmpty ? .done : .commaOrEnd
+    }
+
+    private func unexpected(_ b: UInt8) -> InterchangeError {
+        let wanted: String
+        switch expect {
+        case .value: wanted = "a value"
+        case .valueOrEnd: wanted = "a value or ']'"
+        case .key: wanted = "a key in double quotes"
+        case .keyOrEnd: wanted = "a key in double quotes or '}'"
+        case .colon: wanted = "':'"
+        case .commaOrEnd: wanted = stack.last == .object ? "',' or '}'" : "',' or ']'"
+        case .done: wanted = "the end of the document"
+        }
+        return error("unexpected \(Self.describe(b)); expected \(wanted)", at: pos)
+    }
+
+    /// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isJSONNumber(_ t: ArraySlice<UInt8>) -> Bool {
+        var i = t.startIndex
+        let e = t.endIndex
+        func digit(_ k: Int) -> Bool { k < e && t[k] &- UInt8(ascii: "0") < 10 }
+        if i < e && t[i] == UInt8(ascii: "-") { i += 1 }
+        guard digit(i) else { return false }
+        if t[i] == UInt8(ascii: "0") { i += 1 } else { while digit(i) { i += 1 } }
+        if i < e && t[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digit(i) else { return false }
+            while digit(i) { i += 1 }
+        }
+        if i < e && (t[i] == UInt8(ascii: "e") || t[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < e && (t[i] == UInt8(ascii: "+") || t[i] == UInt8(ascii: "-")) { i += 1 }
+            guard digit(i) else { return false }
+            while digit(i) { i += 1 }
+        }
+        return i == e
+    }
+
+    /// The index of the closing quote of the string starting at `pos`, or nil when not yet in the buffer.
+    private mutating func scanString(final: Bool) throws -> Int? {
+        var i = stringResume ?? (pos + 1)
+        let found = buf.withUnsafeBufferPointer { p -> Int? in
+            while i < p.count {
+                let b = p[i]
+                if b == UInt8(ascii: "\"") { return i }
+                if b == UInt8(ascii: "\\") {
+                    if i + 1 >= p.count { return nil }
+                    i += 2
+                    continue
+                }
+                i += 1
+            }
+            return nil
+        }
+        if let end = found {
+            stringResume = nil
+            return end
+        }
+        if final { throw error("unterminated string", at: pos) }
+        stringResume = i
+        if i - pos > Self.maximumTokenLength { throw error("a string longer than \(Self.maximumTokenLength) bytes", at: pos) }
+        return nil
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt32? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(b - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(b - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(b - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    private mutating func decodeString(from start: Int, to end: Int) throws -> String {
+        // Fast path: no escapes, no control characters.
+        var plain = true
+        for i in start..<end {
+            let b = buf[i]
+            if b == UInt8(ascii: "\\") || b < 0x20 { plain = false; break }
+        }
+        if plain { return String(decoding: buf[start..<end], as: UTF8.self) }
+        scratch.removeAll(keepingCapacity: true)
+        var i = start
+        func hex4(_ at: Int) throws -> UInt32 {
+            guard at + 4 <= end else { throw error("incomplete \\u escape", at: at - 2) }
+            var v: UInt32 = 0
+            for k in at..<(at + 4) {
+                guard let h = Self.hexValue(buf[k]) else { throw error("bad \\u escape", at: at - 2) }
+                v = v << 4 | h
+            }
+            return v
+        }
+        while i < end {
+            let b = buf[i]
+            if b < 0x20 { throw error("control character in a string; escape it", at: i) }
+            guard b == UInt8(ascii: "\\") else { scratch.append(b); i += 1; continue }
+            let e = buf[i + 1]
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(e)
+            case UInt8(ascii: "b"): scratch.append(0x08)
+            case UInt8(ascii: "f"): scratch.append(0x0C)
+            case UInt8(ascii: "n"): scratch.append(0x0A)
+            case UInt8(ascii: "r"): scratch.append(0x0D)
+            case UInt8(ascii: "t"): scratch.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4(i + 2)
+                i += 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF {
+                    if i + 2 + 6 <= end, buf[i + 2] == UInt8(ascii: "\\"), buf[i + 3] == UInt8(ascii: "u") {
+                        let low = try hex4(i + 4)
+                        if low >= 0xDC00 && low <= 0xDFFF {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                            i += 6
+                        } else {
+                            scalar = 0xFFFD
+                        }
+                    } else {
+                        scalar = 0xFFFD
+                    }
+                } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
+                    scalar = 0xFFFD
+                }
+                XMLInputDecoder.appendUTF8(scalar, to: &scratch)
+            default:
+                throw error("bad escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: i)
+            }
+            i += 2
+        }
+        return String(decoding: scratch, as: UTF8.self)
+    }
+}

@@ -1,0 +1,415 @@
+import ArgumentParser
+import Foundation
+import Interchange
+import TreesKit
+import TreesStore
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import trees from GPX, collection JSON or CSV, in one all-or-nothing transaction.",
+        discussion: """
+            Re-importing a file adds nothing: a tree whose id is already stored is 'already present' \
+            (see --on-conflict), and so is a tree without an id at the same position (within 1e-7°) \
+            with the same species. A malformed file is refused with FILE:LINE: reason and the store \
+            is left unchanged. GPX waypoints become trees; --include adds route and track points.
+            """
+    )
+
+    enum Conflict: String, CaseIterable { case skip, replace, newID = "new-id" }
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("The file to import (- for standard input).", valueName: "file"))
+    var file: String
+    @Option(help: ArgumentHelp("gpx, json or csv (default: from the content and the name).", valueName: "format"))
+    var format: String?
+    @Option(help: ArgumentHelp("Put every imported tree in this collection (created when missing).", valueName: "name"))
+    var collection: String?
+    @Flag(help: "Read and check everything, report what would happen, store nothing.")
+    var dryRun = false
+    @Option(help: ArgumentHelp("When a tree's id is already stored: skip (default), replace, or new-id.", valueName: "policy"))
+    var onConflict: String = "skip"
+    @Option(help: ArgumentHelp("GPX without trees extensions: take the species from name (default), type, desc or cmt.", valueName: "field"))
+    var speciesFrom: String = "name"
+    @Option(help: ArgumentHelp("GPX: also import points of routes, tracks or both (routes,tracks).", valueName: "list"))
+    var include: String?
+    @Flag(help: "Print the summary as JSON.") var json = false
+
+    func validate() throws {
+        guard Conflict(rawValue: onConflict) != nil else {
+            throw ValidationError("--on-conflict must be skip, replace or new-id, not '\(onConflict)'")
+        }
+        guard SpeciesSource(rawValue: speciesFrom) != nil else {
+            throw ValidationError("--species-from must be name, type, desc or cmt, not '\(speciesFrom)'")
+        }
+        for part in includedParts where part != "routes" && part != "tracks" {
+            throw ValidationError("--include takes routes, tracks or routes,tracks, not '\(part)'")
+        }
+    }
+
+    private var includedParts: [String] {
+        (include ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
+    struct DryRunRollback: Error {}
+
+    func run() async throws {
+        let input = try InputFile(file)
+        let fmt = try input.format(forced: format)
+        if fmt == .nmea {
+            throw CLIError("\(input.displayName) is an NMEA log: it holds positions, not trees; use 'trees capture --source replay:\(file)'", status: .dataError)
+        }
+        let db = try store.open()
+        let conflict = Conflict(rawValue: onConflict) ?? .skip
+        let speciesSource = SpeciesSource(rawValue: speciesFrom) ?? .name
+        let parts = Set(includedParts)
+        let progress = Progress(name: input.displayName, enabled: isatty(STDERR_FILENO) == 1 && (input.size ?? 0) > 8 << 20)
+        var summary = ImportSummary()
+        var createdFiles: [String] = []
+        do {
+            try db.write { w in
+                var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photoFolder: db.photoFolder)
+                defer { createdFiles = importer.createdFiles }
+                switch fmt {
+                case .gpx:
+                    var reader = GPXReader()
+                    func handle(_ e: GPXEvent) throws {
+                        switch e {
+                        case .waypoint(let p): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
+                        case .routePoint(let p, _) where parts.contains("routes"): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
+                        case .trackPoint(let p, _, _) where parts.contains("tracks"): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
+                        case .diagnostic(let d):
+                            if d.message.hasSuffix("point skipped") {
+                                importer.summary.skipped.append(.init(line: d.line, reason: d.message))
+                            } else {
+                                importer.summary.warnings.append(.init(line: d.line, reason: d.message))
+                            }
+                        default: break
+                        }
+                    }
+                    try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
+                    _ = try reader.finish(handle)
+                case .json:
+                    var reader = CollectionJSONReader()
+                    func handle(_ e: CollectionJSONEvent) throws {
+                        switch e {
+                        case .collection(let c): try importer.add(c)
+                        case .tree(let t): try importer.add(t)
+                        }
+                    }
+                    try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
+                    try reader.finish(handle)
+                case .csv:
+                    var reader = CSVTreeReader()
+                    try input.forEachChunk(progress: progress.update) { try reader.read($0) { try importer.add($0) } }
+                    try reader.finish { try importer.add($0) }
+                case .nmea:
+                    break
+                }
+                try importer.finish()
+                summary = importer.summary
+                if dryRun { throw DryRunRollback() }
+            }
+        } catch is DryRunRollback {
+            for path in createdFiles { try? FileManager.default.removeItem(atPath: path) }
+        } catch {
+            progress.clear()
+            for path in createdFiles { try? FileManager.default.removeItem(atPath: path) }
+            if let e = error as? InterchangeError { throw input.failure(e) }
+            if let e = error as? ImportRefusal { throw CLIError("\(input.displayName):\(e.line): \(e.reason)", status: .dataError) }
+            throw CLIError.from(error)
+        }
+        progress.clear()
+        if json {
+            Output.json(summary.json(file: file, format: fmt, dryRun: dryRun))
+        } else {
+            Output.text(summary.text(file: input.displayName, dryRun: dryRun))
+        }
+    }
+}
+
+/// A tree the importer refuses outright (the whole file is refused).
+struct ImportRefusal: Error {
+    var line: Int
+    var reason: String
+}
+
+/// What an import did.
+struct ImportSummary {
+    struct Item { var line: Int; var reason: String }
+    var imported = 0
+    var alreadyPresent = 0
+    var replaced = 0
+    var photos = 0
+    var skipped: [Item] = []
+    var warnings: [Item] = []
+    var collectionsCreated: [String] = []
+
+    func json(file: String, format: FileFormat, dryRun: Bool) -> JSON {
+        .object([
+            ("file", .string(file)), ("format", .string(format.rawValue)), ("dryRun", .bool(dryRun)),
+            ("imported", .int(imported)), ("alreadyPresent", .int(alreadyPresent)), ("replaced", .int(replaced)),
+            ("photos", .int(photos)),
+            ("skipped", .array(skipped.map { .object([("line", .int($0.line)), ("reason", .string($0.reason))]) })),
+            ("warnings", .array(warnings.map { .object([("line", .int($0.line)), ("reason", .string($0.reason))]) })),
+            ("collectionsCreated", .array(collectionsCreated.map(JSON.string))),
+        ])
+    }
+
+    func text(file: String, dryRun: Bool) -> String {
+        func trees(_ n: Int) -> String { "\(n) tree\(n == 1 ? "" : "s")" }
+        var parts = ["\(alreadyPresent) already present"]
+        if replaced > 0 { parts.append("\(replaced) replaced") }
+        parts.append("\(skipped.count) skipped")
+        var out = dryRun
+            ? "Dry run: would import \(trees(imported)) from \(file); \(parts.joined(separator: ", ")). Nothing was stored.\n"
+            : "Imported \(trees(imported)) from \(file); \(parts.joined(separator: ", ")).\n"
+        if photos > 0 { out += "  \(photos) photo\(photos == 1 ? "" : "s")\n" }
+        if !collectionsCreated.isEmpty {
+            out += "  new collection\(collectionsCreated.count == 1 ? "" : "s"): \(collectionsCreated.joined(separator: ", "))\n"
+        }
+        for s in skipped { out += "  skipped \(file):\(s.line): \(s.reason)\n" }
+        for w in warnings { out += "  warning \(file):\(w.line): \(w.reason)\n" }
+        return out
+    }
+}
+
+/// Stores imported trees inside one transaction, resolving collections and duplicates.
+struct TreeImporter {
+    let w: StoreWriter
+    let conflict: ImportCommand.Conflict
+    let forced: TreeCollection?
+    let photoFolder: String
+    var summary = ImportSummary()
+    /// Photo files written by this import (removed again if it is rolled back).
+    var createdFiles: [String] = []
+    /// File collection id → stored collection id.
+    private var collectionMap: [UUID: UUID] = [:]
+    /// Lower-cased collection name → stored collection id.
+    private var namedCollections: [String: UUID] = [:]
+    /// Trees whose collection id the file defines later on (rare: trees before collections).
+    private var waiting: [ImportedTree] = []
+
+    init(writer: StoreWriter, conflict: ImportCommand.Conflict, collection: String?, photoFolder: String) throws {
+        w = writer
+        self.conflict = conflict
+        self.photoFolder = photoFolder
+        if let collection {
+            let existing = try? writer.reader.collection(named: collection)
+            if let existing {
+                forced = existing
+            } else {
+                let created = try writer.createCollection(named: collection)
+                forced = created
+                summary.collectionsCreated.append(created.name)
+            }
+        } else {
+            forced = nil
+        }
+    }
+
+    mutating func add(_ c: ImportedCollection) throws {
+        guard forced == nil else { return }
+        if try w.reader.collection(id: c.id) != nil {
+            collectionMap[c.id] = c.id
+        } else if let existing = try? w.reader.collection(named: c.name) {
+            collectionMap[c.id] = existing.id
+        } else {
+            try w.insert(TreeCollection(id: c.id, name: c.name, createdAt: c.createdAt ?? w.now, updatedAt: c.updatedAt))
+            collectionMap[c.id] = c.id
+            summary.collectionsCreated.append(c.name)
+        }
+    }
+
+    /// The stored collection for a tree; `.none` when it must wait for a collection defined later.
+    private mutating func collection(for t: ImportedTree) throws -> UUID?? {
+        if let forced { return .some(forced.id) }
+        if let cid = t.collectionID {
+            if let mapped = collectionMap[cid] { return .some(mapped) }
+            if try w.reader.collection(id: cid) != nil {
+                collectionMap[cid] = cid
+                return .some(cid)
+            }
+            guard let name = t.collectionName else { return .none }
+            let id = try named(name, id: cid)
+            collectionMap[cid] = id
+            return .some(id)
+        }
+        if let name = t.collectionName { return .some(try named(name, id: nil)) }
+        return .some(nil)
+    }
+
+    private mutating func named(_ name: String, id: UUID?) throws -> UUID {
+        let key = name.lowercased()
+        if let known = namedCollections[key] { return known }
+        let resolved: UUID
+        if let existing = try? w.reader.collection(named: name) {
+            resolved = existing.id
+        } else {
+            let created = try w.createCollection(named: name, id: id ?? UUID())
+            summary.collectionsCreated.append(created.name)
+            resolved = created.id
+        }
+        namedCollections[key] = resolved
+        return resolved
+    }
+
+    mutating func add(_ t: ImportedTree) throws {
+        guard TextTools.nonEmpty(t.species) != nil else {
+            summary.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
+            return
+        }
+        guard let resolved = try collection(for: t) else {
+            waiting.append(t)
+            return
+        }
+        try store(t, collectionID: resolved)
+    }
+
+    private mutating func store(_ t: ImportedTree, collectionID: UUID?) throws {
+        var id = t.id ?? UUID()
+        if let given = t.id, try w.treeExists(given) {
+            switch conflict {
+            case .skip:
+                summary.alreadyPresent += 1
+                return
+            case .replace:
+                try w.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
+                summary.replaced += 1
+                return
+            case .newID:
+                id = UUID()
+            }
+        } else if t.id == nil, conflict != .newID, try samePlaceAndSpecies(t) {
+            summary.alreadyPresent += 1
+            return
+        }
+        do {
+            try w.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
+        } catch let e as StoreError {
+            throw ImportRefusal(line: t.line, reason: e.description)
+        }
+        summary.imported += 1
+        for photo in t.photos { try storePhoto(photo, treeID: id, line: t.line) }
+    }
+
+    private func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+        let near = try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05)
+        return near.contains {
+            abs($0.latitude - t.coordinate.latitude) <= 1e-7 && abs($0.longitude - t.coordinate.longitude) <= 1e-7
+        }
+    }
+
+    mutating func finish() throws {
+        let late = waiting
+        waiting = []
+        for t in late {
+            if let cid = t.collectionID, let mapped = collectionMap[cid] {
+                try store(t, collectionID: mapped)
+            } else {
+                summary.warnings.append(.init(line: t.line, reason: "collection \(t.collectionID?.uuidString ?? "?") is not in the file; tree left without a collection"))
+                try store(t, collectionID: nil)
+            }
+        }
+    }
+
+    /// Stores photo bytes under their SHA-256 (only the bytes: nothing from the file names the path).
+    private mutating func storePhoto(_ photo: ImportedPhoto, treeID: UUID, line: Int) throws {
+        let bytes = photo.data
+        let format: String
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            format = "jpeg"
+        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            format = "png"
+        } else if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8) {
+            format = "heic"
+        } else {
+            summary.warnings.append(.init(line: line, reason: "a photo is not JPEG, PNG or HEIC; skipped"))
+            return
+        }
+        let hash = SHA256.hex(bytes)
+        let path = photoFolder + "/" + hash + "." + format
+        if !FileManager.default.fileExists(atPath: path) {
+            try? FileManager.default.createDirectory(atPath: photoFolder, withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw CLIError("cannot write photo \(path): \(String(cString: strerror(errno)))", status: .ioError)
+            }
+            createdFiles.append(path)
+        }
+        try w.insert(Photo(treeID: treeID, sha256: hash, format: format, byteCount: bytes.count,
+                           capturedAt: photo.capturedAt ?? w.now, createdAt: w.now))
+        summary.photos += 1
+    }
+}
+
+/// SHA-256 (FIPS 180-4), for naming photo files by their content.
+enum SHA256 {
+    private static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+
+    static func hex(_ message: [UInt8]) -> String {
+        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+        var data = message
+        let bitLength = UInt64(message.count) * 8
+        data.append(0x80)
+        while data.count % 64 != 56 { data.append(0) }
+        for i in (0..<8).reversed() { data.append(UInt8((bitLength >> (UInt64(i) * 8)) & 0xFF)) }
+        func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+        var w = [UInt32](repeating: 0, count: 64)
+        for chunk in stride(from: 0, to: data.count, by: 64) {
+            for i in 0..<16 {
+                let b = chunk + i * 4
+                w[i] = UInt32(data[b]) << 24 | UInt32(data[b + 1]) << 16 | UInt32(data[b + 2]) << 8 | UInt32(data[b + 3])
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+            for i in 0..<64 {
+                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                let ch = (e & f) ^ (~e & g)
+                let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                let maj = (a & b) ^ (a & c) ^ (b & c)
+                let t2 = s0 &+ maj
+                hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+            }
+            h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
+            h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
+        }
+        return h.map { String(format: "%08x", $0) }.joined()
+    }
+}
+
+/// Progress on standard error for large files on a terminal.
+final class Progress: @unchecked Sendable {
+    let name: String
+    let enabled: Bool
+    private var lastPercent = -1
+
+    init(name: String, enabled: Bool) { self.name = name; self.enabled = enabled }
+
+    func update(_ fraction: Double) {
+        guard enabled else { return }
+        let percent = Int(fraction * 100)
+        guard percent != lastPercent else { return }
+        lastPercent = percent
+        StandardError.write("\rimporting \(name): \(percent)%")
+    }
+
+    func clear() {
+        guard enabled, lastPercent >= 0 else { return }
+        StandardError.write("\r\u{1B}[K")
+        lastPercent = -1
+    }
+}

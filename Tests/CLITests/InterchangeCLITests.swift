@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+
+/// End-to-end import, export and inspect through the built `trees` binary.
+@Suite struct InterchangeCLITests {
+    /// A store with two collections and trees with every field the command line can set.
+    func populated() throws -> TreesProcess {
+        let t = try TreesProcess()
+        for name in ["Victoria's Orchard", "Street"] {
+            let r = try t.run(["collection", "create", name])
+            #expect(r.status == 0, "\(r)")
+        }
+        let adds: [[String]] = [
+            ["--lat", "47.3769123", "--lon", "-8.5417456", "--species", "Malus domestica", "--variety", "Boskoop & <Rote>",
+             "--rootstock", "M9", "--notes", "=SUM(A1) \"quoted\", 'x'\nline two — Grüße", "--accuracy", "3.25",
+             "--altitude", "408.5", "--collection", "Victoria's Orchard"],
+            ["--lat", "-33.8688", "--lon", "151.2093", "--species", "Eucalyptus", "--collection", "Street"],
+            ["--lat", "0.00001", "--lon", "-179.9999999", "--species", "Quercus robur", "--accuracy", "25", "--collection", "none"],
+        ]
+        for (i, a) in adds.enumerated() {
+            let r = try t.run(["add"] + a, environment: ["TREES_NOW": "2026-05-01T10:00:0\(i).250Z"])
+            #expect(r.status == 0, "\(r)")
+        }
+        return t
+    }
+
+    func read(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
+
+    @Test func jsonExportImportExportIsIdenticalApartFromExportedAt() throws {
+        let a = try populated()
+        defer { a.cleanUp() }
+        let first = a.folder.appendingPathComponent("first.json")
+        #expect(try a.run(["export", "--format", "json", "--out", first.path]).status == 0)
+        let b = try TreesProcess(now: "2027-01-01T00:00:00.000Z")
+        defer { b.cleanUp() }
+        let imported = try b.run(["import", first.path])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout == "Imported 3 trees from \(first.path); 0 already present, 0 skipped.\n  new collections: Street, Victoria's Orchard\n")
+        let second = b.folder.appendingPathComponent("second.json")
+        #expect(try b.run(["export", "--format", "json", "--out", second.path]).status == 0)
+        let text1 = try read(first), text2 = try read(second)
+        #expect(text1.contains("\"exportedAt\":\"2026-05-01T10:00:00Z\""))
+        #expect(text2.replacingOccurrences(of: "\"exportedAt\":\"2027-01-01T00:00:00Z\"", with: "\"exportedAt\":\"2026-05-01T10:00:00Z\"") == text1)
+
+        // Re-importing adds nothing.
+        let again = try b.run(["import", first.path, "--json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        #expect(summary["imported"] as? Int == 0)
+        #expect(summary["alreadyPresent"] as? Int == 3)
+    }
+
+    @Test func gpxExportImportRestoresEveryField() throws {
+        let a = try populated()
+        defer { a.cleanUp() }
+        let gpx = a.folder.appendingPathComponent("trees.gpx")
+        #expect(try a.run(["export", "--format", "gpx", "--out", gpx.path]).status == 0)
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        let imported = try b.run(["import", gpx.path])
+        #expect(imported.status == 0, "\(imported)")
+        let ja = try a.run(["export", "--format", "json", "--out", "-"])
+        let jb = try b.run(["export", "--format", "json", "--out", "-"])
+        #expect(ja.stdout == jb.stdout)
+        #expect(ja.stdout.contains("\"variety\":\"Boskoop & <Rote>\""))
+        let again = try b.run(["import", gpx.path])
+        #expect(again.stdout == "Imported 0 trees from \(gpx.path); 3 already present, 0 skipped.\n")
+    }
+
+    @Test func exportedGPXValidatesAndOtherToolsReadIt() throws {
+        let a = try populated()
+        defer { a.cleanUp() }
+        let gpx = a.folder.appendingPathComponent("trees.gpx")
+        #expect(try a.run(["export", "--format", "gpx", "--out", gpx.path]).status == 0)
+        let lint = try run("/usr/bin/xmllint", ["--noout", "--schema", "/work/shared/schema/gpx11.xsd", gpx.path])
+        #expect(lint.status == 0, "\(lint.err)")
+        let babel = try run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx.path, "-o", "unicsv", "-F", "-"])
+        #expect(babel.status == 0, "\(babel.err)")
+        #expect(babel.out.contains("47.376912,-8.541746,\"Malus domestica 'Boskoop & <Rote>'\",408.5,"), "\(babel.out)")
+        #expect(babel.out.contains("-33.868800,151.209300,\"Eucalyptus\""))
+        let csv = a.folder.appendingPathComponent("ogr.csv")
+        let ogr = try run("/usr/bin/ogr2ogr", ["-f", "CSV", csv.path, gpx.path, "waypoints", "-lco", "GEOMETRY=AS_XY"])
+        #expect(ogr.status == 0, "\(ogr.err)")
+        let text = try read(csv)
+        #expect(text.contains("-8.5417456,47.3769123"))
+        #expect(text.contains("151.2093,-33.8688"))
+    }
+
+    @Test func gpxWithoutIdsIsDeduplicatedByPositionAndSpecies() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("survey.gpx")
+        try """
+            <?xml version="1.0" encoding="ISO-8859-1"?>
+            <gpx xmlns="http://www.topografix.com/GPX/1/0" version="1.0" creator="survey">
+            <wpt lat="47.1" lon="8.2"><name>Pyrus communis</name><desc>Birnbaum</desc></wpt>
+            <wpt lat="47.1000001" lon="8.2"><type>Pyrus communis</type></wpt>
+            <wpt lat="91" lon="8.2"><name>Too far</name></wpt>
+            <rte><rtept lat="1" lon="2"><name>Route point</name></rtept></rte>
+            </gpx>
+            """.write(to: file, atomically: true, encoding: .isoLatin1)
+        let first = try t.run(["import", file.path])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stdout == """
+            Imported 2 trees from \(file.path); 0 already present, 1 skipped.
+              skipped \(file.path):5: <wpt> latitude 91 is out of range; expected degrees between -90 and 90; point skipped
+
+            """)
+        let second = try t.run(["import", file.path, "--species-from", "type", "--include", "routes"])
+        #expect(second.stdout.hasPrefix("Imported 1 tree from \(file.path); 2 already present, 1 skipped.\n"), "\(second)")
+        let list = try t.run(["list"])
+        #expect(list.stdout.contains("Pyrus communis"))
+        #expect(list.stdout.contains("Route point"))
+    }
+
+    @Test(arguments: [
+        ("bad.gpx", "<gpx xmlns=\"http://www.topografix.com/GPX/1/1\" version=\"1.1\">\n<wpt lat=\"1\" lon=\"2\"></trk>\n</gpx>\n",
+         ":2: mismatched end tag </trk>; expected </wpt>"),
+        ("notxml.gpx", "track: init: Found track point without time!\n", ":1: this is not XML: the document does not start with '<'"),
+        ("xxe.gpx", "<?xml version=\"1.0\"?>\n<!DOCTYPE gpx [ <!ENTITY xxe SYSTEM \"file:///etc/passwd\"> ]>\n<gpx xmlns=\"http://www.topografix.com/GPX/1/1\" version=\"1.1\"><wpt lat=\"1\" lon=\"2\"><name>&xxe;</name></wpt></gpx>\n",
+         ":2: the document type declaration declares entities; entity declarations are refused for safety"),
+        ("kml.gpx", "<kml xmlns=\"http://www.opengis.net/kml/2.2\"/>\n", ":1: the root element is <kml>, not <gpx>"),
+        ("noid.json", "{\"trees\":[\n{\"latitude\":1,\"longitude\":2,\"species\":\"x\"}]}\n", ":2: the tree at line 2 is missing the required field \"id\""),
+        ("broken.json", "{\"trees\":[{\"id\":1,}]}\n", ":1: unexpected '}'; expected a key in double quotes"),
+        ("bad.csv", "species,lat,lon\nApple,1,2\nPear,x,2\n", ":3: column 2 (lat): \"x\" is not a number"),
+    ])
+    func badInputIsRefusedAndTheStoreIsUnchanged(name: String, content: String, message: String) throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent(name)
+        try content.write(to: file, atomically: true, encoding: .utf8)
+        let before = try t.dump()
+        let r = try t.run(["import", file.path])
+        #expect(r.status == 65)
+        #expect(r.stdout == "")
+        #expect(r.stderr == "trees: \(file.path)\(message)\n")
+        #expect(!r.stderr.contains("root:"))
+        #expect(try t.dump() == before)
+    }
+
+    @Test func dryRunStoresNothing() throws {
+        let a = try populated()
+        defer { a.cleanUp() }
+        let file = a.folder.appendingPathComponent("t.csv")
+        #expect(try a.run(["export", "--format", "csv", "--out", file.path]).status == 0)
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        _ = try b.run(["collection", "create", "Other"])
+        let before = try b.dump()
+        let r = try b.run(["import", file.path, "--dry-run"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.hasPrefix("Dry run: would import 3 trees from \(file.path); 0 already present, 0 skipped. Nothing was stored.\n"))
+        #expect(try b.dump() == before)
+    }
+
+    @Test func exportNamesFilesAndWritesNoPartialFiles() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let out = t.folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let r = try t.run(["export", "--format", "kml", "--collection", "Victoria's Orchard", "--out", out.path])
+        #expect(r.status == 0, "\(r)")
+        let expected = out.appendingPathComponent("victorias_orchard_2026-05-01_100000.kml").path
+        #expect(r.stdout == "Exported 1 tree to \(expected)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["victorias_orchard_2026-05-01_100000.kml"])
+        let plain = try t.run(["export", "--format", "geojson"], currentDirectory: out)
+        #expect(plain.stdout == "Exported 3 trees to trees_2026-05-01_100000.geojson\n")
+        let missing = try t.run(["export", "--format", "csv", "--out", t.folder.appendingPathComponent("no/such/dir/x.csv").path])
+        #expect(missing.status == 73)
+        let bad = try t.run(["export", "--format", "xls"])
+        #expect(bad.status == 64)
+    }
+
+    @Test func inspectCountsGPX() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["inspect", "--json", "/work/shared/corpus/gpx/gdb-sample.gpx"])
+        #expect(r.status == 0, "\(r)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let counts = try #require(object["counts"] as? [String: Int])
+        #expect(counts == ["waypoints": 9, "routes": 1, "routePoints": 9, "tracks": 9, "trackSegments": 9, "trackPoints": 747])
+        let human = try t.run(["inspect", "/work/shared/corpus/gpx/gdb-sample.gpx"])
+        #expect(human.stdout.contains("  tracks     9 (9 segments, 747 points)\n"), "\(human.stdout)")
+        let bad = try t.run(["inspect", "/work/shared/corpus/gpx/track/trackfilter_discard_err.gpx"])
+        #expect(bad.status == 65)
+        #expect(bad.stderr == "trees: /work/shared/corpus/gpx/track/trackfilter_discard_err.gpx:1: this is not XML: the document does not start with '<'\n")
+    }
+}
+
+/// Runs a program and returns its exit status, standard output and standard error.
+private func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: program)
+    p.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}

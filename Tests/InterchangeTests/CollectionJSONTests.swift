@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+import TreesKit
+@testable import Interchange
+
+func readJSON(_ bytes: [UInt8], chunk: Int = .max) throws -> (collections: [ImportedCollection], trees: [ImportedTree]) {
+    var collections: [ImportedCollection] = []
+    var trees: [ImportedTree] = []
+    var reader = CollectionJSONReader()
+    var i = 0
+    let step = max(1, min(chunk, bytes.count))
+    func handle(_ e: CollectionJSONEvent) {
+        switch e {
+        case .collection(let c): collections.append(c)
+        case .tree(let t): trees.append(t)
+        }
+    }
+    while i < bytes.count {
+        let end = min(i + step, bytes.count)
+        try reader.read(bytes[i..<end], handle)
+        i = end
+    }
+    try reader.finish(handle)
+    return (collections, trees)
+}
+
+func readJSON(_ text: String, chunk: Int = .max) throws -> (collections: [ImportedCollection], trees: [ImportedTree]) {
+    try readJSON(Array(text.utf8), chunk: chunk)
+}
+
+func jsonError(_ text: String) -> InterchangeError? {
+    do { _ = try readJSON(text); return nil } catch let e as InterchangeError { return e } catch { return nil }
+}
+
+@Suite struct CollectionJSONTests {
+    /// Trees whose optional texts are either set or nil (the JSON writes nil as "").
+    static let trees: [Tree] = {
+        var edge = Fixtures.edge
+        edge.variety = nil
+        return [Fixtures.full, Fixtures.bare, edge]
+    }()
+
+    @Test func exportImportExportIsIdenticalApartFromExportedAt() throws {
+        let photos: [UUID: [ExportPhoto]] = [Fixtures.full.id: [
+            ExportPhoto(capturedAt: ByteParsing.date("2024-05-01T10:01:00Z")!),
+            ExportPhoto(capturedAt: ByteParsing.date("2024-05-01T10:02:00.5Z")!),
+        ]]
+        let first = try exportString(Self.trees, format: .json, context: Fixtures.context, photos: photos)
+        let read = try readJSON(first)
+        #expect(read.collections.map(\.id) == [Fixtures.orchard.id])
+        let collections = read.collections.map {
+            TreeCollection(id: $0.id, name: $0.name, createdAt: $0.createdAt!, updatedAt: $0.updatedAt)
+        }
+        let trees = read.trees.map { $0.tree(id: $0.id!, collectionID: $0.collectionID, now: .distantPast) }
+        #expect(trees == Self.trees)
+        #expect(collections == [Fixtures.orchard])
+        let readPhotos = Dictionary(uniqueKeysWithValues: read.trees.map { t in
+            (t.id!, (0..<(t.photoCount ?? 0)).map { i in photos[t.id!]![i] })
+        })
+        var later = Fixtures.context
+        later.exportedAt = ByteParsing.date("2030-01-01T00:00:00Z")!
+        later.collectionList = collections
+        let second = try exportString(trees, format: .json, context: later, photos: readPhotos)
+        #expect(second.replacingOccurrences(of: "2030-01-01T00:00:00Z", with: "2024-06-01T12:00:00Z") == first)
+    }
+
+    @Test func writesTheAppShapeWithStableKeyOrder() throws {
+        let text = try exportString([Fixtures.full], format: .json, context: Fixtures.context)
+        let expectedStart = """
+            {"format":"trees-collection","version":1,"exportedAt":"2024-06-01T12:00:00Z",
+            "collections":[
+            {"id":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","name":"Victoria's Orchard","createdAt":"2024-03-01T08:00:00Z","updatedAt":"2024-03-02T09:30:00.125Z"}
+            ],
+            "trees":[
+            {"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","latitude":47.3769123,"longitude":-8.5417456,"horizontalAccuracy":3.25,"altitude":408.5,"species":"Malus domestica","variety":"Boskoop & <Rote>","rootstock":"M9","notes":"=SUM(A1) \\"quoted\\", 'single'\\nsecond line — Grüße 🌳","photoCount":0,"photoDates":[],"collectionId":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","collection":"Victoria's Orchard","createdAt":"2024-05-01T10:00:00.250Z","updatedAt":"2024-05-02T11:00:00Z","accuracySource":"gst","ellipsoidHeight":455.75,"capture":{"fixTime":"2024-05-01T09:59:58Z","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"gpsd://localhost:2947"}}
+            ]}
+
+            """
+        #expect(text == expectedStart)
+        // Foundation reads it too.
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        #expect((object?["trees"] as? [Any])?.count == 1)
+    }
+
+    static let appExport = """
+        {
+          "collections" : [
+            { "id" : "C0FFEE00-1111-4222-8333-444455556666", "name" : "North Block",
+              "createdAt" : "2024-04-01T08:00:00Z", "updatedAt" : "2024-04-02T08:00:00Z" }
+          ],
+          "trees" : [
+            { "id" : "D1D1D1D1-1111-4222-8333-444455556666", "latitude" : 47.1, "longitude" : 8.25,
+              "horizontalAccuracy" : 4.5, "altitude" : 410.2, "species" : "Pyrus communis", "variety" : "Williams",
+              "rootstock" : "", "notes" : "", "photoCount" : 1, "photos" : ["/9j/4AAQSkZJRg=="],
+              "photoDates" : ["2024-04-01T08:05:00Z"], "photoFileNames" : ["../../etc/passwd"],
+              "collectionId" : "C0FFEE00-1111-4222-8333-444455556666",
+              "createdAt" : "2024-04-01T08:04:00Z", "updatedAt" : "2024-04-01T08:04:00Z" },
+            { "id" : "E2E2E2E2-1111-4222-8333-444455556666", "latitude" : -1.5, "longitude" : -70.125,
+              "horizontalAccuracy" : -1, "species" : "Theobroma cacao", "photoCount" : 0,
+              "collectionId" : null, "createdAt" : "2024-04-03T10:00:00+02:00" }
+          ]
+        }
+        """
+
+    @Test(arguments: [1, 3, 82, 4096, Int.max])
+    func readsTheAppExportInAnyChunking(chunk: Int) throws {
+        let r = try readJSON(Self.appExport, chunk: chunk)
+        #expect(r.collections == [ImportedCollection(
+            id: UUID(uuidString: "C0FFEE00-1111-4222-8333-444455556666")!, name: "North Block",
+            createdAt: ByteParsing.date("2024-04-01T08:00:00Z"), updatedAt: ByteParsing.date("2024-04-02T08:00:00Z"), line: 3)])
+        #expect(r.trees.count == 2)
+        let a = r.trees[0]
+        #expect(a.coordinate == Coordinate(latitude: 47.1, longitude: 8.25))
+        #expect(a.horizontalAccuracy == 4.5)
+        #expect(a.altitude == 410.2)
+        #expect(a.variety == "Williams")
+        #expect(a.rootstock == nil)
+        #expect(a.photos == [ImportedPhoto(data: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46],
+                                           capturedAt: ByteParsing.date("2024-04-01T08:05:00Z"))])
+        #expect(a.line == 7)
+        let b = r.trees[1]
+        #expect(b.horizontalAccuracy == nil)
+        #expect(b.collectionID == nil)
+        #expect(b.createdAt == ByteParsing.date("2024-04-03T08:00:00Z"))
+    }
+
+    @Test func readsTheOlderBareArray() throws {
+        let text = """
+            [{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":1,"longitude":2,"species":"Olea europaea",
+              "createdAt":"2019-01-01T00:00:00Z"},
+             {"id":"E2E2E2E2-1111-4222-8333-444455556666","latitude":3,"longitude":4,"species":"Ficus carica","createdAt":568000000}]
+            """
+        let r = try readJSON(text)
+        #expect(r.trees.map(\.species) == ["Olea europaea", "Ficus carica"])
+        #expect(r.trees[1].createdAt == Date(timeIntervalSinceReferenceDate: 568000000))
+        #expect(r.trees[1].line == 3)
+    }
+
+    @Test(arguments: [
+        ("{\"x\":[1,]}", InterchangeError.malformedJSON(line: 1, column: 9, reason: "unexpected ']'; expected a value")),
+        ("{\"trees\":[", .malformedJSON(line: 1, column: 11, reason: "unexpected end of file")),
+        ("{\"trees\" 5}", .malformedJSON(line: 1, column: 10, reason: "unexpected '5'; expected ':'")),
+        ("{\"trees\":[tru]}", .malformedJSON(line: 1, column: 11, reason: "invalid value 'tru'")),
+        ("42", .invalidContent(line: 1, column: 1, reason: "expected an object with \"trees\" or an array of trees, found a number")),
+        ("{\"trees\":{}}", .invalidContent(line: 1, column: 10, reason: "\"trees\" must be an array")),
+        ("{\"collections\":[]}", .invalidContent(line: 1, column: 1, reason: "no \"trees\" array; expected {\"collections\": [...], \"trees\": [...]} or an array of trees")),
+        ("{\"trees\":[\n {\"latitude\":1,\"longitude\":2,\"species\":\"x\"}]}",
+         .invalidContent(line: 2, column: 2, reason: "the tree at line 2 is missing the required field \"id\"")),
+        ("{\"trees\":[{\"id\":\"../../etc/passwd\",\"latitude\":1,\"longitude\":2,\"species\":\"x\"}]}",
+         .invalidContent(line: 1, column: 17, reason: "\"id\" is not a UUID: \"../../etc/passwd\"")),
+        ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":91,\"longitude\":2,\"species\":\"x\"}]",
+         .invalidContent(line: 1, column: 58, reason: "latitude 91 is out of range; expected degrees between -90 and 90")),
+        ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"createdAt\":\"yesterday\"}]",
+         .invalidContent(line: 1, column: 100, reason: "\"createdAt\" is not an ISO 8601 date: \"yesterday\"")),
+        ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":\"1\",\"longitude\":2,\"species\":\"x\"}]",
+         .invalidContent(line: 1, column: 58, reason: "\"latitude\" must be a number, found a string")),
+    ])
+    func refusesBadInputWithLineAndColumn(text: String, expected: InterchangeError) {
+        #expect(jsonError(text) == expected)
+    }
+
+    @Test func keepsMemoryFlatOnAHugeTreesArray() throws {
+        // 200,000 trees streamed through in 64 KiB chunks; only counts are kept.
+        let one = Array(#"{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":1.5,"longitude":2.5,"species":"x","createdAt":"2020-01-01T00:00:00Z"},"#.utf8)
+        var reader = CollectionJSONReader()
+        var count = 0
+        try reader.read(Array("{\"trees\":[".utf8)) { _ in }
+        var block: [UInt8] = []
+        for _ in 0..<500 { block += one }
+        for _ in 0..<400 { try reader.read(block) { _ in count += 1 } }
+        try reader.read(Array(one.dropLast()) + Array("]}".utf8)) { _ in count += 1 }
+        try reader.finish { _ in count += 1 }
+        #expect(count == 200_001)
+    }
+}
