@@ -173,13 +173,13 @@ _trees() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    add|list|show|edit|rm|collection|capture|photo|stats|map|help)
+    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|map|help)
         # Offer subcommand argument completions
         "_trees_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture photo stats map help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats map help' -- "${cur}"))
         ;;
     esac
 }
@@ -505,6 +505,90 @@ _trees_capture() {
         return
         ;;
     '--update')
+        return
+        ;;
+    esac
+}
+
+_trees_replay() {
+    repeating_flags=()
+    non_repeating_flags=(--jsonl --gpx --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--speed)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--speed')
+        return
+        ;;
+    esac
+}
+
+_trees_import() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --format --collection --on-conflict --species-from --include)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--collection')
+        return
+        ;;
+    '--on-conflict')
+        return
+        ;;
+    '--species-from')
+        return
+        ;;
+    '--include')
+        return
+        ;;
+    esac
+}
+
+_trees_export() {
+    repeating_flags=()
+    non_repeating_flags=(--photos --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --format --collection --out)
+    __trees_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--collection')
+        return
+        ;;
+    '--out')
+        return
+        ;;
+    esac
+}
+
+_trees_inspect() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--format)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--format')
         return
         ;;
     esac
