@@ -79,11 +79,12 @@ struct MapCommand: AsyncParsableCommand {
                 }
                 items.append(MapPage.Item(tree: t, collectionName: t.collectionID.flatMap { names[$0] }, photos: photos))
             }
+            // Refused inside the transaction, so a remembered --labels choice is not stored either.
+            guard !items.isEmpty else { throw CLIError("no trees to map", status: .failure) }
             let title = chosen.map { "Trees — \($0.name)" } ?? (collection != nil ? "Trees in no collection" : "Trees")
             return (MapPage(title: title, items: items, labels: chosenLabels, colouring: color, tiles: tiles,
                             generatedAt: w.now), chosen?.name)
         }
-        guard !page.items.isEmpty else { throw CLIError("no trees to map", status: .failure) }
         let html = page.html()
         if out == "-" {
             Output.text(html)
