@@ -195,7 +195,7 @@ enum MapAssets {
                 m.acc.setAttribute('r', Math.max(0, m.t.acc * view.s).toFixed(1));
               }
             });
-            document.body.classList.toggle('crowded', spacing * view.s < 64);
+            document.body.classList.toggle('crowded', spacing * view.s < 40);
             drawScale();
             drawTiles();
           }
@@ -208,7 +208,7 @@ enum MapAssets {
               box.y0 = Math.min(box.y0, t.y); box.y1 = Math.max(box.y1, t.y);
             });
             if (!isFinite(box.x0)) box = { x0: -10, x1: 10, y0: -10, y1: 10 };
-            var sz = size(), w = Math.max(box.x1 - box.x0, 20), h = Math.max(box.y1 - box.y0, 20);
+            var sz = size(), w = Math.max(box.x1 - box.x0, 8), h = Math.max(box.y1 - box.y0, 8);
             view.s = Math.min((sz.w - 200) / w, (sz.h - 200) / h);
             if (!(view.s > 0)) view.s = 1;
             view.tx = sz.w / 2 - (box.x0 + box.x1) / 2 * view.s;
