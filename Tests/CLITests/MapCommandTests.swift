@@ -133,6 +133,10 @@ import Testing
         #expect(try t.run(["map", "--labels", "species", "--out", out]).status == 0)
         #expect(try t.run(["map", "--out", again.path]).status == 0)
         #expect(try String(contentsOf: again, encoding: .utf8).contains("<body class=\"labels-species colour-species\">"))
+        // '-' writes the page to standard output and no file.
+        let piped = try t.run(["map", "--out", "-"], currentDirectory: t.folder)
+        #expect(piped.stdout.hasPrefix("<!DOCTYPE html>\n") && piped.stdout.hasSuffix("</html>\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path).filter { $0.hasPrefix("trees_") } == [])
         // The default file name follows the collection.
         #expect(try t.run(["map", "--collection", "Victoria's Orchard"], currentDirectory: t.folder).stdout
                 == "victorias_orchard_2026-05-01_100000.html\n")
