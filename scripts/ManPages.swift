@@ -242,7 +242,7 @@ func page(for c: Command, root: Command, date: String, proseFolder: String) -> S
     if !c.subcommands.isEmpty {
         var list = [".Bl -tag -width Ds"]
         for s in c.subcommands {
-            list.append(".It Cm " + s.path.last!)
+            list.append(".It Cm " + (s.path.last ?? ""))
             list += Mdoc.paragraph(s.abstract)
             list.append("See")
             list.append(".Xr \(s.pageName) 1 .")
