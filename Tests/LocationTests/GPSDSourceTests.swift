@@ -105,6 +105,32 @@ extension Duration {
         #expect(events.fixes.last?.time == last)
     }
 
+    /// A sample track of the package, as a receiver would send it, through gpsd: every fix is the
+    /// NMEA reader's fix of the same time (the track's epochs end with RMC, GST before it).
+    @Test func sampleTrackThroughGPSDMatchesTheReader() async throws {
+        guard GPSFake.isAvailable else { return }
+        let track = GPSFake.packageRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
+        let fake = try GPSFake(log: track, cycle: 0.004)
+        defer { fake.stop() }
+        let expected = try readerFixes(track)
+        let last = try #require(expected.last?.time)
+        let events = try await collect(GPSDSource(host: "127.0.0.1", port: fake.port), timeout: .seconds(60)) {
+            $0.fixes.last?.time == last
+        }
+        var byTime: [Date: Fix] = [:]
+        for f in expected { if let t = f.time { byTime[t] = f } }
+        let fixes = events.fixes.filter(\.hasPosition)
+        #expect(fixes.count >= expected.filter(\.hasPosition).count - 2)
+        for fix in fixes.dropFirst() {
+            let r = try #require(byTime[fix.time!])
+            let (a, b) = (try #require(fix.coordinate), try #require(r.coordinate))
+            #expect(abs(a.latitude - b.latitude) < 5e-10 && abs(a.longitude - b.longitude) < 5e-10, "position at \(r.time!)")
+            #expect(fix.accuracySource == r.accuracySource, "accuracy source at \(r.time!)")
+            #expect(abs((fix.horizontalAccuracy ?? -1) - (r.horizontalAccuracy ?? -2)) < 1e-9, "accuracy at \(r.time!)")
+        }
+        #expect(events.contains(.fixLost))
+    }
+
     /// GST after the epoch's last timed sentence: gpsd reports it after the TPV, matched by time.
     @Test func gstReportedAfterItsTPVIsMatchedByTime() async throws {
         guard GPSFake.isAvailable else { return }
