@@ -42,8 +42,7 @@ struct GPSCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let spec = try Self.spec(sourceOptions)
-        let source = spec.makeSource(wait: sourceOptions.wait)
+        let source = try sourceOptions.locationSource()
         let terminal = Terminal.current
         GPSSignals.install(live: !status && !jsonl && terminal.stdoutIsTTY)
         if status {
@@ -163,6 +162,13 @@ struct GPSCommand: AsyncParsableCommand {
         for d in devices {
             Output.line("  " + [d.path, d.driver, d.subtype].compactMap { $0 }.joined(separator: "  "))
         }
+    }
+}
+
+extension SourceOptions {
+    /// The source named by `--source` (gpsd, serial, replay or stdin), with `--speed` and `--wait` applied.
+    func locationSource() throws -> any LocationSource {
+        try GPSCommand.spec(self).makeSource(wait: wait)
     }
 }
 

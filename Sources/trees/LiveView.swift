@@ -21,7 +21,9 @@ struct LiveView {
     private var origin: Date?
     private var now: Date?
     /// How many status messages are kept on screen.
-    static let messageLines = 2
+    static let messageLines = 3
+    /// The source has gone away (gpsd stopped, device unplugged) and is being reconnected.
+    private(set) var sourceDown = false
 
     init(sourceName: String, staleAfter: Duration = .seconds(5)) {
         self.sourceName = sourceName
@@ -34,8 +36,10 @@ struct LiveView {
         session.handle(event, at: offset(now))
         switch event {
         case .fix:
+            sourceDown = false
             return
         case let .connected(version, devices):
+            sourceDown = false
             self.version = version
             self.devices = devices
         case let .deviceAdded(device):
@@ -43,7 +47,9 @@ struct LiveView {
             devices.append(device)
         case let .deviceRemoved(device):
             devices.removeAll { $0.path == device.path }
-        case .noFix, .fixLost, .sourceLost, .reconnecting, .warning:
+        case .sourceLost, .reconnecting:
+            sourceDown = true
+        case .noFix, .fixLost, .warning:
             break
         }
         messages.append((now, Self.describe(event)))
@@ -80,7 +86,7 @@ struct LiveView {
         case .searching(.stale(let a)):
             badge = t.paint("Stale", .grey) + t.dim("  last fix \(Self.seconds(a)) ago")
         case .searching(.noFix), .searching(.noPosition):
-            badge = t.paint("No fix", .grey)
+            badge = t.paint("No fix", .grey) + (sourceDown ? t.dim("  source lost, reconnecting") : "")
         case .searching(.noAccuracy):
             badge = t.paint("Fix, accuracy unknown", .grey)
         default:
@@ -90,7 +96,9 @@ struct LiveView {
         lines.append(badge)
 
         var facts: [String] = []
-        facts.append(fix.map { $0.mode.hasPosition ? "\($0.mode.title) fix" : $0.mode.title } ?? "waiting for a fix")
+        let current: Bool = switch state { case .searching: false; default: true }
+        let modeText = fix.map { $0.mode.hasPosition ? "\($0.mode.title) fix" : $0.mode.title } ?? "waiting for a fix"
+        facts.append(fix != nil && !current && fix?.hasPosition == true ? "last fix \(modeText)" : modeText)
         if let n = fix?.satellitesUsed { facts.append("\(n) satellites") }
         if let h = fix?.hdop { facts.append(String(format: "HDOP %.1f", h)) }
         if let age { facts.append("age \(Self.seconds(age))") }
