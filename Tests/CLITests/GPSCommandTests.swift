@@ -37,6 +37,19 @@ import Testing
         #expect(s.stderr.hasPrefix("trees: cannot use serial device /nonexistent/ttyACM0: No such file or directory."))
     }
 
+    @Test func waitingForGPSDReportsEachAttemptUntilTheDurationEnds() throws {
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let port = CLIGPSFake.freePort()
+        let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(port)", "--wait", "--duration", "1.5", "--jsonl"])
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+        #expect(lines(r.stdout) == [
+            #"{"class":"STATUS","event":"reconnecting","attempt":1,"delay":1}"#,
+            #"{"class":"STATUS","event":"reconnecting","attempt":2,"delay":2}"#,
+        ])
+    }
+
     @Test func fiveFixesFromGPSDAsJSONLines() throws {
         guard CLIGPSFake.isAvailable else { return }
         let fake = try CLIGPSFake(log: Self.fixture)

@@ -100,7 +100,7 @@ extension Duration {
             return
         }
         #expect(version == "3.22" || version?.hasPrefix("3.") == true)
-        #expect(events.contains { if case .deviceAdded(let d) = $0 { d.driver == "NMEA0183" } else { false } })
+        #expect(events.contains { if case .deviceAdded(let d) = $0 { d.driver == "NMEA0183" } else { false } }, "\(events.prefix(8)) port \(fake.port)")
         try expectMatches(events.fixes, log: log, minimum: 25)
         #expect(events.fixes.last?.time == last)
     }

@@ -9,6 +9,8 @@ import Testing
 final class GPSFake: @unchecked Sendable {
     let port: Int
     let pid: Int32
+    private let folder: URL
+    private let feederStop = FeederStop()
     private var stopped = false
 
     static var packageRoot: URL {
@@ -28,8 +30,15 @@ final class GPSFake: @unchecked Sendable {
         return found
     }
 
+    /// Starts gpsd and gpsfake. gpsfake reads its log from a FIFO that is filled only once a client
+    /// is connected to gpsd, so the client sees every epoch however slowly it gets going.
     init(log: String, port: Int? = nil, cycle: Double = 0.02) throws {
-        var args = [Self.packageRoot.appendingPathComponent("scripts/gpsfake-start").path, log]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpsfake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fifo = folder.appendingPathComponent((log as NSString).lastPathComponent).path
+        guard mkfifo(fifo, 0o600) == 0 else { throw GPSFakeError(message: "cannot make a FIFO at \(fifo)") }
+        self.folder = folder
+        var args = [Self.packageRoot.appendingPathComponent("scripts/gpsfake-start").path, fifo]
         args.append(port.map(String.init) ?? "")
         args.append(String(cycle))
         let out = try Self.run(args)
@@ -37,12 +46,63 @@ final class GPSFake: @unchecked Sendable {
         guard parts.count == 2 else { throw GPSFakeError(message: "gpsfake-start said: \(out)") }
         self.port = parts[0]
         self.pid = Int32(parts[1])
+        let content = try Data(contentsOf: URL(fileURLWithPath: log))
+        let servedPort = self.port
+        let stopped = self.feederStop
+        let fakePID = self.pid
+        Thread {
+            // Wait for a client (at most a minute), then give gpsfake its log. gpsfake reads the
+            // file twice (once whole, then again to split it into packets), so it is written twice,
+            // the second time once gpsfake waits in open(2) for it.
+            signal(SIGPIPE, SIG_IGN)
+            let deadline = Date().addingTimeInterval(60)
+            while !Self.hasClient(port: servedPort) && Date() < deadline && !stopped.isSet { usleep(20_000) }
+            for pass in 0..<2 {
+                if pass == 1 {
+                    while Self.waitChannel(fakePID) != "wait_for_partner" && Date() < deadline && !stopped.isSet {
+                        usleep(5_000)
+                    }
+                }
+                var fd: Int32 = -1
+                while fd < 0 && !stopped.isSet && Date() < deadline {
+                    fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                    if fd < 0 { usleep(10_000) }
+                }
+                guard fd >= 0 else { return }
+                defer { close(fd) }
+                var offset = 0
+                while offset < content.count && !stopped.isSet {
+                    let n = content.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    if n > 0 { offset += n } else if errno == EAGAIN { usleep(5_000) } else { return }
+                }
+            }
+        }.start()
+    }
+
+    /// What a process waits on in the kernel (`wait_for_partner`: opening a FIFO nobody writes to).
+    static func waitChannel(_ pid: Int32) -> String {
+        (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? ""
+    }
+
+    /// True when a TCP connection to `port` on this machine is established (from /proc/net/tcp).
+    static func hasClient(port: Int) -> Bool {
+        let hex = String(format: ":%04X", port)
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let f = line.split(separator: " ")
+                if f.count > 3, f[1].hasSuffix(hex), f[3] == "01" { return true }
+            }
+        }
+        return false
     }
 
     func stop() {
         guard !stopped else { return }
         stopped = true
         _ = try? Self.run([Self.packageRoot.appendingPathComponent("scripts/gpsfake-stop").path, String(pid)])
+        feederStop.set()
+        try? FileManager.default.removeItem(at: folder)
     }
 
     deinit { stop() }
@@ -80,6 +140,14 @@ final class GPSFake: @unchecked Sendable {
         }
         return Int(UInt16(bigEndian: addr.sin_port))
     }
+}
+
+/// Tells the feeding thread to give up.
+final class FeederStop: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 struct GPSFakeError: Error, CustomStringConvertible {
