@@ -255,7 +255,7 @@ struct TreeImporter {
     }
 
     mutating func add(_ t: ImportedTree) throws {
-        guard TextTools.nonEmpty(t.species) != nil else {
+        guard t.species.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
             summary.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
             return
         }
@@ -268,13 +268,13 @@ struct TreeImporter {
 
     private mutating func store(_ t: ImportedTree, collectionID: UUID?) throws {
         var id = t.id ?? UUID()
-        if let given = t.id, try w.treeExists(given) {
+        if let given = t.id, try w.treeExistsBulk(given) {
             switch conflict {
             case .skip:
                 summary.alreadyPresent += 1
                 return
             case .replace:
-                try w.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
+                try w.upsertBulk(t.tree(id: given, collectionID: collectionID, now: w.now))
                 summary.replaced += 1
                 return
             case .newID:
@@ -285,7 +285,7 @@ struct TreeImporter {
             return
         }
         do {
-            try w.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
+            try w.insertBulk(t.tree(id: id, collectionID: collectionID, now: w.now))
         } catch let e as StoreError {
             throw ImportRefusal(line: t.line, reason: e.description)
         }

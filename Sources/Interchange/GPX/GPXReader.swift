@@ -350,9 +350,8 @@ struct GPXParser: XMLHandler {
     }
 
     private mutating func uuid(_ what: String, line: Int) -> UUID? {
-        let s = string.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let v = UUID(uuidString: s) else {
-            if !s.isEmpty { diagnose(line, "\(what) \"\(s)\" is not a UUID; ignored") }
+        guard let v = ByteParsing.uuid(text[...]) else {
+            if let s = trimmedString { diagnose(line, "\(what) \"\(s)\" is not a UUID; ignored") }
             return nil
         }
         return v

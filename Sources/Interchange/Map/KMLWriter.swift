@@ -39,7 +39,7 @@ public struct KMLWriter: TreeWriter {
     }
 
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
-        out.append("  <Placemark id=\"tree-"); out.append(tree.id.uuidString.lowercased()); out.append("\">\n")
+        out.append("  <Placemark id=\"tree-"); out.appendUUID(tree.id); out.append("\">\n")
         out.append("    <name>"); out.appendXMLEscaped(tree.displayName); out.append("</name>\n")
         if let notes = tree.notes, !notes.isEmpty {
             out.append("    <description>"); out.appendXMLEscaped(notes); out.append("</description>\n")
