@@ -84,15 +84,17 @@ package struct XMLTokenizer {
     private var rootClosed = false
     private var sawMarkup = false
     private var attributes = XMLAttributes()
-    private var rawAttributes: [(qname: String, prefix: String, local: String, range: Range<Int>)] = []
+    private var rawAttributes: [(prefix: String, local: String, range: Range<Int>)] = []
     private var valueScratch: [UInt8] = []
     private var textScratch: [UInt8] = []
     private var finished = false
 
     private struct OpenElement {
-        var qname: String
+        var prefix: String
         var name: XMLName
         var bindingMark: Int
+
+        var qname: String { prefix.isEmpty ? name.local : prefix + ":" + name.local }
     }
 
     package static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
@@ -405,12 +407,19 @@ package struct XMLTokenizer {
         }
     }
 
-    private func splitName(_ from: Int, _ to: Int) -> (qname: String, prefix: String, local: String) {
-        let qname = String(decoding: buf[from..<to], as: UTF8.self)
+    private static func qname(_ n: (prefix: String, local: String)) -> String {
+        n.prefix.isEmpty ? n.local : n.prefix + ":" + n.local
+    }
+
+    private static func qname(_ n: (prefix: String, local: String, range: Range<Int>)) -> String {
+        n.prefix.isEmpty ? n.local : n.prefix + ":" + n.local
+    }
+
+    private func splitName(_ from: Int, _ to: Int) -> (prefix: String, local: String) {
         var colon: Int?
         for i in from..<to where buf[i] == UInt8(ascii: ":") { colon = i; break }
-        guard let c = colon else { return (qname, "", qname) }
-        return (qname, String(decoding: buf[from..<c], as: UTF8.self), String(decoding: buf[(c + 1)..<to], as: UTF8.self))
+        guard let c = colon else { return ("", String(decoding: buf[from..<to], as: UTF8.self)) }
+        return (String(decoding: buf[from..<c], as: UTF8.self), String(decoding: buf[(c + 1)..<to], as: UTF8.self))
     }
 
     private func namespace(for prefix: String) -> String? {
@@ -459,32 +468,32 @@ package struct XMLTokenizer {
             let b = buf[i]
             if Self.isSpace(b) { i += 1; continue }
             if b == UInt8(ascii: "/") {
-                guard i + 1 == gt else { throw error("unexpected '/' in tag <\(element.qname)>", at: i) }
+                guard i + 1 == gt else { throw error("unexpected '/' in tag <\(Self.qname(element))>", at: i) }
                 selfClosing = true
                 break
             }
             guard i > nameEnd, Self.isSpace(buf[i - 1]) else {
-                throw error("expected whitespace before an attribute in tag <\(element.qname)>", at: i)
+                throw error("expected whitespace before an attribute in tag <\(Self.qname(element))>", at: i)
             }
-            guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(element.qname)>", at: i) }
+            guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(Self.qname(element))>", at: i) }
             let attrEnd = scanName(from: i, limit: gt)
             let attr = splitName(i, attrEnd)
             var j = attrEnd
             while j < gt && Self.isSpace(buf[j]) { j += 1 }
             guard j < gt, buf[j] == UInt8(ascii: "=") else {
-                throw error("attribute '\(attr.qname)' has no value", at: attrEnd)
+                throw error("attribute '\(Self.qname(attr))' has no value", at: attrEnd)
             }
             j += 1
             while j < gt && Self.isSpace(buf[j]) { j += 1 }
             guard j < gt, buf[j] == UInt8(ascii: "\"") || buf[j] == UInt8(ascii: "'") else {
-                throw error("the value of attribute '\(attr.qname)' must be quoted", at: j)
+                throw error("the value of attribute '\(Self.qname(attr))' must be quoted", at: j)
             }
             let quote = buf[j]
             var k = j + 1
             let valueStart = valueScratch.count
             while k < gt && buf[k] != quote {
                 let c = buf[k]
-                if c == UInt8(ascii: "<") { throw error("'<' in the value of attribute '\(attr.qname)'", at: k) }
+                if c == UInt8(ascii: "<") { throw error("'<' in the value of attribute '\(Self.qname(attr))'", at: k) }
                 if c == UInt8(ascii: "&") {
                     var semi = k + 1
                     while semi < gt && buf[semi] != UInt8(ascii: ";") && semi < k + 40 { semi += 1 }
@@ -498,22 +507,22 @@ package struct XMLTokenizer {
                 valueScratch.append(Self.isSpace(c) ? 0x20 : c)
                 k += 1
             }
-            guard k < gt else { throw error("unterminated value of attribute '\(attr.qname)'", at: j) }
+            guard k < gt else { throw error("unterminated value of attribute '\(Self.qname(attr))'", at: j) }
             let range = valueStart..<valueScratch.count
-            if attr.qname == "xmlns" {
+            if attr.prefix.isEmpty && attr.local == "xmlns" {
                 bindings.append(("", String(decoding: valueScratch[range], as: UTF8.self)))
             } else if attr.prefix == "xmlns" {
                 bindings.append((attr.local, String(decoding: valueScratch[range], as: UTF8.self)))
             } else {
-                rawAttributes.append((attr.qname, attr.prefix, attr.local, range))
+                rawAttributes.append((attr.prefix, attr.local, range))
             }
             i = k + 1
             if i < gt, !Self.isSpace(buf[i]), buf[i] != UInt8(ascii: "/") {
-                throw error("expected whitespace after the value of attribute '\(attr.qname)'", at: i)
+                throw error("expected whitespace after the value of attribute '\(Self.qname(attr))'", at: i)
             }
         }
         guard let ns = namespace(for: element.prefix) else {
-            throw error("undeclared namespace prefix '\(element.prefix)' in <\(element.qname)>", at: tagStart)
+            throw error("undeclared namespace prefix '\(element.prefix)' in <\(Self.qname(element))>", at: tagStart)
         }
         let name = XMLName(namespace: ns, local: element.local)
         attributes.removeAll()
@@ -521,7 +530,7 @@ package struct XMLTokenizer {
             var attrNS = ""
             if !a.prefix.isEmpty {
                 guard let u = namespace(for: a.prefix) else {
-                    throw error("undeclared namespace prefix '\(a.prefix)' in attribute '\(a.qname)'", at: tagStart)
+                    throw error("undeclared namespace prefix '\(a.prefix)' in attribute '\(Self.qname(a))'", at: tagStart)
                 }
                 attrNS = u
             }
@@ -531,7 +540,7 @@ package struct XMLTokenizer {
         let tagColumn = column(at: tagStart)
         rootSeen = true
         sawMarkup = true
-        open.append(OpenElement(qname: element.qname, name: name, bindingMark: mark))
+        open.append(OpenElement(prefix: element.prefix, name: name, bindingMark: mark))
         try handler.startElement(name, attributes: attributes, line: tagLine, column: tagColumn)
         advance(to: gt + 1)
         if selfClosing {
@@ -543,6 +552,16 @@ package struct XMLTokenizer {
         return true
     }
 
+    /// True when `bytes` spell `prefix:local` (or `local` without a prefix).
+    private static func matches(_ bytes: ArraySlice<UInt8>, prefix: String, local: String) -> Bool {
+        if prefix.isEmpty { return bytes.elementsEqual(local.utf8) }
+        let p = prefix.utf8.count
+        guard bytes.count == p + 1 + local.utf8.count else { return false }
+        let start = bytes.startIndex
+        return bytes[start..<(start + p)].elementsEqual(prefix.utf8) && bytes[start + p] == UInt8(ascii: ":")
+            && bytes[(start + p + 1)...].elementsEqual(local.utf8)
+    }
+
     private mutating func endTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         guard let gt = find(">", from: pos + 2) else {
             if final { throw error("unexpected end of file inside an end tag", at: pos) }
@@ -552,12 +571,12 @@ package struct XMLTokenizer {
         for k in nameEnd..<gt where !Self.isSpace(buf[k]) {
             throw error("unexpected character in end tag", at: k)
         }
-        let qname = String(decoding: buf[(pos + 2)..<nameEnd], as: UTF8.self)
+        let nameBytes = buf[(pos + 2)..<nameEnd]
         guard let top = open.last else {
-            throw error("end tag </\(qname)> without a matching start tag", at: pos)
+            throw error("end tag </\(String(decoding: nameBytes, as: UTF8.self))> without a matching start tag", at: pos)
         }
-        guard top.qname == qname else {
-            throw error("mismatched end tag </\(qname)>; expected </\(top.qname)>", at: pos)
+        guard Self.matches(nameBytes, prefix: top.prefix, local: top.name.local) else {
+            throw error("mismatched end tag </\(String(decoding: nameBytes, as: UTF8.self))>; expected </\(top.qname)>", at: pos)
         }
         open.removeLast()
         bindings.removeSubrange(top.bindingMark...)
