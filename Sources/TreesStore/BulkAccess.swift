@@ -153,20 +153,21 @@ enum BulkText {
         var rem = secs % 86400
         if rem < 0 { rem += 86400; days -= 1 }
         let (y, m, d) = civil(Int(days))
-        var out = [UInt8]()
-        out.reserveCapacity(23)
-        func put(_ v: Int, _ width: Int) {
-            var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-            var x = abs(v)
-            var i = width - 1
-            while i >= 0 { digits[i] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10; i -= 1 }
-            out.append(contentsOf: digits)
+        var out: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &out) { raw -> String in
+            var n = 0
+            func put(_ v: Int, _ width: Int) {
+                var x = abs(v)
+                var i = n + width - 1
+                while i >= n { raw[i] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10; i -= 1 }
+                n += width
+            }
+            func sep(_ c: UInt8) { raw[n] = c; n += 1 }
+            put(y, 4); sep(UInt8(ascii: "-")); put(m, 2); sep(UInt8(ascii: "-")); put(d, 2); sep(UInt8(ascii: " "))
+            put(Int(rem / 3600), 2); sep(UInt8(ascii: ":")); put(Int(rem % 3600 / 60), 2); sep(UInt8(ascii: ":"))
+            put(Int(rem % 60), 2); sep(UInt8(ascii: ".")); put(Int(millis), 3)
+            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[0..<n]), as: UTF8.self)
         }
-        put(y, 4); out.append(UInt8(ascii: "-")); put(m, 2); out.append(UInt8(ascii: "-")); put(d, 2)
-        out.append(UInt8(ascii: " "))
-        put(Int(rem / 3600), 2); out.append(UInt8(ascii: ":")); put(Int(rem % 3600 / 60), 2); out.append(UInt8(ascii: ":"))
-        put(Int(rem % 60), 2); out.append(UInt8(ascii: ".")); put(Int(millis), 3)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses `yyyy-MM-dd HH:mm:ss(.SSS)` (UTC); nil for any other shape.

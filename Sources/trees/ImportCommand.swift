@@ -66,45 +66,32 @@ struct ImportCommand: AsyncParsableCommand {
         let progress = Progress(name: input.displayName, enabled: isatty(STDERR_FILENO) == 1 && (input.size ?? 0) > 8 << 20)
         var summary = ImportSummary()
         var createdFiles: [String] = []
+        let pipeline = ImportPipeline()
+        let reading = DispatchSemaphore(value: 0)
+        let job = ImportReadJob(input: input, format: fmt, speciesSource: speciesSource, parts: parts, progress: progress)
+        let thread = Thread {
+            job.run(into: pipeline)
+            reading.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        defer {
+            pipeline.cancel()
+            reading.wait()
+        }
         do {
             try db.write { w in
                 var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photoFolder: db.photoFolder)
                 defer { createdFiles = importer.createdFiles }
-                switch fmt {
-                case .gpx:
-                    var reader = GPXReader()
-                    func handle(_ e: GPXEvent) throws {
-                        switch e {
-                        case .waypoint(let p): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
-                        case .routePoint(let p, _) where parts.contains("routes"): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
-                        case .trackPoint(let p, _, _) where parts.contains("tracks"): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
-                        case .diagnostic(let d):
-                            if d.message.hasSuffix("point skipped") {
-                                importer.summary.skipped.append(.init(line: d.line, reason: d.message))
-                            } else {
-                                importer.summary.warnings.append(.init(line: d.line, reason: d.message))
-                            }
-                        default: break
-                        }
-                    }
-                    try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
-                    _ = try reader.finish(handle)
-                case .json:
-                    var reader = CollectionJSONReader()
-                    func handle(_ e: CollectionJSONEvent) throws {
-                        switch e {
-                        case .collection(let c): try importer.add(c)
+                while let batch = try pipeline.next() {
+                    for item in batch {
+                        switch item {
                         case .tree(let t): try importer.add(t)
+                        case .collection(let c): try importer.add(c)
+                        case .skipped(let line, let reason): importer.summary.skipped.append(.init(line: line, reason: reason))
+                        case .warning(let line, let reason): importer.summary.warnings.append(.init(line: line, reason: reason))
                         }
                     }
-                    try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
-                    try reader.finish(handle)
-                case .csv:
-                    var reader = CSVTreeReader()
-                    try input.forEachChunk(progress: progress.update) { try reader.read($0) { try importer.add($0) } }
-                    try reader.finish { try importer.add($0) }
-                case .nmea:
-                    break
                 }
                 try importer.finish()
                 summary = importer.summary
@@ -125,6 +112,137 @@ struct ImportCommand: AsyncParsableCommand {
         } else {
             Output.text(summary.text(file: input.displayName, dryRun: dryRun))
         }
+    }
+}
+
+/// What the reading thread hands to the transaction, in file order.
+enum ImportItem: Sendable {
+    case tree(ImportedTree)
+    case collection(ImportedCollection)
+    case skipped(line: Int, reason: String)
+    case warning(line: Int, reason: String)
+}
+
+/// Reads and parses the input file on its own thread, so parsing and storing overlap.
+final class ImportReadJob: @unchecked Sendable {
+    let input: InputFile
+    let format: FileFormat
+    let speciesSource: SpeciesSource
+    let parts: Set<String>
+    let progress: Progress
+
+    init(input: InputFile, format: FileFormat, speciesSource: SpeciesSource, parts: Set<String>, progress: Progress) {
+        self.input = input; self.format = format; self.speciesSource = speciesSource; self.parts = parts; self.progress = progress
+    }
+
+    func run(into pipeline: ImportPipeline) {
+        var batch: [ImportItem] = []
+        batch.reserveCapacity(ImportPipeline.batchSize)
+        func emit(_ item: ImportItem) throws {
+            batch.append(item)
+            if batch.count >= ImportPipeline.batchSize {
+                guard pipeline.put(batch) else { throw ImportPipeline.Cancelled() }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        do {
+            try read(emit)
+            if !batch.isEmpty { _ = pipeline.put(batch) }
+            pipeline.finish(nil)
+        } catch {
+            pipeline.finish(error)
+        }
+    }
+
+    private func read(_ emit: (ImportItem) throws -> Void) throws {
+        let source = speciesSource
+        switch format {
+        case .gpx:
+            var reader = GPXReader()
+            func handle(_ e: GPXEvent) throws {
+                switch e {
+                case .waypoint(let p): try emit(.tree(ImportedTree(p, speciesFrom: source)))
+                case .routePoint(let p, _) where parts.contains("routes"): try emit(.tree(ImportedTree(p, speciesFrom: source)))
+                case .trackPoint(let p, _, _) where parts.contains("tracks"): try emit(.tree(ImportedTree(p, speciesFrom: source)))
+                case .diagnostic(let d):
+                    try emit(d.message.hasSuffix("point skipped") ? .skipped(line: d.line, reason: d.message) : .warning(line: d.line, reason: d.message))
+                default: break
+                }
+            }
+            try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
+            _ = try reader.finish(handle)
+        case .json:
+            var reader = CollectionJSONReader()
+            func handle(_ e: CollectionJSONEvent) throws {
+                switch e {
+                case .collection(let c): try emit(.collection(c))
+                case .tree(let t): try emit(.tree(t))
+                }
+            }
+            try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
+            try reader.finish(handle)
+        case .csv:
+            var reader = CSVTreeReader()
+            try input.forEachChunk(progress: progress.update) { try reader.read($0) { try emit(.tree($0)) } }
+            try reader.finish { try emit(.tree($0)) }
+        case .nmea:
+            break
+        }
+    }
+}
+
+/// A bounded hand-over of batches from the reading thread to the transaction.
+final class ImportPipeline: @unchecked Sendable {
+    static let batchSize = 1024
+    static let capacity = 8
+    struct Cancelled: Error {}
+
+    private let condition = NSCondition()
+    private var batches: [[ImportItem]] = []
+    private var done = false
+    private var failure: (any Error)?
+    private var cancelled = false
+
+    /// Queues a batch, waiting while the queue is full; false once the consumer has given up.
+    func put(_ batch: [ImportItem]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= Self.capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// Marks the end of the input (with the reader's error, if any).
+    func finish(_ error: (any Error)?) {
+        condition.lock()
+        done = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil at the end; rethrows the reader's error.
+    func next() throws -> [ImportItem]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !done { condition.wait() }
+        if !batches.isEmpty {
+            let b = batches.removeFirst()
+            condition.broadcast()
+            return b
+        }
+        if let failure, !(failure is Cancelled) { throw failure }
+        return nil
+    }
+
+    /// Stops the reader (after a failure in the transaction, or at the end).
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

@@ -108,7 +108,7 @@ struct InspectCommand: AsyncParsableCommand {
 }
 
 /// An input file read in chunks (or standard input), with error messages that name it.
-struct InputFile {
+struct InputFile: @unchecked Sendable {
     let path: String
     let handle: FileHandle
     let size: Int?
