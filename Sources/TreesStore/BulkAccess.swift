@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TreesKit
 
 // Fast paths for imports and exports of many trees: one prepared statement reused for every row,
@@ -20,6 +21,52 @@ extension StoreWriter {
         try Self.check(tree)
         let statement = try db.cachedStatement(sql: Tree.replaceSQL)
         try statement.execute(arguments: StatementArguments(tree.bulkStorageValues))
+    }
+
+    /// Inserts a new tree unless one with the same id is stored; true when it was inserted.
+    ///
+    /// Binds the values straight into a cached prepared statement: the fastest way to store many trees.
+    public func insertIfNewBulk(_ tree: Tree) throws -> Bool {
+        try Self.check(tree)
+        let statement = try db.cachedStatement(sql: Tree.insertIfNewSQL)
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        sqlite3_clear_bindings(s)
+        var index: Int32 = 0
+        func text(_ value: String?) {
+            index += 1
+            guard let value else { sqlite3_bind_null(s, index); return }
+            var v = value
+            v.withUTF8 { p in
+                p.withMemoryRebound(to: CChar.self) { c in
+                    if let base = c.baseAddress {
+                        _ = sqlite3_bind_text(s, index, base, Int32(c.count), bulkTransient)
+                    } else {
+                        _ = sqlite3_bind_text(s, index, "", 0, bulkTransient)
+                    }
+                }
+            }
+        }
+        func double(_ value: Double?) {
+            index += 1
+            if let value { sqlite3_bind_double(s, index, value) } else { sqlite3_bind_null(s, index) }
+        }
+        func int(_ value: Int?) {
+            index += 1
+            if let value { sqlite3_bind_int64(s, index, Int64(value)) } else { sqlite3_bind_null(s, index) }
+        }
+        text(BulkText.uuid(tree.id)); double(tree.latitude); double(tree.longitude); double(tree.horizontalAccuracy)
+        text(tree.accuracySource?.rawValue); double(tree.altitude); double(tree.ellipsoidHeight); text(tree.species)
+        text(tree.variety); text(tree.rootstock); text(tree.notes); text(tree.collectionID.map(BulkText.uuid))
+        text(BulkText.date(tree.createdAt)); text(BulkText.date(tree.updatedAt)); text(tree.capture.fixTime.map(BulkText.date))
+        int(tree.capture.fixMode?.rawValue); int(tree.capture.satellites); double(tree.capture.hdop)
+        int(tree.capture.averagedEpochs); text(tree.capture.locationSource)
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE else {
+            throw StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+        return sqlite3_changes(db.sqliteConnection) > 0
     }
 
     /// True when a tree with this id is stored, reusing a cached prepared statement.
@@ -50,7 +97,13 @@ extension StoreReader {
     }
 }
 
+/// SQLite's "copy the bytes now" destructor.
+private let bulkTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
 extension Tree {
+    static let insertIfNewSQL =
+        "INSERT OR IGNORE INTO tree (\(storageColumns.joined(separator: ", "))) VALUES (\(storageColumns.map { _ in "?" }.joined(separator: ", ")))"
+
     var bulkStorageValues: [(any DatabaseValueConvertible)?] {
         [
             BulkText.uuid(id), latitude, longitude, horizontalAccuracy, accuracySource?.rawValue, altitude,

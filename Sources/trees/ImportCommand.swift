@@ -385,6 +385,22 @@ struct TreeImporter {
     }
 
     private mutating func store(_ t: ImportedTree, collectionID: UUID?) throws {
+        if conflict == .skip, let given = t.id {
+            // The common case in one statement: insert unless the id is already stored.
+            let inserted: Bool
+            do {
+                inserted = try w.insertIfNewBulk(t.tree(id: given, collectionID: collectionID, now: w.now))
+            } catch let e as StoreError {
+                throw ImportRefusal(line: t.line, reason: e.description)
+            }
+            guard inserted else {
+                summary.alreadyPresent += 1
+                return
+            }
+            summary.imported += 1
+            for photo in t.photos { try storePhoto(photo, treeID: given, line: t.line) }
+            return
+        }
         var id = t.id ?? UUID()
         if let given = t.id, try w.treeExistsBulk(given) {
             switch conflict {
