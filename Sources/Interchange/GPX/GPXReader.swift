@@ -347,7 +347,7 @@ struct GPXParser: XMLHandler {
         }
     }
 
-    mutating func characters(_ bytes: ArraySlice<UInt8>) throws {
+    mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         if capturing && skipDepth == 0 { text.append(contentsOf: bytes) }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An element or attribute name with its namespace resolved.
 package struct XMLName: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// The namespace URI; empty when the name is in no namespace.
@@ -55,7 +57,8 @@ package protocol XMLHandler {
     mutating func startElement(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws
     mutating func endElement(_ name: XMLName, line: Int) throws
     /// Character data inside the root element, decoded to UTF-8. One text node may arrive in several pieces.
-    mutating func characters(_ text: ArraySlice<UInt8>) throws
+    /// The bytes are valid only during the call.
+    mutating func characters(_ text: UnsafeBufferPointer<UInt8>) throws
 }
 
 /// A streaming, namespace-aware XML tokenizer working on bytes, fed in chunks of any size.
@@ -233,7 +236,9 @@ package struct XMLTokenizer {
                     throw error(reason, at: i)
                 }
             } else {
-                try handler.characters(buf[start..<end])
+                try buf.withUnsafeBufferPointer { p in
+                    try handler.characters(UnsafeBufferPointer(rebasing: p[start..<end]))
+                }
             }
             advance(to: end)
         }
@@ -252,7 +257,7 @@ package struct XMLTokenizer {
         textScratch.removeAll(keepingCapacity: true)
         try decodeReference(from: end + 1, to: semi, into: &textScratch)
         if open.isEmpty { throw error("reference outside the root element", at: end) }
-        try handler.characters(textScratch[...])
+        try textScratch.withUnsafeBufferPointer { try handler.characters($0) }
         advance(to: semi + 1)
         return true
     }
@@ -342,7 +347,10 @@ package struct XMLTokenizer {
                     return false
                 }
                 if open.isEmpty { throw error("CDATA section outside the root element", at: pos) }
-                if end > pos + 9 { try handler.characters(buf[(pos + 9)..<end]) }
+                if end > pos + 9 {
+                    let from = pos + 9
+                    try buf.withUnsafeBufferPointer { p in try handler.characters(UnsafeBufferPointer(rebasing: p[from..<end])) }
+                }
                 advance(to: end + 3)
                 return true
             }
@@ -554,12 +562,28 @@ package struct XMLTokenizer {
 
     /// True when `bytes` spell `prefix:local` (or `local` without a prefix).
     private static func matches(_ bytes: ArraySlice<UInt8>, prefix: String, local: String) -> Bool {
-        if prefix.isEmpty { return bytes.elementsEqual(local.utf8) }
-        let p = prefix.utf8.count
-        guard bytes.count == p + 1 + local.utf8.count else { return false }
-        let start = bytes.startIndex
-        return bytes[start..<(start + p)].elementsEqual(prefix.utf8) && bytes[start + p] == UInt8(ascii: ":")
-            && bytes[(start + p + 1)...].elementsEqual(local.utf8)
+        var prefix = prefix
+        var local = local
+        return bytes.withUnsafeBufferPointer { b in
+            prefix.withUTF8 { p in
+                local.withUTF8 { l in
+                    if p.isEmpty { return same(b, 0, l) }
+                    guard b.count == p.count + 1 + l.count, b[p.count] == UInt8(ascii: ":") else { return false }
+                    return same(UnsafeBufferPointer(rebasing: b[0..<p.count]), 0, p) && same(b, p.count + 1, l)
+                }
+            }
+        }
+    }
+
+    /// True when `b` from `offset` to its end equals `l`.
+    private static func same(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int, _ l: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count - offset == l.count else { return false }
+        var i = 0
+        while i < l.count {
+            if b[offset + i] != l[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     private mutating func endTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
