@@ -173,6 +173,14 @@ final class OutputFile {
             handle = FileHandle.standardOutput
             finalPath = nil
             temporaryPath = nil
+        case .file(let path) where Self.isSpecialFile(path):
+            // A device or pipe (/dev/null, a FIFO) is written straight through: renaming over it would replace it.
+            guard let h = FileHandle(forWritingAtPath: path) else {
+                throw CLIError("cannot open \(path) for writing: \(String(cString: strerror(errno)))", status: .cannotCreate)
+            }
+            handle = h
+            finalPath = nil
+            temporaryPath = nil
         case .file(let path):
             let url = URL(fileURLWithPath: path)
             let temp = url.deletingLastPathComponent()
@@ -188,6 +196,14 @@ final class OutputFile {
             finalPath = path
             temporaryPath = temp
         }
+    }
+
+    /// True when `path` exists and is not a regular file or folder (a character device, a FIFO, a socket).
+    static func isSpecialFile(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        let kind = st.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
     }
 
     /// True for a file (which can be patched after writing), false for standard output.
