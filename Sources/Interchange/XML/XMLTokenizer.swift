@@ -102,6 +102,19 @@ package struct XMLTokenizer {
 
     package static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 
+    /// Namespaces handed out as the program's own string constants: comparing and copying them is
+    /// cheaper than for strings built from the input.
+    private static let knownNamespaces = [
+        GPXNamespace.gpx10, GPXNamespace.gpx11, GPXNamespace.trees, "http://www.w3.org/2001/XMLSchema-instance",
+        "http://www.garmin.com/xmlschemas/GpxExtensions/v3", "http://www.garmin.com/xmlschemas/TrackPointExtension/v1",
+        "http://www.opengis.net/kml/2.2",
+    ]
+
+    private static func interned(_ bytes: ArraySlice<UInt8>) -> String {
+        for known in knownNamespaces where known.utf8.elementsEqual(bytes) { return known }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     package init() {}
 
     /// Feeds the next chunk of the document.
@@ -518,9 +531,9 @@ package struct XMLTokenizer {
             guard k < gt else { throw error("unterminated value of attribute '\(Self.qname(attr))'", at: j) }
             let range = valueStart..<valueScratch.count
             if attr.prefix.isEmpty && attr.local == "xmlns" {
-                bindings.append(("", String(decoding: valueScratch[range], as: UTF8.self)))
+                bindings.append(("", Self.interned(valueScratch[range])))
             } else if attr.prefix == "xmlns" {
-                bindings.append((attr.local, String(decoding: valueScratch[range], as: UTF8.self)))
+                bindings.append((attr.local, Self.interned(valueScratch[range])))
             } else {
                 rawAttributes.append((attr.prefix, attr.local, range))
             }
