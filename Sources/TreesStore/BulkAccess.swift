@@ -9,6 +9,12 @@ import TreesKit
 // the millisecond).
 
 extension StoreWriter {
+    /// Gives this connection a larger page cache for a bulk import, so the indexes of a large
+    /// table are not spilled to disk mid-transaction. Costs up to `megabytes` of memory.
+    public func reserveBulkCache(megabytes: Int) throws {
+        try db.execute(sql: "PRAGMA cache_size = -\(max(2, megabytes) * 1024)")
+    }
+
     /// Inserts a new tree, as `insert(_:)` does, reusing a cached prepared statement.
     public func insertBulk(_ tree: Tree) throws {
         try Self.check(tree)
