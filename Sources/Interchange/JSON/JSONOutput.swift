@@ -7,6 +7,10 @@ extension ByteOutput {
         append(byte: UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { p in
+            if !p.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+                append(bytes: p)
+                return
+            }
             for b in p {
                 switch b {
                 case UInt8(ascii: "\""): append("\\\"")

@@ -59,6 +59,12 @@ public struct ByteOutput {
     mutating func appendXMLEscaped(_ s: String) {
         var s = s
         s.withUTF8 { p in
+            if !p.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
+                || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 }) {
+                buffer.append(contentsOf: p)
+                byteCount += p.count
+                return
+            }
             for b in p {
                 switch b {
                 case UInt8(ascii: "&"): append("&amp;")

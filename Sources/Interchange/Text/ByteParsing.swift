@@ -269,29 +269,39 @@ enum ByteParsing {
     static func decimal(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
         if value == 0 { return "0" }
-        var s = value.description
-        if let e = s.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            let exponent = Int(s[s.index(after: e)...]) ?? 0
-            var mantissa = String(s[..<e])
-            let negative = mantissa.hasPrefix("-")
-            if negative { mantissa.removeFirst() }
-            let point = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count
-            var digits = mantissa.replacingOccurrences(of: ".", with: "")
-            var position = point + exponent
-            if position <= 0 {
-                digits = String(repeating: "0", count: 1 - position) + digits
-                position = 1
-            } else if position > digits.count {
-                digits += String(repeating: "0", count: position - digits.count)
+        let s = value.description
+        var hasExponent = false
+        for b in s.utf8 where b == UInt8(ascii: "e") || b == UInt8(ascii: "E") { hasExponent = true; break }
+        if !hasExponent {
+            let u = s.utf8
+            if u.count > 2, u[u.index(u.endIndex, offsetBy: -2)] == UInt8(ascii: "."), u.last == UInt8(ascii: "0") {
+                return String(decoding: u.dropLast(2), as: UTF8.self)
             }
-            let intPart = digits.prefix(position)
-            var fracPart = String(digits.dropFirst(position))
-            while fracPart.hasSuffix("0") { fracPart.removeLast() }
-            s = (negative ? "-" : "") + intPart + (fracPart.isEmpty ? "" : "." + fracPart)
             return s
         }
-        if s.hasSuffix(".0") { s.removeLast(2) }
-        return s
+        return expanded(s)
+    }
+
+    /// `1.5e-07` → `0.00000015`.
+    private static func expanded(_ s: String) -> String {
+        let parts = s.split(whereSeparator: { $0 == "e" || $0 == "E" })
+        let exponent = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        var mantissa = String(parts[0])
+        let negative = mantissa.hasPrefix("-")
+        if negative { mantissa.removeFirst() }
+        let point = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count
+        var digits = mantissa.replacingOccurrences(of: ".", with: "")
+        var position = point + exponent
+        if position <= 0 {
+            digits = String(repeating: "0", count: 1 - position) + digits
+            position = 1
+        } else if position > digits.count {
+            digits += String(repeating: "0", count: position - digits.count)
+        }
+        let intPart = digits.prefix(position)
+        var fracPart = String(digits.dropFirst(position))
+        while fracPart.hasSuffix("0") { fracPart.removeLast() }
+        return (negative ? "-" : "") + intPart + (fracPart.isEmpty ? "" : "." + fracPart)
     }
 }
 
