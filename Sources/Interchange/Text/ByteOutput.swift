@@ -11,7 +11,7 @@ public struct ByteOutput {
     /// Bytes handed to the sink so far plus those still buffered.
     public private(set) var byteCount = 0
 
-    public init(blockSize: Int = 1 << 16, sink: @escaping Sink) {
+    public init(blockSize: Int = 1 << 18, sink: @escaping Sink) {
         self.sink = sink
         self.blockSize = blockSize
         buffer.reserveCapacity(blockSize + 4096)

@@ -347,15 +347,22 @@ extension ByteParsing {
     /// True when the text is empty or only whitespace (ASCII or Unicode).
     static func isBlank(_ s: String?) -> Bool {
         guard let s else { return true }
-        for scalar in s.unicodeScalars where !scalar.properties.isWhitespace { return false }
+        for scalar in s.unicodeScalars {
+            if scalar.isASCII {
+                if !isSpace(UInt8(scalar.value)) { return false }
+            } else if !scalar.properties.isWhitespace {
+                return false
+            }
+        }
         return true
     }
 
     /// The text unless it is blank; trimmed only when it has outer whitespace.
     static func nonBlank(_ s: String?) -> String? {
-        guard let s, !isBlank(s) else { return nil }
-        guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last,
-              first.properties.isWhitespace || last.properties.isWhitespace else { return s }
+        guard let s, let first = s.unicodeScalars.first, let last = s.unicodeScalars.last else { return nil }
+        func space(_ c: Unicode.Scalar) -> Bool { c.isASCII ? isSpace(UInt8(c.value)) : c.properties.isWhitespace }
+        if !space(first) && !space(last) { return s }
+        guard !isBlank(s) else { return nil }
         return s.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
