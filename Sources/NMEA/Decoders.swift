@@ -263,7 +263,10 @@ extension NMEAFixReader {
             mode = FixMode(rawValue: m)
         }
         var used = 0
-        for i in 3..<(f.count - 3) {
+        // Twelve satellite fields (3–14) before the DOPs; NMEA 4.10 adds a system ID after them,
+        // and a few receivers send more satellite fields (the DOPs are then the last three).
+        let satelliteEnd = f.count <= 19 ? 15 : f.count - 3
+        for i in 3..<satelliteEnd {
             let field = f[i]
             if field.isEmpty { continue }
             guard let prn = field.integer() else { throw FieldProblem(detail: "satellite '\(field.text)' is not a number") }

@@ -91,7 +91,8 @@ public enum FixJSON {
         text.withUTF8 { out.append(contentsOf: $0) }
     }
 
-    static func appendInteger(_ value: Int, to out: inout [UInt8]) {
+    /// Appends the decimal digits of `value`.
+    public static func appendInteger(_ value: Int, to out: inout [UInt8]) {
         if value < 0 {
             out.append(UInt8(ascii: "-"))
             appendInteger(-value, to: &out)

@@ -14,10 +14,9 @@ struct Trees: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
-            CollectionCommand.self, CaptureCommand.self,
-            ImportCommand.self,
-            ExportCommand.self,
-            InspectCommand.self,
+            CollectionCommand.self, CaptureCommand.self, ReplayCommand.self,
+            ImportCommand.self, ExportCommand.self, InspectCommand.self,
+            PhotoCommand.self, StatsCommand.self,
         ]
     )
 

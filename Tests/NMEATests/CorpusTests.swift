@@ -121,7 +121,8 @@ import TreesKit
                 return t.agreed == t.compared ? nil : "\(f) \(t.agreed)/\(t.compared)"
             }
             let stats = reader.statistics
-            report.append((sameTimeDisagreement ? "(not in overall) " : "") + "\(name): \(expected.count) expected, \(stats.epochs) epochs"
+            let malformed = stats.malformed > 0 ? ", \(stats.malformed) malformed" : ""
+            report.append((sameTimeDisagreement ? "(not in overall) " : "") + "\(name): \(expected.count) expected, \(stats.epochs) epochs\(malformed)"
                           + (line.isEmpty ? ", all agree" : ", differ: " + line.joined(separator: ", ")))
         }
         print("NMEA corpus (\(Self.folder.path)):")

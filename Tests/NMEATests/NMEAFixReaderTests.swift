@@ -179,6 +179,17 @@ let sampleTrack: String = [
         #expect(f.altitudeMSL == nil, "a 2D fix has no measured altitude")
     }
 
+    @Test func nmea410GSAWithSystemIDs() throws {
+        let text = sentence("GNGGA,101500.00,4807.0380,N,01131.3240,E,1,12,0.6,545.4,M,46.9,M,,")
+            + sentence("GNGSA,A,3,13,16,21,15,10,29,27,20,,,,,1.05,0.64,0.83,1")
+            + sentence("GNGSA,A,3,82,66,81,,,,,,,,,,1.05,0.64,0.83,2")
+        let r = readFixes(text)
+        let f = try #require(r.fixes.first)
+        #expect(r.statistics.skipped == 0)
+        #expect(f.pdop == 1.05 && f.hdop == 0.64 && f.vdop == 0.83)
+        #expect(f.mode == .threeD)
+    }
+
     @Test func gbsGivesErrorsWhenThereIsNoGST() throws {
         let text = sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
             + sentence("GPGBS,101500.00,1.2,0.8,2.5,,,,")

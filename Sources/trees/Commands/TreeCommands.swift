@@ -183,7 +183,7 @@ enum TreeDetails {
             }
             lines.append(("photos", photos.isEmpty ? "none" : "\(photos.count)"))
             for p in photos {
-                lines.append(("", "\(ISOTime.string(p.capturedAt))  \(db.photoFolder)/\(p.sha256).\(p.format)  \(p.id.uuidString.lowercased().prefix(8))"))
+                lines.append(("", "\(ShortID.of(p.id))  \(p.format)  taken \(Format.date(p.capturedAt))  \(db.photoLibrary.path(of: p))"))
             }
             lines.append(("created", Format.dateTime(t.createdAt)))
             lines.append(("updated", Format.dateTime(t.updatedAt)))

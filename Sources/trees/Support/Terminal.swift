@@ -77,8 +77,14 @@ enum ANSI {
 /// Number and date formatting for people, locale-independent.
 enum Format {
     /// Metres with one decimal below 100 m, whole metres above: `6.2 m`, `140 m`.
+    ///
+    /// When one decimal would round a value up onto a class threshold (9.98 → 10.0), two decimals are
+    /// shown instead, so the figure never contradicts its class.
     static func metres(_ m: Double) -> String {
-        m < 100 ? String(format: "%.1f m", m) : String(format: "%.0f m", m)
+        guard m < 100 else { return String(format: "%.0f m", m) }
+        let one = (m * 10).rounded() / 10
+        if [5.0, 10, 15, 20].contains(one), m < one { return String(format: "%.2f m", m) }
+        return String(format: "%.1f m", m)
     }
 
     static func degrees(_ d: Double) -> String { String(format: "%.7f", d) }

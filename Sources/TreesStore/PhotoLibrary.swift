@@ -1,0 +1,263 @@
+import Foundation
+import TreesKit
+
+/// The photo files beside a database: content-addressed as `<sha256>.<ext>` in `TreeStore.photoFolder`.
+///
+/// Files are written before the rows that refer to them, each through a temporary file and a
+/// rename, so a reader never sees half a photo and a row never names a missing file. The same
+/// bytes added twice (to one tree or to several) are stored once; a file goes when the last row
+/// that refers to it goes.
+public struct PhotoLibrary: Sendable {
+    /// The folder holding the photo files.
+    public let folder: String
+
+    public init(folder: String) { self.folder = folder }
+
+    /// Size of the chunks photo files are read and copied in, in bytes.
+    static let chunkSize = 1 << 20
+
+    /// The result of adding files to a tree.
+    public struct Addition: Sendable, Equatable {
+        /// The new photo rows, in the order the files were given.
+        public var added: [Photo]
+        /// Files whose bytes the tree already had a photo of; nothing was added for them.
+        public var alreadyAttached: [String]
+    }
+
+    /// Adds photo files to a tree inside `writer`'s transaction.
+    ///
+    /// Each file must be a JPEG, PNG or HEIC image (recognised by its bytes). The capture date is
+    /// EXIF DateTimeOriginal when present (read in `timeZone` unless the file records its own UTC
+    /// offset), else the file's modification time. Any bad file refuses the whole call: no rows are
+    /// written and files copied by this call are removed again.
+    public func add(files: [String], to treeID: UUID, in writer: StoreWriter, timeZone: TimeZone = .current) throws -> Addition {
+        guard try writer.treeExists(treeID) else { throw StoreError.unknownTree(ShortID.of(treeID)) }
+        var staged: [Staged] = []
+        do {
+            for file in files { staged.append(try stage(file, timeZone: timeZone)) }
+            var known = Set(try writer.reader.photos(of: treeID).map(\.sha256))
+            var result = Addition(added: [], alreadyAttached: [])
+            for s in staged {
+                guard known.insert(s.sha256).inserted else {
+                    result.alreadyAttached.append(s.path)
+                    continue
+                }
+                let photo = Photo(treeID: treeID, sha256: s.sha256, format: s.format.rawValue, byteCount: s.byteCount,
+                                  capturedAt: s.capturedAt, createdAt: writer.now)
+                try writer.insert(photo)
+                result.added.append(photo)
+            }
+            return result
+        } catch {
+            for s in staged where s.isNewFile { try? FileManager.default.removeItem(atPath: path(sha256: s.sha256, format: s.format.rawValue)) }
+            throw error
+        }
+    }
+
+    /// The photo of tree `treeID` whose id starts with `prefix` (any case, dashes optional).
+    public func photo(matching prefix: String, of treeID: UUID, in reader: StoreReader) throws -> Photo {
+        guard let key = try? IDPrefix.storageForm(prefix) else { throw PhotoError.invalidPhotoID(prefix) }
+        let photos = try reader.photos(of: treeID)
+        let matches = photos.filter { $0.id.storageKey.hasPrefix(key) }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw PhotoError.unknownPhoto(prefix, tree: ShortID.of(treeID), known: photos.map { ShortID.of($0.id) })
+        default: throw PhotoError.ambiguousPhoto(prefix, candidates: matches.map { ShortID.of($0.id) })
+        }
+    }
+
+    /// Deletes a photo row inside `writer`'s transaction; returns it and whether its file is now unreferenced.
+    ///
+    /// Delete the file with `removeFiles(of:)` after the transaction has committed.
+    public func remove(_ photo: Photo, in writer: StoreWriter) throws -> (photo: Photo, orphaned: Bool) {
+        guard let removed = try writer.deletePhoto(photo.id) else {
+            throw PhotoError.unknownPhoto(ShortID.of(photo.id), tree: ShortID.of(photo.treeID), known: [])
+        }
+        return removed
+    }
+
+    /// Removes the files with these hashes (after the rows that referred to them are gone).
+    public func removeFiles(of hashes: [String]) {
+        guard !hashes.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let doomed = Set(hashes)
+        for name in names where !name.hasPrefix(".") && doomed.contains(String(name.prefix { $0 != "." })) {
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
+
+    /// Path of the file holding a photo's bytes.
+    public func path(of photo: Photo) -> String { path(sha256: photo.sha256, format: photo.format) }
+
+    func path(sha256: String, format: String) -> String { folder + "/" + sha256 + "." + format }
+
+    /// Copies photos into `directory` (created when missing) as
+    /// `<tree short id>_<yyyy-MM-dd_HHmmss>_<photo short id>.<ext>`, capture time in UTC; returns the paths written.
+    public func export(_ photos: [Photo], to directory: String) throws -> [String] {
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw PhotoError.cannotWrite(path: directory, reason: TreeStore.reason(error))
+        }
+        var written: [String] = []
+        for photo in photos {
+            let target = directory + "/" + Self.exportName(photo)
+            let temporary = directory + "/.\(Self.exportName(photo)).\(UUID().uuidString.prefix(8)).tmp"
+            do {
+                guard fm.fileExists(atPath: path(of: photo)) else {
+                    throw PhotoError.missingFile(path: path(of: photo))
+                }
+                try? fm.removeItem(atPath: temporary)
+                try fm.copyItem(atPath: path(of: photo), toPath: temporary)
+                if rename(temporary, target) != 0 {
+                    let reason = String(cString: strerror(errno))
+                    try? fm.removeItem(atPath: temporary)
+                    throw PhotoError.cannotWrite(path: target, reason: reason)
+                }
+            } catch let error as PhotoError {
+                throw error
+            } catch {
+                try? fm.removeItem(atPath: temporary)
+                throw PhotoError.cannotWrite(path: target, reason: TreeStore.reason(error))
+            }
+            written.append(target)
+        }
+        return written
+    }
+
+    static func exportName(_ photo: Photo) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: photo.capturedAt)
+        let stamp = String(format: "%04d-%02d-%02d_%02d%02d%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+        return "\(ShortID.of(photo.treeID))_\(stamp)_\(ShortID.of(photo.id)).\(photo.format)"
+    }
+
+    /// A small picture of the photo for embedding in a page: the file itself when it is a JPEG or PNG
+    /// of at most `maxBytes`, else the JPEG preview its EXIF block carries; nil when neither exists
+    /// (HEIC, which browsers cannot show, or a large photo without a preview).
+    public func preview(of photo: Photo, maxBytes: Int) -> (mimeType: String, bytes: [UInt8])? {
+        guard let format = PhotoFormat(rawValue: photo.format), let handle = FileHandle(forReadingAtPath: path(of: photo)) else { return nil }
+        defer { try? handle.close() }
+        if format != .heic, photo.byteCount <= maxBytes, let data = try? handle.readToEnd() {
+            return (format.mimeType, [UInt8](data))
+        }
+        guard format == .jpeg, let thumbnail = PhotoMetadata.read(format: format, Self.reader(handle)).thumbnail,
+              thumbnail.count <= maxBytes else { return nil }
+        return (PhotoFormat.jpeg.mimeType, thumbnail)
+    }
+
+    // MARK: Staging
+
+    /// A photo file checked, hashed and copied into the folder, not yet recorded.
+    struct Staged {
+        var path: String
+        var sha256: String
+        var format: PhotoFormat
+        var byteCount: Int
+        var capturedAt: Date
+        /// True when this call created the stored file (so a refusal removes it again).
+        var isNewFile: Bool
+    }
+
+    /// Reads `file` once: recognises its format, hashes it while copying it to a temporary file in the
+    /// folder, then renames that to `<sha256>.<ext>` (or drops it when the folder already has those bytes).
+    func stage(_ file: String, timeZone: TimeZone) throws -> Staged {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: file, isDirectory: &isDirectory) else { throw PhotoError.unreadable(path: file, reason: "no such file") }
+        guard !isDirectory.boolValue else { throw PhotoError.unreadable(path: file, reason: "it is a directory") }
+        guard let input = FileHandle(forReadingAtPath: file) else { throw PhotoError.unreadable(path: file, reason: "permission denied") }
+        defer { try? input.close() }
+
+        let head: [UInt8]
+        do {
+            head = [UInt8](try input.read(upToCount: PhotoFormat.headerLength) ?? Data())
+        } catch {
+            throw PhotoError.unreadable(path: file, reason: TreeStore.reason(error))
+        }
+        guard let format = PhotoFormat(header: head) else { throw PhotoError.notAnImage(path: file) }
+        let metadata = PhotoMetadata.read(format: format, Self.reader(input))
+        let modified = (try? fm.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+        let capturedAt = metadata.dateTimeOriginal?.date(in: timeZone) ?? modified
+
+        do {
+            try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw PhotoError.cannotWrite(path: folder, reason: TreeStore.reason(error))
+        }
+        let temporary = folder + "/.incoming-\(UUID().uuidString).tmp"
+        guard fm.createFile(atPath: temporary, contents: nil), let output = FileHandle(forWritingAtPath: temporary) else {
+            throw PhotoError.cannotWrite(path: folder, reason: "cannot create a file there")
+        }
+        var hasher = SHA256()
+        var byteCount = 0
+        do {
+            defer { try? output.close() }
+            try input.seek(toOffset: 0)
+            while let chunk = try input.read(upToCount: Self.chunkSize), !chunk.isEmpty {
+                chunk.withUnsafeBytes { hasher.update($0) }
+                try output.write(contentsOf: chunk)
+                byteCount += chunk.count
+            }
+            try output.synchronize()
+        } catch {
+            try? fm.removeItem(atPath: temporary)
+            throw PhotoError.cannotWrite(path: folder, reason: TreeStore.reason(error))
+        }
+        let sha256 = hasher.finalizeHex()
+        let target = path(sha256: sha256, format: format.rawValue)
+        if fm.fileExists(atPath: target) {
+            try? fm.removeItem(atPath: temporary)
+            return Staged(path: file, sha256: sha256, format: format, byteCount: byteCount, capturedAt: capturedAt, isNewFile: false)
+        }
+        guard rename(temporary, target) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? fm.removeItem(atPath: temporary)
+            throw PhotoError.cannotWrite(path: target, reason: reason)
+        }
+        return Staged(path: file, sha256: sha256, format: format, byteCount: byteCount, capturedAt: capturedAt, isNewFile: true)
+    }
+
+    /// Random access to an open file for `PhotoMetadata`.
+    static func reader(_ handle: FileHandle) -> (Int, Int) -> [UInt8] {
+        { offset, count in
+            guard offset >= 0, count > 0, (try? handle.seek(toOffset: UInt64(offset))) != nil,
+                  let data = try? handle.read(upToCount: count) else { return [] }
+            return [UInt8](data)
+        }
+    }
+}
+
+extension TreeStore {
+    /// The photo files beside this database.
+    public var photoLibrary: PhotoLibrary { PhotoLibrary(folder: photoFolder) }
+}
+
+/// Problems with photo files, each naming the file and what to do.
+public enum PhotoError: Error, Equatable, CustomStringConvertible, Sendable {
+    case unreadable(path: String, reason: String)
+    case notAnImage(path: String)
+    case cannotWrite(path: String, reason: String)
+    case missingFile(path: String)
+    case invalidPhotoID(String)
+    case unknownPhoto(String, tree: String, known: [String])
+    case ambiguousPhoto(String, candidates: [String])
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+        case .notAnImage(let path): "\(path) is not a JPEG, PNG or HEIC image"
+        case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        case .missingFile(let path): "the photo file \(path) is missing from the store's photo folder"
+        case .invalidPhotoID(let text):
+            "'\(text)' is not a photo id; expected hex digits of an id as shown by 'trees photo list'"
+        case .unknownPhoto(let prefix, let tree, let known):
+            known.isEmpty
+                ? "tree \(tree) has no photo \(prefix); it has no photos"
+                : "tree \(tree) has no photo \(prefix); its photos: \(known.joined(separator: ", "))"
+        case .ambiguousPhoto(let prefix, let candidates):
+            "photo id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+/// `trees capture` end to end: the built binary on the sample tracks.
+@Suite struct CaptureTests {
+    static let tracks = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks")
+
+    struct Expected: Sendable, CustomStringConvertible {
+        var track: String
+        var fixTime: String
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double
+        var source: String
+        var description: String { track }
+    }
+
+    /// The values stated in SampleTracks/README.md.
+    static let expected: [Expected] = [
+        Expected(track: "orchard-walk.nmea", fixTime: "2025-04-12T09:13:15.000Z", latitude: 51.2795388, longitude: 0.5420172, accuracy: 9.98, source: "gst"),
+        Expected(track: "cold-start.nmea", fixTime: "2025-04-12T08:57:16.000Z", latitude: 51.2797132, longitude: 0.5420790, accuracy: 9.84, source: "gst"),
+        Expected(track: "signal-loss.nmea", fixTime: "2025-04-12T10:30:00.000Z", latitude: 51.2795053, longitude: 0.5422522, accuracy: 3.92, source: "gst"),
+        Expected(track: "multi-gnss.nmea", fixTime: "2025-04-12T11:40:16.000Z", latitude: 51.2794790, longitude: 0.5425827, accuracy: 9.91, source: "gst"),
+        // No GST: the DOP model never reaches the 10 m gate; at the end of the source the best fix under 20 m is taken.
+        Expected(track: "no-gst.nmea", fixTime: "2025-04-12T11:08:20.000Z", latitude: 51.2797228, longitude: 0.5423458, accuracy: 15.2, source: "dop"),
+    ]
+
+    @Test(arguments: expected)
+    func autoCaptureStoresTheFirstGoodFix(_ e: Expected) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/\(e.track)", "--speed", "max", "--auto",
+                           "--species", "Apple", "--variety", "Gala", "--collection", "North Block", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(abs((tree["latitude"] as? Double ?? 0) - e.latitude) < 1e-7)
+        #expect(abs((tree["longitude"] as? Double ?? 0) - e.longitude) < 1e-7)
+        #expect(abs((tree["horizontalAccuracy"] as? Double ?? 0) - e.accuracy) < 0.005)
+        #expect(tree["accuracySource"] as? String == e.source)
+        #expect(tree["collection"] as? String == "North Block")
+        #expect(tree["species"] as? String == "Apple")
+        #expect(tree["variety"] as? String == "Gala")
+        let capture = try #require(tree["capture"] as? [String: Any])
+        #expect(capture["fixTime"] as? String == e.fixTime)
+        #expect(capture["fixMode"] as? Int == 3)
+        #expect(capture["averagedEpochs"] as? Int == 1)
+        #expect(capture["locationSource"] as? String == "replay:\(Self.tracks.path)/\(e.track)")
+        #expect((capture["satellites"] as? Int ?? 0) > 3)
+        #expect(capture["hdop"] is Double)
+        let list = try t.run(["list", "--json"])
+        #expect(list.stdout.components(separatedBy: "\"species\"").count == 2)
+    }
+
+    @Test func noFixExitsWithStatusThreeAndSavesNothing() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "North Block"]).status == 0)
+        let before = try t.dump()
+        let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/no-fix.nmea", "--speed", "max", "--auto",
+                           "--species", "Apple", "--collection", "North Block", "--json"])
+        #expect(r.status == 3)
+        #expect(r.stdout == "")
+        #expect(r.stderr == "trees: no fix under 20 m from replay:\(Self.tracks.path)/no-fix.nmea; nothing saved\n")
+        #expect(try t.dump() == before)
+    }
+
+    @Test func stricterGateAndAveraging() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea?speed=max", "--auto",
+                           "--species", "Apple", "--require", "8", "--encourage", "4", "--average", "5", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let capture = try #require(tree["capture"] as? [String: Any])
+        #expect(capture["averagedEpochs"] as? Int == 5)
+        #expect(tree["accuracySource"] as? String == "averaged")
+        let accuracy = try #require(tree["horizontalAccuracy"] as? Double)
+        #expect(accuracy < 8 && accuracy >= 3)
+    }
+
+    @Test func duplicatesAreRefusedUnlessAllowed() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let args = ["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea", "--speed", "max", "--auto", "--species", "Apple"]
+        let first = try t.run(args)
+        #expect(first.status == 0, "\(first)")
+        let before = try t.dump()
+        let second = try t.run(args)
+        #expect(second.status == 1)
+        #expect(second.stderr.hasPrefix("trees: possible duplicate: tree "))
+        #expect(second.stderr.hasSuffix("(Apple) lies 0.0 m away, within the 9.98 m accuracy; pass --allow-duplicate to save anyway\n")
+                || second.stderr.contains("within the 10.0 m accuracy"))
+        #expect(try t.dump() == before)
+        // Another species at the same place is no duplicate; --allow-duplicate saves anyway.
+        #expect(try t.run(args.dropLast() + ["Pear"]).status == 0)
+        #expect(try t.run(args + ["--allow-duplicate"]).status == 0)
+        #expect(try t.run(["list", "--json"]).stdout.components(separatedBy: "\"species\"").count == 4)
+    }
+
+    @Test func updateReplacesThePositionAndKeepsTheAttributes() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let id = try t.run(["add", "--lat", "51.3", "--lon", "0.5", "--species", "Quince", "--variety", "Vranja", "--accuracy", "30"])
+            .stdout.trimmingCharacters(in: .newlines)
+        let r = try t.run(["capture", "--update", id, "--source", "replay:\(Self.tracks.path)/multi-gnss.nmea", "--speed", "max",
+                           "--auto", "--json"], environment: ["TREES_NOW": "2026-05-03T09:00:00.000Z"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(tree["species"] as? String == "Quince")
+        #expect(tree["variety"] as? String == "Vranja")
+        #expect(abs((tree["latitude"] as? Double ?? 0) - 51.2794790) < 1e-7)
+        #expect(tree["updatedAt"] as? String == "2026-05-03T09:00:00.000Z")
+        #expect(tree["createdAt"] as? String == "2026-05-01T10:00:00.000Z")
+        #expect(try t.dump().contains("re-captured"))
+    }
+
+    @Test(arguments: [
+        (["--auto"], 64, "--auto needs --species (or --update ID); name what grows there, e.g. --species Apple"),
+        (["--species", "Apple"], 64, "capture needs a terminal for its prompts; use --auto with --species to capture without one"),
+        (["--auto", "--species", "Apple", "--update", "fffff"], 1, "no tree with id fffff; 'trees list' shows the ids"),
+    ] as [([String], Int32, String)])
+    func refusals(extra: [String], status: Int32, message: String) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea", "--speed", "max"] + extra)
+        #expect(r.status == status, "\(r)")
+        #expect(r.stderr == "trees: \(message)\n")
+    }
+
+    @Test func missingTrackIsAClearError() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "replay:/nonexistent/walk.nmea", "--speed", "max", "--auto", "--species", "Apple"])
+        #expect(r.status == 66, "\(r)")
+        #expect(r.stderr.hasPrefix("trees: "))
+        #expect(r.stderr.contains("/nonexistent/walk.nmea"))
+    }
+}

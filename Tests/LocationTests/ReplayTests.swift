@@ -1,0 +1,143 @@
+import Foundation
+import Location
+import NMEA
+import Testing
+import TreesKit
+
+/// A clock that never sleeps: each sleep moves its time forward at once and is recorded.
+final class TestClock: Clock, @unchecked Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var recorded: [Duration] = []
+
+    var now: Instant { lock.withLock { current } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+    var sleeps: [Duration] { lock.withLock { recorded } }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        lock.withLock {
+            recorded.append(deadline.offset - current.offset)
+            if deadline > current { current = deadline }
+        }
+    }
+}
+
+private func nmeaLine(_ body: String) -> String {
+    let sum = body.utf8.reduce(UInt8(0), ^)
+    return "$" + body + "*" + String(format: "%02X", sum) + "\r\n"
+}
+
+/// Writes a track: epochs at 10:15:00, :01, :03 (a gap), two without a fix, then a fix again.
+private func writeTrack() throws -> String {
+    var text = nmeaLine("GPZDA,101500.00,15,03,2025,00,00")
+    for (time, valid) in [("101500", true), ("101501", true), ("101503", true), ("101504", false), ("101505", false), ("101506", true)] {
+        if valid {
+            text += nmeaLine("GPGGA,\(time).00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            text += nmeaLine("GPRMC,\(time).00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+        } else {
+            text += nmeaLine("GPGGA,\(time).00,,,,,0,00,,,,,,,")
+            text += nmeaLine("GPRMC,\(time).00,V,,,,,,,150325,,,N")
+        }
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).nmea")
+    try text.write(to: url, atomically: true, encoding: .utf8)
+    return url.path
+}
+
+@Suite struct ReplayTests {
+    @Test func pacesByRecordedTimesThroughTheClock() async throws {
+        let path = try writeTrack()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = TestClock()
+        var fixes: [Fix] = []
+        let stats = try await ReplaySource(path: path, speed: .factor(1), clock: clock).run { fixes.append($0) }
+        #expect(fixes.count == 6)
+        #expect(stats.epochs == 6)
+        #expect(fixes.filter(\.hasPosition).count == 4)
+        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(1), .seconds(1), .seconds(1)])
+    }
+
+    @Test func fasterSpeedsScaleTheWaitsAndMaxDoesNotWait() async throws {
+        let path = try writeTrack()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = TestClock()
+        _ = try await ReplaySource(path: path, speed: .factor(4), clock: clock).run { _ in }
+        #expect(clock.sleeps == [.milliseconds(250), .milliseconds(500), .milliseconds(250), .milliseconds(250), .milliseconds(250)])
+        let idle = TestClock()
+        var count = 0
+        _ = try await ReplaySource(path: path, speed: .max, clock: idle).run { _ in count += 1 }
+        #expect(count == 6)
+        #expect(idle.sleeps.isEmpty)
+    }
+
+    @Test func eventsReportFixesAndTransitions() async throws {
+        let path = try writeTrack()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var kinds: [String] = []
+        for try await event in ReplaySource(path: path, speed: .factor(1), clock: TestClock()).events() {
+            switch event {
+            case .fix(let fix): kinds.append(fix.hasPosition ? "fix" : "nofix-epoch")
+            case .fixLost: kinds.append("lost")
+            case .noFix: kinds.append("noFix")
+            default: kinds.append("other")
+            }
+        }
+        #expect(kinds == ["fix", "fix", "fix", "lost", "nofix-epoch", "nofix-epoch", "fix"])
+    }
+
+    @Test func aTrackStartingWithoutAFixSaysSoFirst() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).nmea")
+        try (nmeaLine("GPZDA,101500.00,15,03,2025,00,00") + nmeaLine("GPGGA,101500.00,,,,,0,00,,,,,,,"))
+            .write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var events: [LocationEvent] = []
+        for try await e in ReplaySource(path: url.path, speed: .max).events() { events.append(e) }
+        #expect(events.first == .noFix)
+        #expect(events.count == 2)
+    }
+
+    @Test func aMissingFileIsAClearError() async throws {
+        let source = ReplaySource(path: "/nonexistent/track.nmea", speed: .max)
+        await #expect(throws: ReplayError.cannotOpen(path: "/nonexistent/track.nmea", reason: "No such file or directory")) {
+            _ = try await source.run { _ in }
+        }
+        var thrown: (any Error)?
+        do { for try await _ in source.events() {} } catch { thrown = error }
+        #expect(thrown.map { "\($0)" } == "cannot open /nonexistent/track.nmea: No such file or directory")
+    }
+
+    @Test func aFileWithoutNMEASaysSo() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).txt")
+        try "just some text\nnothing here\n".write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        await #expect(throws: ReplayError.noNMEA(path: url.path)) {
+            _ = try await ReplaySource(path: url.path, speed: .max).run { _ in }
+        }
+        #expect(ReplayError.noNMEA(path: "x.nmea").description == "no NMEA sentences found in x.nmea")
+    }
+
+    @Test func aDirectoryIsAClearError() async throws {
+        let dir = FileManager.default.temporaryDirectory.path
+        await #expect(throws: ReplayError.self) {
+            _ = try await ReplaySource(path: dir, speed: .max).run { _ in }
+        }
+    }
+
+    @Test func cancellingStopsTheReplay() async throws {
+        let path = try writeTrack()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let task = Task {
+            try await ReplaySource(path: path, speed: .factor(1), clock: ContinuousClock()).run { _ in }
+        }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+    }
+}

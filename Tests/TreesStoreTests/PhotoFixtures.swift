@@ -1,0 +1,1 @@
+../TreesKitTests/PhotoFixtures.swift
