@@ -8,7 +8,6 @@ let usage = "usage: trees-bench store|nmea|interchange [--trees PATH] [options]"
 do {
     switch arguments.first {
     case "store": try runStoreBenchmark(arguments: Array(arguments.dropFirst()))
-    case "interchange": try await runInterchangeBenchmark(arguments: Array(arguments.dropFirst()))
     default:
         FileHandle.standardError.write(Data((usage + "\n").utf8))
         exit(64)
