@@ -93,6 +93,12 @@ extension StoreReader {
         return ids
     }
 
+    /// Visits the position and species of every stored tree (for finding duplicates without ids).
+    public func forEachPosition(_ body: (_ latitude: Double, _ longitude: Double, _ species: String) throws -> Void) throws {
+        let cursor = try Row.fetchCursor(db, sql: "SELECT latitude, longitude, species FROM tree")
+        while let row = try cursor.next() { try body(row[0], row[1], row[2]) }
+    }
+
     /// Visits trees matching `filter` in the order of `forEachTree(_:)`, decoding rows by column position.
     public func forEachTreeBulk(_ filter: TreeFilter, _ body: (Tree) throws -> Void) throws {
         let (whereSQL, arguments) = Self.whereClause(filter)

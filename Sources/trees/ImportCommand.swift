@@ -116,6 +116,42 @@ struct ImportCommand: AsyncParsableCommand {
     }
 }
 
+/// Positions and species on a grid of 1e-7° cells: a compact, conservative test for "a tree of this
+/// species within 1e-7°" (a hit is confirmed against the store).
+struct PositionIndex {
+    private struct Key: Hashable {
+        var latitude: Int64
+        var longitude: Int64
+        var species: UInt32
+    }
+
+    private var keys = Set<Key>()
+
+    private static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.down)) }
+
+    private static func speciesHash(_ species: String) -> UInt32 {
+        // FNV-1a over the lower-cased UTF-8: stable and small.
+        var h: UInt32 = 2_166_136_261
+        for b in species.lowercased().utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return h
+    }
+
+    mutating func insert(latitude: Double, longitude: Double, species: String) {
+        keys.insert(Key(latitude: Self.cell(latitude), longitude: Self.cell(longitude), species: Self.speciesHash(species)))
+    }
+
+    /// False when no stored tree of this species lies within 1e-7° (the cells around the point are empty).
+    func mightContain(latitude: Double, longitude: Double, species: String) -> Bool {
+        let la = Self.cell(latitude), lo = Self.cell(longitude), sp = Self.speciesHash(species)
+        for dLat in -1...1 {
+            for dLon in -1...1 where keys.contains(Key(latitude: la + Int64(dLat), longitude: lo + Int64(dLon), species: sp)) {
+                return true
+            }
+        }
+        return false
+    }
+}
+
 /// What the reading thread hands to the transaction, in file order.
 enum ImportItem: Sendable {
     case tree(ImportedTree)
@@ -308,6 +344,8 @@ struct TreeImporter {
     private var namedCollections: [String: UUID] = [:]
     /// Trees whose collection id the file defines later on (rare: trees before collections).
     private var waiting: [ImportedTree] = []
+    /// Stored positions, for files whose trees have no ids.
+    private var positions: PositionIndex?
 
     init(writer: StoreWriter, conflict: ImportCommand.Conflict, collection: String?, photoFolder: String) throws {
         w = writer
@@ -424,11 +462,24 @@ struct TreeImporter {
         } catch let e as StoreError {
             throw ImportRefusal(line: t.line, reason: e.description)
         }
+        positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species)
         summary.imported += 1
         for photo in t.photos { try storePhoto(photo, treeID: id, line: t.line) }
     }
 
-    private func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+    /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
+    ///
+    /// An in-memory grid of stored positions (built on the first tree without an id) answers most
+    /// questions; only a probable match is confirmed against the store.
+    private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+        if positions == nil {
+            var index = PositionIndex()
+            try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2) }
+            positions = index
+        }
+        guard positions?.mightContain(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species) == true else {
+            return false
+        }
         let near = try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05)
         return near.contains {
             abs($0.latitude - t.coordinate.latitude) <= 1e-7 && abs($0.longitude - t.coordinate.longitude) <= 1e-7

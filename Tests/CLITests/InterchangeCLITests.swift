@@ -278,3 +278,56 @@ private func shellOutput(_ program: String, _ arguments: [String], prepare: () t
     p.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
 }
+
+/// Conflict policies and the target collection of an import.
+@Suite struct InterchangeConflictTests {
+    static let json = """
+        [{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":47.1,"longitude":8.25,"species":"Pyrus communis",
+          "variety":"Williams","createdAt":"2024-04-01T08:04:00Z","updatedAt":"2024-04-02T08:04:00Z"}]
+        """
+
+    @Test func skipReplaceAndNewID() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("one.json")
+        try Self.json.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try t.run(["import", file.path]).status == 0)
+        #expect(try t.run(["edit", "d1d1d1d1", "--variety", "Conference"]).status == 0)
+
+        let skipped = try t.run(["import", file.path])
+        #expect(skipped.stdout == "Imported 0 trees from \(file.path); 1 already present, 0 skipped.\n")
+        #expect(try t.run(["show", "d1d1d1d1", "--json"]).stdout.contains("\"variety\": \"Conference\""))
+
+        let replaced = try t.run(["import", file.path, "--on-conflict", "replace"])
+        #expect(replaced.stdout == "Imported 0 trees from \(file.path); 0 already present, 1 replaced, 0 skipped.\n")
+        #expect(try t.run(["show", "d1d1d1d1", "--json"]).stdout.contains("\"variety\": \"Williams\""))
+
+        let copied = try t.run(["import", file.path, "--on-conflict", "new-id", "--json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(copied.stdout.utf8)) as? [String: Any])
+        #expect(summary["imported"] as? Int == 1)
+        let list = try t.run(["list", "--json"])
+        let trees = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(trees.count == 2)
+
+        let bad = try t.run(["import", file.path, "--on-conflict", "merge"])
+        #expect(bad.status == 64)
+    }
+
+    @Test func collectionOptionAndTrackPoints() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["import", "/work/shared/corpus/gpx/gpxpassthrough11.gpx", "--collection", "Survey 2024",
+                           "--include", "tracks", "--species-from", "name", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(summary["collectionsCreated"] as? [String] == ["Survey 2024"])
+        // 3 waypoints with names; track points have no name and no type, so they are skipped with a reason.
+        #expect(summary["imported"] as? Int == 3)
+        let skipped = try #require(summary["skipped"] as? [[String: Any]])
+        #expect(skipped.count == 3)
+        #expect(skipped.first?["reason"] as? String == "no species; choose the field with --species-from")
+        let list = try t.run(["list", "--collection", "Survey 2024", "--json"])
+        let trees = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(trees.count == 3)
+    }
+}
