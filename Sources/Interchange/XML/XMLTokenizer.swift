@@ -75,6 +75,8 @@ package struct XMLTokenizer {
 
     private var decoder = XMLInputDecoder()
     private var buf: [UInt8] = []
+    /// `buf` while `process` scans it; empty otherwise.
+    private var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     /// Next unread index in `buf`.
     private var pos = 0
     /// Current 1-based line at `pos`.
@@ -151,9 +153,16 @@ package struct XMLTokenizer {
         var l = line
         var ls = lineStart
         var i = pos
-        while i < index && i < buf.count {
-            if buf[i] == 0x0A { l += 1; ls = i + 1 }
-            i += 1
+        if bytes.baseAddress != nil {
+            while i < index && i < bytes.count {
+                if bytes[i] == 0x0A { l += 1; ls = i + 1 }
+                i += 1
+            }
+        } else {
+            while i < index && i < buf.count {
+                if buf[i] == 0x0A { l += 1; ls = i + 1 }
+                i += 1
+            }
         }
         return (l, index - ls + 1)
     }
@@ -165,12 +174,11 @@ package struct XMLTokenizer {
 
     /// Moves `pos` to `newPos`, counting lines on the way.
     private mutating func advance(to newPos: Int) {
-        buf.withUnsafeBufferPointer { p in
-            var i = pos
-            while i < newPos {
-                if p[i] == 0x0A { line += 1; lineStart = i + 1 }
-                i += 1
-            }
+        let p = bytes
+        var i = pos
+        while i < newPos {
+            if p[i] == 0x0A { line += 1; lineStart = i + 1 }
+            i += 1
         }
         pos = newPos
     }
@@ -178,30 +186,40 @@ package struct XMLTokenizer {
     // MARK: - Main loop
 
     private mutating func process<H: XMLHandler>(_ handler: inout H, final: Bool) throws {
-        while pos < buf.count {
-            let progressed: Bool
-            if buf[pos] == UInt8(ascii: "<") {
-                progressed = try markup(&handler, final: final)
-            } else {
-                progressed = try text(&handler, final: final)
+        // Scan through a pointer: the bytes are moved out of `buf` for the duration, so they can be
+        // read while the tokenizer's own state changes.
+        var storage = buf
+        buf = []
+        defer { buf = storage }
+        try storage.withUnsafeBufferPointer { p in
+            bytes = p
+            defer { bytes = UnsafeBufferPointer(start: nil, count: 0) }
+            while pos < p.count {
+                let progressed: Bool
+                if p[pos] == UInt8(ascii: "<") {
+                    progressed = try markup(&handler, final: final)
+                } else {
+                    progressed = try text(&handler, final: final)
+                }
+                if !progressed { break }
             }
-            if !progressed { break }
+            if p.count - pos > Self.maximumTokenLength {
+                throw error("markup longer than \(Self.maximumTokenLength) bytes", at: pos)
+            }
         }
         // Drop consumed bytes.
-        if pos > 0 && (pos == buf.count || pos > 65536) {
-            buf.removeSubrange(0..<pos)
+        if pos > 0 && (pos == storage.count || pos > 65536) {
+            storage.removeSubrange(0..<pos)
             lineStart -= pos
             pos = 0
-        }
-        if buf.count - pos > Self.maximumTokenLength {
-            throw error("markup longer than \(Self.maximumTokenLength) bytes", at: pos)
         }
     }
 
     /// Finds `pattern` at or after `from`; nil when the buffer ends first.
     private func find(_ pattern: StaticString, from: Int) -> Int? {
         let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
-        return buf.withUnsafeBufferPointer { p -> Int? in
+        let p = bytes
+        return { () -> Int? in
             var i = from
             let last = p.count - pat.count
             while i <= last {
@@ -213,15 +231,15 @@ package struct XMLTokenizer {
                 i += 1
             }
             return nil
-        }
+        }()
     }
 
     private func hasPrefix(_ pattern: StaticString, at index: Int) -> Bool? {
         let n = pattern.utf8CodeUnitCount
         let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: n)
         for k in 0..<n {
-            guard index + k < buf.count else { return nil }
-            if buf[index + k] != pat[k] { return false }
+            guard index + k < bytes.count else { return nil }
+            if bytes[index + k] != pat[k] { return false }
         }
         return true
     }
@@ -232,7 +250,8 @@ package struct XMLTokenizer {
 
     private mutating func text<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         let start = pos
-        let end = buf.withUnsafeBufferPointer { p -> Int in
+        let p = bytes
+        let end = { () -> Int in
             var i = start
             while i < p.count {
                 let b = p[i]
@@ -240,27 +259,25 @@ package struct XMLTokenizer {
                 i += 1
             }
             return i
-        }
+        }()
         if end > start {
             if open.isEmpty {
-                for i in start..<end where !Self.isSpace(buf[i]) {
+                for i in start..<end where !Self.isSpace(bytes[i]) {
                     let reason = rootClosed ? "text after the end of the root element"
                         : sawMarkup ? "text before the root element" : "this is not XML: the document does not start with '<'"
                     throw error(reason, at: i)
                 }
             } else {
-                try buf.withUnsafeBufferPointer { p in
-                    try handler.characters(UnsafeBufferPointer(rebasing: p[start..<end]))
-                }
+                try handler.characters(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             }
             advance(to: end)
         }
-        guard end < buf.count, buf[end] == UInt8(ascii: "&") else { return true }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "&") else { return true }
         // An entity or character reference.
         var semicolon: Int?
         var i = end + 1
-        while i < buf.count && i < end + 40 {
-            if buf[i] == UInt8(ascii: ";") { semicolon = i; break }
+        while i < bytes.count && i < end + 40 {
+            if bytes[i] == UInt8(ascii: ";") { semicolon = i; break }
             i += 1
         }
         guard let semi = semicolon else {
@@ -275,9 +292,9 @@ package struct XMLTokenizer {
         return true
     }
 
-    /// Decodes the reference whose name is `buf[from..<to]` (between `&` and `;`).
+    /// Decodes the reference whose name is `bytes[from..<to]` (between `&` and `;`).
     private func decodeReference(from: Int, to: Int, into out: inout [UInt8]) throws {
-        let name = buf[from..<to]
+        let name = UnsafeBufferPointer(rebasing: bytes[from..<to])
         guard let first = name.first else { throw error("empty reference '&;'", at: from - 1) }
         if first == UInt8(ascii: "#") {
             var value: UInt32 = 0
@@ -318,18 +335,18 @@ package struct XMLTokenizer {
     // MARK: - Markup
 
     private mutating func markup<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
-        guard pos + 1 < buf.count else {
+        guard pos + 1 < bytes.count else {
             if final { throw error("unexpected end of file after '<'", at: pos) }
             return false
         }
-        let next = buf[pos + 1]
+        let next = bytes[pos + 1]
         if next == UInt8(ascii: "/") { return try endTag(&handler, final: final) }
         if next == UInt8(ascii: "?") {
             guard let end = find("?>", from: pos + 2) else {
                 if final { throw error("unexpected end of file inside a processing instruction", at: pos) }
                 return false
             }
-            if hasPrefix("<?xml", at: pos) == true, pos + 5 < buf.count, Self.isSpace(buf[pos + 5]) || buf[pos + 5] == UInt8(ascii: "?"), sawMarkup || rootSeen {
+            if hasPrefix("<?xml", at: pos) == true, pos + 5 < bytes.count, Self.isSpace(bytes[pos + 5]) || bytes[pos + 5] == UInt8(ascii: "?"), sawMarkup || rootSeen {
                 throw error("the XML declaration must come first in the document", at: pos)
             }
             sawMarkup = true
@@ -362,7 +379,7 @@ package struct XMLTokenizer {
                 if open.isEmpty { throw error("CDATA section outside the root element", at: pos) }
                 if end > pos + 9 {
                     let from = pos + 9
-                    try buf.withUnsafeBufferPointer { p in try handler.characters(UnsafeBufferPointer(rebasing: p[from..<end])) }
+                    try handler.characters(UnsafeBufferPointer(rebasing: bytes[from..<end]))
                 }
                 advance(to: end + 3)
                 return true
@@ -384,8 +401,8 @@ package struct XMLTokenizer {
         var quote: UInt8 = 0
         var depth = 0
         var end: Int?
-        while i < buf.count {
-            let b = buf[i]
+        while i < bytes.count {
+            let b = bytes[i]
             if quote != 0 {
                 if b == quote { quote = 0 }
             } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
@@ -421,11 +438,12 @@ package struct XMLTokenizer {
 
     /// Scans a name at `from`; returns its end index.
     private func scanName(from: Int, limit: Int) -> Int {
-        buf.withUnsafeBufferPointer { p in
+        let p = bytes
+        return { () -> Int in
             var i = from
             while i < limit && Self.isNameByte(p[i]) { i += 1 }
             return i
-        }
+        }()
     }
 
     private static func qname(_ n: (prefix: String, local: String)) -> String {
@@ -438,9 +456,9 @@ package struct XMLTokenizer {
 
     private func splitName(_ from: Int, _ to: Int) -> (prefix: String, local: String) {
         var colon: Int?
-        for i in from..<to where buf[i] == UInt8(ascii: ":") { colon = i; break }
-        guard let c = colon else { return ("", String(decoding: buf[from..<to], as: UTF8.self)) }
-        return (String(decoding: buf[from..<c], as: UTF8.self), String(decoding: buf[(c + 1)..<to], as: UTF8.self))
+        for i in from..<to where bytes[i] == UInt8(ascii: ":") { colon = i; break }
+        guard let c = colon else { return ("", String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)) }
+        return (String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<c]), as: UTF8.self), String(decoding: UnsafeBufferPointer(rebasing: bytes[(c + 1)..<to]), as: UTF8.self))
     }
 
     private func namespace(for prefix: String) -> String? {
@@ -456,7 +474,8 @@ package struct XMLTokenizer {
     private mutating func startTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         // Find the closing '>' outside quotes.
         let tagStart = pos
-        let close = buf.withUnsafeBufferPointer { p -> Int? in
+        let p = bytes
+        let close = { () -> Int? in
             var i = tagStart + 1
             var quote: UInt8 = 0
             while i < p.count {
@@ -471,13 +490,13 @@ package struct XMLTokenizer {
                 i += 1
             }
             return nil
-        }
+        }()
         guard let gt = close else {
             if final { throw error("unexpected end of file inside a tag", at: pos) }
             return false
         }
         if rootClosed { throw error("a second root element; a document has exactly one", at: pos) }
-        guard Self.isNameStart(buf[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
+        guard Self.isNameStart(bytes[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
         let nameEnd = scanName(from: pos + 1, limit: gt)
         let element = splitName(pos + 1, nameEnd)
         var selfClosing = false
@@ -486,39 +505,39 @@ package struct XMLTokenizer {
         valueScratch.removeAll(keepingCapacity: true)
         let mark = bindings.count
         while i < gt {
-            let b = buf[i]
+            let b = bytes[i]
             if Self.isSpace(b) { i += 1; continue }
             if b == UInt8(ascii: "/") {
                 guard i + 1 == gt else { throw error("unexpected '/' in tag <\(Self.qname(element))>", at: i) }
                 selfClosing = true
                 break
             }
-            guard i > nameEnd, Self.isSpace(buf[i - 1]) else {
+            guard i > nameEnd, Self.isSpace(bytes[i - 1]) else {
                 throw error("expected whitespace before an attribute in tag <\(Self.qname(element))>", at: i)
             }
             guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(Self.qname(element))>", at: i) }
             let attrEnd = scanName(from: i, limit: gt)
             let attr = splitName(i, attrEnd)
             var j = attrEnd
-            while j < gt && Self.isSpace(buf[j]) { j += 1 }
-            guard j < gt, buf[j] == UInt8(ascii: "=") else {
+            while j < gt && Self.isSpace(bytes[j]) { j += 1 }
+            guard j < gt, bytes[j] == UInt8(ascii: "=") else {
                 throw error("attribute '\(Self.qname(attr))' has no value", at: attrEnd)
             }
             j += 1
-            while j < gt && Self.isSpace(buf[j]) { j += 1 }
-            guard j < gt, buf[j] == UInt8(ascii: "\"") || buf[j] == UInt8(ascii: "'") else {
+            while j < gt && Self.isSpace(bytes[j]) { j += 1 }
+            guard j < gt, bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") else {
                 throw error("the value of attribute '\(Self.qname(attr))' must be quoted", at: j)
             }
-            let quote = buf[j]
+            let quote = bytes[j]
             var k = j + 1
             let valueStart = valueScratch.count
-            while k < gt && buf[k] != quote {
-                let c = buf[k]
+            while k < gt && bytes[k] != quote {
+                let c = bytes[k]
                 if c == UInt8(ascii: "<") { throw error("'<' in the value of attribute '\(Self.qname(attr))'", at: k) }
                 if c == UInt8(ascii: "&") {
                     var semi = k + 1
-                    while semi < gt && buf[semi] != UInt8(ascii: ";") && semi < k + 40 { semi += 1 }
-                    guard semi < gt, buf[semi] == UInt8(ascii: ";") else {
+                    while semi < gt && bytes[semi] != UInt8(ascii: ";") && semi < k + 40 { semi += 1 }
+                    guard semi < gt, bytes[semi] == UInt8(ascii: ";") else {
                         throw error("'&' does not start a reference; write &amp;", at: k)
                     }
                     try decodeReference(from: k + 1, to: semi, into: &valueScratch)
@@ -538,7 +557,7 @@ package struct XMLTokenizer {
                 rawAttributes.append((attr.prefix, attr.local, range))
             }
             i = k + 1
-            if i < gt, !Self.isSpace(buf[i]), buf[i] != UInt8(ascii: "/") {
+            if i < gt, !Self.isSpace(bytes[i]), bytes[i] != UInt8(ascii: "/") {
                 throw error("expected whitespace after the value of attribute '\(Self.qname(attr))'", at: i)
             }
         }
@@ -574,16 +593,14 @@ package struct XMLTokenizer {
     }
 
     /// True when `bytes` spell `prefix:local` (or `local` without a prefix).
-    private static func matches(_ bytes: ArraySlice<UInt8>, prefix: String, local: String) -> Bool {
+    private static func matches(_ b: UnsafeBufferPointer<UInt8>, prefix: String, local: String) -> Bool {
         var prefix = prefix
         var local = local
-        return bytes.withUnsafeBufferPointer { b in
-            prefix.withUTF8 { p in
-                local.withUTF8 { l in
-                    if p.isEmpty { return same(b, 0, l) }
-                    guard b.count == p.count + 1 + l.count, b[p.count] == UInt8(ascii: ":") else { return false }
-                    return same(UnsafeBufferPointer(rebasing: b[0..<p.count]), 0, p) && same(b, p.count + 1, l)
-                }
+        return prefix.withUTF8 { p in
+            local.withUTF8 { l in
+                if p.isEmpty { return same(b, 0, l) }
+                guard b.count == p.count + 1 + l.count, b[p.count] == UInt8(ascii: ":") else { return false }
+                return same(UnsafeBufferPointer(rebasing: b[0..<p.count]), 0, p) && same(b, p.count + 1, l)
             }
         }
     }
@@ -605,10 +622,10 @@ package struct XMLTokenizer {
             return false
         }
         let nameEnd = scanName(from: pos + 2, limit: gt)
-        for k in nameEnd..<gt where !Self.isSpace(buf[k]) {
+        for k in nameEnd..<gt where !Self.isSpace(bytes[k]) {
             throw error("unexpected character in end tag", at: k)
         }
-        let nameBytes = buf[(pos + 2)..<nameEnd]
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[(pos + 2)..<nameEnd])
         guard let top = open.last else {
             throw error("end tag </\(String(decoding: nameBytes, as: UTF8.self))> without a matching start tag", at: pos)
         }
