@@ -115,7 +115,7 @@ struct InputFile: @unchecked Sendable {
     /// The first bytes, kept for format detection and replayed by `forEachChunk`.
     private let head: [UInt8]
 
-    static let chunkSize = 1 << 20
+    static let chunkSize = 1 << 18
 
     init(_ path: String) throws {
         self.path = path

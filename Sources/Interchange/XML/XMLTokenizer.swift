@@ -284,31 +284,42 @@ package struct XMLTokenizer {
             if i < end + 40 && !final { return false }
             throw error("'&' does not start a reference; write &amp;", at: end)
         }
-        textScratch.removeAll(keepingCapacity: true)
-        try decodeReference(from: end + 1, to: semi, into: &textScratch)
+        var scratch = textScratch
+        textScratch = []
+        scratch.removeAll(keepingCapacity: true)
+        defer { textScratch = scratch }
+        do {
+            try Self.decodeReference(UnsafeBufferPointer(rebasing: bytes[(end + 1)..<semi]), into: &scratch)
+        } catch {
+            throw self.error(error.reason, at: end)
+        }
         if open.isEmpty { throw error("reference outside the root element", at: end) }
-        try textScratch.withUnsafeBufferPointer { try handler.characters($0) }
+        try scratch.withUnsafeBufferPointer { try handler.characters($0) }
         advance(to: semi + 1)
         return true
     }
 
     /// Decodes the reference whose name is `bytes[from..<to]` (between `&` and `;`).
-    private func decodeReference(from: Int, to: Int, into out: inout [UInt8]) throws {
-        let name = UnsafeBufferPointer(rebasing: bytes[from..<to])
-        guard let first = name.first else { throw error("empty reference '&;'", at: from - 1) }
+    private struct ReferenceProblem: Error { var reason: String }
+
+    /// Decodes the reference named `name` (between `&` and `;`) into `out`.
+    ///
+    /// Static, so that writing into one of the tokenizer's own buffers never copies the tokenizer.
+    private static func decodeReference(_ name: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(ReferenceProblem) {
+        guard let first = name.first else { throw ReferenceProblem(reason: "empty reference '&;'") }
         if first == UInt8(ascii: "#") {
             var value: UInt32 = 0
             var digits = name.dropFirst()
             var radix: UInt32 = 10
             if digits.first == UInt8(ascii: "x") { radix = 16; digits = digits.dropFirst() }
-            guard !digits.isEmpty else { throw error("empty character reference", at: from - 1) }
+            guard !digits.isEmpty else { throw ReferenceProblem(reason: "empty character reference") }
             for d in digits {
                 let v: UInt32
                 switch d {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(d - UInt8(ascii: "0"))
                 case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: v = UInt32(d - UInt8(ascii: "a") + 10)
                 case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: v = UInt32(d - UInt8(ascii: "A") + 10)
-                default: throw error("bad character reference '&\(String(decoding: name, as: UTF8.self));'", at: from - 1)
+                default: throw ReferenceProblem(reason: "bad character reference '&\(String(decoding: name, as: UTF8.self));'")
                 }
                 value = value &* radix &+ v
                 if value > 0x10FFFF { break }
@@ -316,21 +327,25 @@ package struct XMLTokenizer {
             let valid = value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value <= 0xD7FF)
                 || (value >= 0xE000 && value <= 0xFFFD) || (value >= 0x10000 && value <= 0x10FFFF)
             guard valid else {
-                throw error("character reference '&\(String(decoding: name, as: UTF8.self));' is not a legal XML character", at: from - 1)
+                throw ReferenceProblem(reason: "character reference '&\(String(decoding: name, as: UTF8.self));' is not a legal XML character")
             }
             XMLInputDecoder.appendUTF8(value, to: &out)
             return
         }
-        switch String(decoding: name, as: UTF8.self) {
-        case "lt": out.append(UInt8(ascii: "<"))
-        case "gt": out.append(UInt8(ascii: ">"))
-        case "amp": out.append(UInt8(ascii: "&"))
-        case "apos": out.append(UInt8(ascii: "'"))
-        case "quot": out.append(UInt8(ascii: "\""))
-        case let other:
-            throw error("undefined entity '&\(other);' (only the five predefined entities are expanded)", at: from - 1)
+        switch name.count {
+        case 2 where name[0] == UInt8(ascii: "l") && name[1] == UInt8(ascii: "t"): out.append(UInt8(ascii: "<"))
+        case 2 where name[0] == UInt8(ascii: "g") && name[1] == UInt8(ascii: "t"): out.append(UInt8(ascii: ">"))
+        case 3 where name.elementsEqual("amp".utf8): out.append(UInt8(ascii: "&"))
+        case 4 where name.elementsEqual("apos".utf8): out.append(UInt8(ascii: "'"))
+        case 4 where name.elementsEqual("quot".utf8): out.append(UInt8(ascii: "\""))
+        default:
+            throw ReferenceProblem(
+                reason: "undefined entity '&\(String(decoding: name, as: UTF8.self));' (only the five predefined entities are expanded)")
         }
     }
+
+
+
 
     // MARK: - Markup
 
@@ -540,7 +555,11 @@ package struct XMLTokenizer {
                     guard semi < gt, bytes[semi] == UInt8(ascii: ";") else {
                         throw error("'&' does not start a reference; write &amp;", at: k)
                     }
-                    try decodeReference(from: k + 1, to: semi, into: &valueScratch)
+                    do {
+                        try Self.decodeReference(UnsafeBufferPointer(rebasing: bytes[(k + 1)..<semi]), into: &valueScratch)
+                    } catch {
+                        throw self.error(error.reason, at: k)
+                    }
                     k = semi + 1
                     continue
                 }
