@@ -33,7 +33,7 @@ extension StoreWriter {
     ///
     /// Binds the values straight into a cached prepared statement: the fastest way to store many trees.
     public func insertIfNewBulk(_ tree: Tree) throws -> Bool {
-        try Self.check(tree)
+        try Self.bulkCheck(tree)
         let statement = try db.cachedStatement(sql: Tree.insertIfNewSQL)
         let s = statement.sqliteStatement
         sqlite3_reset(s)
@@ -73,6 +73,18 @@ extension StoreWriter {
             throw StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
         return sqlite3_changes(db.sqliteConnection) > 0
+    }
+
+    /// The checks of `check(_:)`, with a blank-species test that needs no Foundation string work.
+    static func bulkCheck(_ tree: Tree) throws {
+        if let problem = CoordinateCheck.latitudeProblem(tree.latitude) ?? CoordinateCheck.longitudeProblem(tree.longitude) {
+            throw StoreError.database(problem)
+        }
+        if let a = tree.horizontalAccuracy, let problem = CoordinateCheck.accuracyProblem(a) { throw StoreError.database(problem) }
+        let blank = tree.species.unicodeScalars.allSatisfy { c in
+            c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
+        }
+        if blank { throw StoreError.database("species is empty") }
     }
 
     /// True when a tree with this id is stored, reusing a cached prepared statement.
