@@ -24,6 +24,7 @@ package struct XMLAttributes {
     package var count: Int { names.count }
 
     mutating func removeAll() {
+        guard !names.isEmpty else { return }
         names.removeAll(keepingCapacity: true)
         ranges.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
@@ -174,11 +175,14 @@ package struct XMLTokenizer {
 
     /// Moves `pos` to `newPos`, counting lines on the way.
     private mutating func advance(to newPos: Int) {
-        let p = bytes
-        var i = pos
-        while i < newPos {
-            if p[i] == 0x0A { line += 1; lineStart = i + 1 }
-            i += 1
+        if newPos > pos, let base = bytes.baseAddress {
+            var i = pos
+            while i < newPos, let hit = memchr(base + i, 0x0A, newPos - i) {
+                let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                line += 1
+                lineStart = at + 1
+                i = at + 1
+            }
         }
         pos = newPos
     }
@@ -476,6 +480,21 @@ package struct XMLTokenizer {
         return (String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<c]), as: UTF8.self), String(decoding: UnsafeBufferPointer(rebasing: bytes[(c + 1)..<to]), as: UTF8.self))
     }
 
+    /// The last prefix looked up and its namespace; cleared whenever the bindings change.
+    private var lastLookup: (prefix: String, uri: String)?
+
+    private mutating func popBindings(to mark: Int) {
+        bindings.removeSubrange(mark...)
+        lastLookup = nil
+    }
+
+    private mutating func cachedNamespace(for prefix: String) -> String? {
+        if let last = lastLookup, last.prefix == prefix { return last.uri }
+        guard let uri = namespace(for: prefix) else { return nil }
+        lastLookup = (prefix, uri)
+        return uri
+    }
+
     private func namespace(for prefix: String) -> String? {
         if prefix == "xml" { return Self.xmlNamespace }
         var i = bindings.count - 1
@@ -516,8 +535,8 @@ package struct XMLTokenizer {
         let element = splitName(pos + 1, nameEnd)
         var selfClosing = false
         var i = nameEnd
-        rawAttributes.removeAll(keepingCapacity: true)
-        valueScratch.removeAll(keepingCapacity: true)
+        if !rawAttributes.isEmpty { rawAttributes.removeAll(keepingCapacity: true) }
+        if !valueScratch.isEmpty { valueScratch.removeAll(keepingCapacity: true) }
         let mark = bindings.count
         while i < gt {
             let b = bytes[i]
@@ -570,8 +589,10 @@ package struct XMLTokenizer {
             let range = valueStart..<valueScratch.count
             if attr.prefix.isEmpty && attr.local == "xmlns" {
                 bindings.append(("", Self.interned(valueScratch[range])))
+                lastLookup = nil
             } else if attr.prefix == "xmlns" {
                 bindings.append((attr.local, Self.interned(valueScratch[range])))
+                lastLookup = nil
             } else {
                 rawAttributes.append((attr.prefix, attr.local, range))
             }
@@ -580,7 +601,7 @@ package struct XMLTokenizer {
                 throw error("expected whitespace after the value of attribute '\(Self.qname(attr))'", at: i)
             }
         }
-        guard let ns = namespace(for: element.prefix) else {
+        guard let ns = cachedNamespace(for: element.prefix) else {
             throw error("undeclared namespace prefix '\(element.prefix)' in <\(Self.qname(element))>", at: tagStart)
         }
         let name = XMLName(namespace: ns, local: element.local)
@@ -604,7 +625,7 @@ package struct XMLTokenizer {
         advance(to: gt + 1)
         if selfClosing {
             open.removeLast()
-            bindings.removeSubrange(mark...)
+            if bindings.count > mark { popBindings(to: mark) }
             if open.isEmpty { rootClosed = true }
             try handler.endElement(name, line: tagLine)
         }
@@ -652,7 +673,7 @@ package struct XMLTokenizer {
             throw error("mismatched end tag </\(String(decoding: nameBytes, as: UTF8.self))>; expected </\(top.qname)>", at: pos)
         }
         open.removeLast()
-        bindings.removeSubrange(top.bindingMark...)
+        if bindings.count > top.bindingMark { popBindings(to: top.bindingMark) }
         if open.isEmpty { rootClosed = true }
         let endLine = line
         advance(to: gt + 1)
