@@ -118,6 +118,24 @@ struct GPXParser: XMLHandler {
         }
     }
 
+    /// The field named `local` (compared by length first: cheaper than `TreesField(rawValue:)`).
+    private static func treesField(_ local: String) -> TreesField? {
+        switch local.utf8.count {
+        case 2: local == "id" ? .id : nil
+        case 5: local == "notes" ? .notes : nil
+        case 7: local == "species" ? .species : local == "variety" ? .variety : local == "fixTime" ? .fixTime : nil
+        case 9: local == "createdAt" ? .createdAt : local == "updatedAt" ? .updatedAt : local == "rootstock" ? .rootstock : nil
+        case 10: local == "collection" ? .collection : nil
+        case 12: local == "collectionId" ? .collectionId : nil
+        case 14:
+            local == "accuracySource" ? .accuracySource : local == "averagedEpochs" ? .averagedEpochs
+                : local == "locationSource" ? .locationSource : nil
+        case 15: local == "ellipsoidHeight" ? .ellipsoidHeight : nil
+        case 18: local == "horizontalAccuracy" ? .horizontalAccuracy : nil
+        default: nil
+        }
+    }
+
     /// The namespace string of our extension as the tokenizer hands it out (same storage, fast to compare).
     private var treesNamespace: String?
 
@@ -181,13 +199,13 @@ struct GPXParser: XMLHandler {
                 } else {
                     skip(name)
                 }
-            } else if isTrees(name.namespace), let field = TreesField(rawValue: name.local) {
+            } else if isTrees(name.namespace), let field = Self.treesField(name.local) {
                 capture(.trees(field))
             } else {
                 skip(name)
             }
         case .pointExtensions:
-            if isTrees(name.namespace), let field = TreesField(rawValue: name.local) {
+            if isTrees(name.namespace), let field = Self.treesField(name.local) {
                 capture(.trees(field))
             } else {
                 skip(name)

@@ -175,7 +175,14 @@ package struct XMLTokenizer {
 
     /// Moves `pos` to `newPos`, counting lines on the way.
     private mutating func advance(to newPos: Int) {
-        if newPos > pos, let base = bytes.baseAddress {
+        if newPos - pos < 48 {
+            let p = bytes
+            var i = pos
+            while i < newPos {
+                if p[i] == 0x0A { line += 1; lineStart = i + 1 }
+                i += 1
+            }
+        } else if let base = bytes.baseAddress {
             var i = pos
             while i < newPos, let hit = memchr(base + i, 0x0A, newPos - i) {
                 let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
