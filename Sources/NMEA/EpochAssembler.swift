@@ -146,11 +146,12 @@ struct EpochAssembler {
         if mode.hasPosition && (e.latitude == nil || e.longitude == nil) { mode = .noFix }
         fix.mode = mode
         fix.status = e.status ?? .unknown
+        fix.satellitesUsed = e.satellites ?? e.gsaSatellites
+        guard mode.hasPosition, let lat = e.latitude, let lon = e.longitude else { return fix }
+        // DOPs carry over from earlier epochs; they are reported only with a position.
         fix.hdop = e.hdop
         fix.vdop = e.vdop
         fix.pdop = e.pdop
-        fix.satellitesUsed = e.satellites ?? e.gsaSatellites
-        guard mode.hasPosition, let lat = e.latitude, let lon = e.longitude else { return fix }
         fix.coordinate = Coordinate(latitude: lat, longitude: lon)
         fix.speed = e.speed
         fix.track = e.track

@@ -47,14 +47,14 @@ public struct NMEAFixReader: Sendable {
         var pos = 0
         while pos < n {
             guard let hit = memchr(base + pos, 0x0A, n - pos) else {
-                appendCarry(base + pos, n - pos)
+                appendCarry(base + pos, n - pos, emit: emit)
                 return
             }
             let end = base.distance(to: UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)))
             if carry.isEmpty && carryDropped == 0 {
                 processLine(base + pos, end - pos, emit: emit)
             } else {
-                appendCarry(base + pos, end - pos)
+                appendCarry(base + pos, end - pos, emit: emit)
                 takeCarryLine(emit: emit)
             }
             pos = end + 1
@@ -69,8 +69,18 @@ public struct NMEAFixReader: Sendable {
 
     // MARK: lines
 
-    private mutating func appendCarry(_ p: UnsafePointer<UInt8>, _ count: Int) {
+    private mutating func appendCarry(_ p: UnsafePointer<UInt8>, _ count: Int, emit: (Fix) -> Void) {
         carry.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
+        if carry.count > Self.maximumCarry, let lastCR = carry.lastIndex(of: 0x0D) {
+            // Lines ended by CR alone: read the sentences so far as part of the current line.
+            var part = carry
+            carry = []
+            part.withUnsafeBufferPointer { b in
+                if let base = b.baseAddress { processLine(base, lastCR + 1, emit: emit, countsAsLine: false) }
+            }
+            part.removeFirst(lastCR + 1)
+            carry = part
+        }
         if carry.count > Self.maximumCarry {
             // Keep the tail, which may hold the start of a sentence; the rest is junk.
             let keep = Self.maximumSentenceLength + 2
@@ -96,9 +106,10 @@ public struct NMEAFixReader: Sendable {
     }
 
     /// One line without its LF.
-    mutating func processLine(_ p: UnsafePointer<UInt8>?, _ count: Int, emit: (Fix) -> Void, droppedBefore: Int = 0) {
-        statistics.lines += 1
-        let lineNumber = statistics.lines
+    mutating func processLine(_ p: UnsafePointer<UInt8>?, _ count: Int, emit: (Fix) -> Void, droppedBefore: Int = 0,
+                              countsAsLine: Bool = true) {
+        if countsAsLine { statistics.lines += 1 }
+        let lineNumber = statistics.lines + (countsAsLine ? 0 : 1)
         if droppedBefore > 0 {
             statistics.skip(.overlong, line: lineNumber, detail: "\(droppedBefore)+ bytes without a line break")
         }
@@ -186,76 +197,85 @@ public struct NMEAFixReader: Sendable {
     }
 
     /// One sentence from its `$` or `!` to its end (checksum included, no line end).
+    ///
+    /// One pass over the bytes checks for binary data, computes the checksum and finds the
+    /// field boundaries; nothing is copied.
     mutating func processSentence(_ p: UnsafePointer<UInt8>, _ count: Int, cut: Bool, line: Int, emit: (Fix) -> Void) {
         if count > Self.maximumSentenceLength {
             statistics.skip(.overlong, line: line, detail: "\(count) bytes: " + Self.excerpt(p, count))
             return
         }
-        for k in 0..<count where p[k] < 0x20 || p[k] > 0x7E {
-            statistics.skip(.binaryData, line: line, detail: Self.excerpt(p, count))
-            return
-        }
         // Checksum: `*` and two hex digits at the end.
-        var star = -1
-        if count >= 4 && p[count - 3] == UInt8(ascii: "*") {
-            star = count - 3
-        }
-        guard star > 0, let hi = Self.hex(p[count - 2]), let lo = Self.hex(p[count - 1]) else {
-            if cut {
-                statistics.skip(.collision, line: line, detail: Self.excerpt(p, count))
-            } else if star < 0 && (0..<count).contains(where: { p[$0] == UInt8(ascii: "*") }) {
-                statistics.skip(.badChecksum, line: line, detail: "unreadable checksum: " + Self.excerpt(p, count))
-            } else {
-                statistics.skip(.missingChecksum, line: line, detail: Self.excerpt(p, count))
-            }
-            return
-        }
-        var sum: UInt8 = 0
-        for k in 1..<star { sum ^= p[k] }
-        let expected = hi << 4 | lo
-        guard sum == expected else {
-            if cut {
-                statistics.skip(.collision, line: line, detail: Self.excerpt(p, count))
-            } else {
-                statistics.skip(.badChecksum, line: line,
-                                detail: "expected \(Self.hexByte(sum)), found \(Self.hexByte(expected)): " + Self.excerpt(p, count))
-            }
-            return
-        }
-        statistics.sentences += 1
-        if p[0] == UInt8(ascii: "!") {
-            statistics.skip(.ais, line: line, detail: Self.excerpt(p, min(count, 7)))
-            return
-        }
-        // Address: talker (2 letters) + type (3 letters); `$P…` is proprietary.
-        let body = p + 1
-        let bodyCount = star - 1
-        var addressLength = 0
-        while addressLength < bodyCount && body[addressLength] != UInt8(ascii: ",") { addressLength += 1 }
-        if addressLength > 0 && body[0] == UInt8(ascii: "P") {
-            statistics.skip(.proprietary, line: line, detail: Self.excerpt(body, addressLength))
-            return
-        }
-        guard addressLength == 5, (0..<5).allSatisfy({ body[$0] >= 65 && body[$0] <= 90 }) else {
-            statistics.skip(.nonstandard, line: line, detail: Self.excerpt(body, addressLength))
-            return
-        }
-        let type = UInt32(body[2]) << 16 | UInt32(body[3]) << 8 | UInt32(body[4])
-        guard let kind = SentenceType(rawValue: type) else {
-            statistics.skip(.unknownSentence, line: line, detail: Self.excerpt(body, addressLength))
-            return
-        }
-        var commas = 0
-        for k in 0..<bodyCount where body[k] == UInt8(ascii: ",") { commas += 1 }
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: commas + 1) { starts in
-            var f = 0
+        let star = count >= 4 && p[count - 3] == UInt8(ascii: "*") ? count - 3 : -1
+        let end = star > 0 ? star : count
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.maximumSentenceLength + 1) { starts in
+            var sum: UInt8 = 0
+            var outside = false
+            var fields = 1
+            var anyStar = false
             starts[0] = 0
-            for k in 0..<bodyCount where body[k] == UInt8(ascii: ",") {
-                f += 1
-                starts[f] = Int32(k + 1)
+            for k in 1..<max(end, 1) {
+                let c = p[k]
+                sum ^= c
+                // Outside printable ASCII (0x20…0x7E): one unsigned comparison.
+                if c &- 0x20 > 0x5E { outside = true }
+                if c == UInt8(ascii: ",") {
+                    starts[fields] = Int32(k)
+                    fields += 1
+                } else if c == UInt8(ascii: "*") {
+                    anyStar = true
+                }
             }
-            let fields = Fields(base: body, starts: starts, count: commas + 1, end: bodyCount)
-            decode(kind, fields, line: line, emit: emit)
+            if end < count {
+                for k in end..<count where p[k] &- 0x20 > 0x5E { outside = true }
+            }
+            if outside {
+                statistics.skip(.binaryData, line: line, detail: Self.excerpt(p, count))
+                return
+            }
+            guard star > 0, let hi = Self.hex(p[count - 2]), let lo = Self.hex(p[count - 1]) else {
+                if cut {
+                    statistics.skip(.collision, line: line, detail: Self.excerpt(p, count))
+                } else if anyStar || star > 0 {
+                    statistics.skip(.badChecksum, line: line, detail: "unreadable checksum: " + Self.excerpt(p, count))
+                } else {
+                    statistics.skip(.missingChecksum, line: line, detail: Self.excerpt(p, count))
+                }
+                return
+            }
+            let expected = hi << 4 | lo
+            guard sum == expected else {
+                if cut {
+                    statistics.skip(.collision, line: line, detail: Self.excerpt(p, count))
+                } else {
+                    statistics.skip(.badChecksum, line: line,
+                                    detail: "expected \(Self.hexByte(sum)), found \(Self.hexByte(expected)): " + Self.excerpt(p, count))
+                }
+                return
+            }
+            statistics.sentences += 1
+            if p[0] == UInt8(ascii: "!") {
+                statistics.skip(.ais, line: line, detail: Self.excerpt(p, min(count, 7)))
+                return
+            }
+            // Address: talker (2 letters) + type (3 letters); `$P…` is proprietary.
+            let body = p + 1
+            let bodyCount = star - 1
+            let addressLength = fields > 1 ? Int(starts[1]) - 1 : bodyCount
+            if addressLength > 0 && body[0] == UInt8(ascii: "P") {
+                statistics.skip(.proprietary, line: line, detail: Self.excerpt(body, addressLength))
+                return
+            }
+            guard addressLength == 5, (0..<5).allSatisfy({ body[$0] >= 65 && body[$0] <= 90 }) else {
+                statistics.skip(.nonstandard, line: line, detail: Self.excerpt(body, addressLength))
+                return
+            }
+            let type = UInt32(body[2]) << 16 | UInt32(body[3]) << 8 | UInt32(body[4])
+            guard let kind = SentenceType(rawValue: type) else {
+                statistics.skip(.unknownSentence, line: line, detail: Self.excerpt(body, addressLength))
+                return
+            }
+            decode(kind, Fields(base: body, starts: starts, count: fields, end: bodyCount), line: line, emit: emit)
         }
     }
 }

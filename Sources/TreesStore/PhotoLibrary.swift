@@ -164,19 +164,8 @@ public struct PhotoLibrary: Sendable {
     /// folder, then renames that to `<sha256>.<ext>` (or drops it when the folder already has those bytes).
     func stage(_ file: String, timeZone: TimeZone) throws -> Staged {
         let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: file, isDirectory: &isDirectory) else { throw PhotoError.unreadable(path: file, reason: "no such file") }
-        guard !isDirectory.boolValue else { throw PhotoError.unreadable(path: file, reason: "it is a directory") }
-        guard let input = FileHandle(forReadingAtPath: file) else { throw PhotoError.unreadable(path: file, reason: "permission denied") }
+        let (input, format) = try Self.open(file)
         defer { try? input.close() }
-
-        let head: [UInt8]
-        do {
-            head = [UInt8](try input.read(upToCount: PhotoFormat.headerLength) ?? Data())
-        } catch {
-            throw PhotoError.unreadable(path: file, reason: TreeStore.reason(error))
-        }
-        guard let format = PhotoFormat(header: head) else { throw PhotoError.notAnImage(path: file) }
         let metadata = PhotoMetadata.read(format: format, Self.reader(input))
         let modified = (try? fm.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
         let capturedAt = metadata.dateTimeOriginal?.date(in: timeZone) ?? modified
@@ -217,6 +206,36 @@ public struct PhotoLibrary: Sendable {
             throw PhotoError.cannotWrite(path: target, reason: reason)
         }
         return Staged(path: file, sha256: sha256, format: format, byteCount: byteCount, capturedAt: capturedAt, isNewFile: true)
+    }
+
+    /// Checks that `file` can be attached, without copying it: it exists, is readable and is a JPEG,
+    /// PNG or HEIC image. For prompts that want to refuse a bad path as soon as it is typed.
+    public static func check(file: String) throws -> PhotoFormat {
+        let (handle, format) = try open(file)
+        try? handle.close()
+        return format
+    }
+
+    /// Opens a photo file and recognises its format from its first bytes.
+    static func open(_ file: String) throws -> (FileHandle, PhotoFormat) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+            throw PhotoError.unreadable(path: file, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw PhotoError.unreadable(path: file, reason: "it is a directory") }
+        guard let input = FileHandle(forReadingAtPath: file) else { throw PhotoError.unreadable(path: file, reason: "permission denied") }
+        let head: [UInt8]
+        do {
+            head = [UInt8](try input.read(upToCount: PhotoFormat.headerLength) ?? Data())
+        } catch {
+            try? input.close()
+            throw PhotoError.unreadable(path: file, reason: TreeStore.reason(error))
+        }
+        guard let format = PhotoFormat(header: head) else {
+            try? input.close()
+            throw PhotoError.notAnImage(path: file)
+        }
+        return (input, format)
     }
 
     /// Random access to an open file for `PhotoMetadata`.

@@ -4,10 +4,12 @@ import Foundation
 ///
 /// Build in release first (`swift build -c release`), then `.build/release/trees-bench store`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: trees-bench store|nmea|interchange [--trees PATH] [options]"
+let usage = "usage: trees-bench store|nmea|extras|interchange [--trees PATH] [options]"
 do {
     switch arguments.first {
     case "store": try runStoreBenchmark(arguments: Array(arguments.dropFirst()))
+    case "nmea": try await runNMEABenchmark(arguments: Array(arguments.dropFirst()))
+    case "extras": try runExtrasBenchmark(arguments: Array(arguments.dropFirst()))
     default:
         FileHandle.standardError.write(Data((usage + "\n").utf8))
         exit(64)

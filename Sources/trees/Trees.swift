@@ -17,6 +17,8 @@ struct Trees: AsyncParsableCommand {
             CollectionCommand.self, CaptureCommand.self, ReplayCommand.self,
             ImportCommand.self, ExportCommand.self, InspectCommand.self,
             PhotoCommand.self, StatsCommand.self,
+            MapCommand.self,
+            GPSCommand.self,
         ]
     )
 

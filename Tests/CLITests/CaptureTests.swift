@@ -136,3 +136,27 @@ import Testing
         #expect(r.stderr.contains("/nonexistent/walk.nmea"))
     }
 }
+
+@Suite struct CapturePhotoTests {
+    @Test func photosAreAttachedInTheSameTransactionAndABadOneSavesNothing() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let jpeg = t.folder.appendingPathComponent("tree.jpg")
+        try Data(TestImages.jpeg(dateTimeOriginal: "2025:04:12 09:13:20")).write(to: jpeg)
+        let text = t.folder.appendingPathComponent("notes.txt")
+        try Data("not an image".utf8).write(to: text)
+        let track = "replay:\(CaptureTests.tracks.path)/orchard-walk.nmea"
+        #expect(try t.run(["collection", "create", "Row 1"]).status == 0)
+        let before = try t.dump()
+        let bad = try t.run(["capture", "--source", track, "--speed", "max", "--auto", "--species", "Apple",
+                             "--photo", jpeg.path, "--photo", text.path])
+        #expect(bad.status == 65, "\(bad)")
+        #expect(try t.dump() == before)
+        let good = try t.run(["capture", "--source", track, "--speed", "max", "--auto", "--species", "Apple",
+                              "--photo", jpeg.path, "--json"])
+        #expect(good.status == 0, "\(good)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(good.stdout.utf8)) as? [String: Any])
+        #expect(tree["photoCount"] as? Int == 1)
+        #expect(tree["photoDates"] as? [String] == ["2025-04-12T09:13:20.000Z"])
+    }
+}

@@ -118,4 +118,32 @@ import TreesKit
         #expect(r.statistics.diagnosticsDropped == 5)
         #expect(r.statistics.badChecksum == NMEAStatistics.diagnosticLimit + 5)
     }
+
+    @Test func randomBytesAndMangledSentencesNeverCrashAndChunkingDoesNotMatter() {
+        var rng = SplitMix64(state: 7)
+        let pieces = Array(sampleTrack.utf8)
+        var bytes: [UInt8] = []
+        for _ in 0..<3000 {
+            switch rng.next() % 4 {
+            case 0:
+                for _ in 0..<Int(rng.next() % 40) { bytes.append(UInt8(truncatingIfNeeded: rng.next())) }
+            case 1:
+                // A slice of real sentences, possibly cut anywhere.
+                let a = Int(rng.next() % UInt64(pieces.count))
+                let b = min(pieces.count, a + Int(rng.next() % 200))
+                bytes += pieces[a..<b]
+            case 2:
+                var slice = Array(pieces[0..<min(pieces.count, 300)])
+                for _ in 0..<3 { slice[Int(rng.next() % UInt64(slice.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+                bytes += slice
+            default:
+                bytes += Array("$GPGGA,,,,,,,,,,,,,,*56\n$,*\n$$$$*00\n$GPGSA,A,3,,,,,,,,,,,,,,,,,,,,,,,,,,,,,1,2,3*00\n".utf8)
+            }
+        }
+        let whole = readFixes(bytes)
+        let chunked = readFixes(bytes, chunk: 17)
+        #expect(whole.fixes == chunked.fixes)
+        #expect(whole.statistics == chunked.statistics)
+        #expect(whole.statistics.lines > 0)
+    }
 }

@@ -65,6 +65,18 @@ let sampleTrack: String = [
         #expect(readFixes(lf).fixes.count == 3)
     }
 
+    @Test func linesEndedByCRAloneAreRead() {
+        var text = ""
+        for i in 0..<200 {
+            text += sentence(String(format: "GPRMC,10%02d%02d.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A", i / 60, i % 60), lineEnd: "\r")
+        }
+        for chunk in [7, 4096, 100_000] {
+            let r = readFixes(text, chunk: chunk)
+            #expect(r.fixes.count == 200)
+            #expect(r.statistics.skipped == 0)
+        }
+    }
+
     @Test func aLastLineWithoutNewlineIsRead() {
         let text = sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,", lineEnd: "")
         let r = readFixes(text)

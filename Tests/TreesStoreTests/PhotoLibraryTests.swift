@@ -112,6 +112,17 @@ import TreesKit
         }
     }
 
+    @Test func checksAFileWithoutCopyingIt() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try PhotoLibrary.check(file: try file("a.heic", TestImages.heic(dateTimeOriginal: nil))) == .heic)
+        let text = try file("a.txt", Array("text".utf8))
+        #expect(throws: PhotoError.notAnImage(path: text)) { try PhotoLibrary.check(file: text) }
+        #expect(throws: PhotoError.unreadable(path: folder + "/nope.jpg", reason: "no such file")) {
+            try PhotoLibrary.check(file: folder + "/nope.jpg")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/db"))
+    }
+
     @Test func findsPhotosByPrefixAndExports() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()

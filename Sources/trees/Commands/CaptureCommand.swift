@@ -64,6 +64,8 @@ struct CaptureCommand: AsyncParsableCommand {
     func run() async throws {
         let db = try store.open()
         let existing = try update.map { try db.tree(matching: $0) }
+        // Refuse a bad photo before waiting for a fix, not after.
+        for path in photos { _ = try PhotoErrors.mapped { try PhotoLibrary.check(file: path) } }
         if auto || !Terminal.current.stdinIsTTY {
             guard auto else {
                 throw CLIError("capture needs a terminal for its prompts; use --auto with --species to capture without one", status: .usage)
@@ -160,7 +162,7 @@ struct CaptureSaver {
 enum PhotoAttachment {
     static func attach(_ paths: [String], to tree: UUID, in writer: StoreWriter, store: TreeStore) throws {
         guard !paths.isEmpty else { return }
-        throw CLIError("photos cannot be attached yet", status: .usage)
+        _ = try PhotoErrors.mapped { try store.photoLibrary.add(files: paths, to: tree, in: writer) }
     }
 }
 

@@ -279,9 +279,11 @@ struct InteractiveCapture {
         while true {
             guard let line = Self.ask("Photos (file paths separated by spaces; Enter for none): ") else { throw CLIError("input ended; nothing saved") }
             let paths = line.split(separator: " ").map(String.init)
-            let missing = paths.filter { !FileManager.default.isReadableFile(atPath: $0) }
-            if missing.isEmpty { return paths }
-            Self.say("Cannot read \(missing.joined(separator: ", ")); try again.")
+            let problems = paths.compactMap { path -> String? in
+                do { _ = try PhotoLibrary.check(file: path); return nil } catch { return String(describing: error) }
+            }
+            if problems.isEmpty { return paths }
+            Self.say(problems.joined(separator: "; ") + "; try again.")
         }
     }
 

@@ -10,9 +10,10 @@ final class TmuxSession {
         name = "trees-\(UUID().uuidString.prefix(8))"
         socket = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(name)").path
         let exports = environment.map { "export \($0.key)=\(Self.quote($0.value));" }.joined(separator: " ")
-        // The pane stays after the command exits so its last screen and status can be read.
+        // The pane stays after the command exits so its last screen, its exit status and the terminal's
+        // line discipline afterwards (icanon, echo: restored or not) can be read.
         try Self.tmux(socket, ["new-session", "-d", "-s", name, "-x", String(width), "-y", String(height),
-                               "sh", "-c", "\(exports) \(command); echo \"[exit $?]\"; sleep 600"])
+                               "sh", "-c", "trap true INT; \(exports) \(command); echo \"[exit $?] tty: $(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')\"; sleep 600"])
     }
 
     deinit { try? Self.tmux(socket, ["kill-server"]) }
@@ -37,19 +38,28 @@ final class TmuxSession {
         throw TmuxError("timed out waiting for \"\(text)\"; screen:\n\(last)")
     }
 
+    /// Runs tmux with posix_spawn and waitpid: Foundation's Process can wait forever when the
+    /// command leaves a daemon (the tmux server) behind.
     @discardableResult
     static func tmux(_ socket: String, _ arguments: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        p.arguments = ["-S", socket] + arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw TmuxError("tmux \(arguments.joined(separator: " ")) failed") }
-        return String(decoding: data, as: UTF8.self)
+        let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-out-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, argv, environ) == 0 else {
+            throw TmuxError("cannot start tmux")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw TmuxError("tmux \(arguments.prefix(3).joined(separator: " ")) failed") }
+        return (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? ""
     }
 
     static func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }

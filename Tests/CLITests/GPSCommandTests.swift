@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct GPSCommandTests {
+    static let fixture = CLIGPSFake.fixture("orchard-gst.nmea")
+
+    func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+
+    func object(_ line: String) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func unreachableGPSDSaysWhatToDoAndExits69() throws {
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let port = CLIGPSFake.freePort()
+        let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(port)"])
+        #expect(r.status == 69)
+        #expect(r.stdout == "")
+        #expect(r.stderr == "trees: cannot connect to gpsd at 127.0.0.1:\(port): Connection refused. Is gpsd running? "
+            + "Check with `systemctl status gpsd`, wait for it with --wait, or pick another source with --source "
+            + "(serial:/dev/ttyACM0, replay:FILE, - for NMEA on stdin).\n")
+    }
+
+    @Test func badSourcesAndOptionsAreUsageErrors() throws {
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let r = try trees.run(["gps", "--source", "/dev/ttyACM0"])
+        #expect(r.status == 64)
+        #expect(r.stderr == "trees: invalid source '/dev/ttyACM0': a device needs the serial: prefix (serial:/dev/ttyACM0) or gpsd. "
+            + "Expected gpsd://HOST[:PORT][/DEVICE], serial:/dev/PATH[?baud=N], replay:FILE[?speed=N|max] or - for NMEA on standard input.\n")
+        let c = try trees.run(["gps", "--count", "0"])
+        #expect(c.status == 64)
+        #expect(c.stderr.contains("--count must be a positive number of fixes"))
+        let s = try trees.run(["gps", "--source", "serial:/nonexistent/ttyACM0"])
+        #expect(s.status == 69)
+        #expect(s.stderr.hasPrefix("trees: cannot use serial device /nonexistent/ttyACM0: No such file or directory."))
+    }
+
+    @Test func fiveFixesFromGPSDAsJSONLines() throws {
+        guard CLIGPSFake.isAvailable else { return }
+        let fake = try CLIGPSFake(log: Self.fixture)
+        defer { fake.stop() }
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(fake.port)", "--count", "5", "--jsonl"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr == "")
+        let objects = try lines(r.stdout).map(object)
+        let tpv = objects.filter { $0["class"] as? String == "TPV" }
+        #expect(tpv.count == 5)
+        for fix in tpv {
+            #expect(fix["lat"] is Double && fix["lon"] is Double && fix["time"] is String)
+            #expect((fix["horizontalAccuracy"] as? Double ?? 0) > 0)
+            #expect(fix["accuracySource"] as? String == "gst")
+        }
+        let status = objects.filter { $0["class"] as? String == "STATUS" }
+        #expect(status.first?["event"] as? String == "connected")
+        #expect(status.first?["version"] as? String == "3.22")
+    }
+
+    @Test func statusPrintsVersionAndDevices() throws {
+        guard CLIGPSFake.isAvailable else { return }
+        let fake = try CLIGPSFake(log: Self.fixture)
+        defer { fake.stop() }
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(fake.port)", "--status"])
+        #expect(r.status == 0, "\(r)")
+        let out = lines(r.stdout)
+        #expect(out.first == "gpsd 3.22 at gpsd://127.0.0.1:\(fake.port)")
+        #expect(out.count == 2 && out.last?.hasPrefix("  /dev/pts/") == true && out.last?.hasSuffix("  NMEA0183") == true, "\(r)")
+    }
+
+    @Test func stdinGivesWhatReplayGives() throws {
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
+        let data = try Data(contentsOf: URL(fileURLWithPath: track))
+        let replayed = try trees.run(["replay", track, "--jsonl"])
+        let live = try trees.run(["gps", "--source", "-", "--jsonl"], stdin: data)
+        #expect(live.status == 0)
+        let liveLines = lines(live.stdout)
+        #expect(liveLines.filter { $0.hasPrefix(#"{"class":"TPV""#) } == lines(replayed.stdout))
+        #expect(liveLines.first == #"{"class":"STATUS","event":"connected","devices":[{"path":"-","driver":"NMEA0183","subtype":"standard input"}]}"#)
+        #expect(liveLines.contains(#"{"class":"STATUS","event":"fixLost"}"#))
+
+        let text = try trees.run(["gps", "--source", "-"], stdin: data)
+        #expect(text.stdout == (try trees.run(["replay", track])).stdout, "one line per fix, as replay prints them")
+        #expect(text.stderr.hasPrefix("trees: connected; - NMEA0183 standard input\n"))
+    }
+
+    @Test func interruptExitsCleanlyWithStatusZero() throws {
+        let process = Process()
+        process.executableURL = TreesProcess.executable
+        process.arguments = ["gps", "--source", "-", "--jsonl"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let head = try String(contentsOfFile: Self.fixture, encoding: .utf8).split(separator: "\n").prefix(24).joined(separator: "\n") + "\n"
+        input.fileHandleForWriting.write(Data(head.utf8))
+        // Wait for the first fix, then interrupt while stdin is still open.
+        var seen = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while !String(decoding: seen, as: UTF8.self).contains(#""class":"TPV""#) && Date() < deadline {
+            seen.append(output.fileHandleForReading.availableData)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        try? input.fileHandleForWriting.close()
+    }
+}

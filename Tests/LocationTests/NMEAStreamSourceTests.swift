@@ -1,0 +1,198 @@
+import Foundation
+@testable import Location
+import NMEA
+import Synchronization
+import Testing
+import TreesKit
+
+/// What the NMEA reader makes of a whole file.
+func readerFixes(_ path: String) throws -> [Fix] {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    var reader = NMEAFixReader()
+    var fixes: [Fix] = []
+    reader.feed(bytes) { fixes.append($0) }
+    reader.finish { fixes.append($0) }
+    return fixes
+}
+
+/// A pseudo-terminal pair made by socat: `device` is what the source opens, `feed` the receiver's end.
+final class SocatPair: @unchecked Sendable {
+    let device: String
+    let feed: String
+    private let process: Process
+
+    init(folder: URL) throws {
+        device = folder.appendingPathComponent("gps").path
+        feed = folder.appendingPathComponent("feed").path
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
+        process.arguments = ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feed)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<200 where !(FileManager.default.fileExists(atPath: device) && FileManager.default.fileExists(atPath: feed)) {
+            usleep(20_000)
+        }
+    }
+
+    /// Pulls the plug: the device end sees a hang-up.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { kill() }
+
+    /// Writes `path` into the receiver's end at `baud`, a few lines at a time.
+    func write(file path: String, baud: Int, linesPerChunk: Int = 6, pause: useconds_t = 20_000) throws {
+        let fd = open(feed, O_WRONLY | O_NOCTTY)
+        guard fd >= 0 else { throw GPSFakeError(message: "cannot open \(feed)") }
+        defer { close(fd) }
+        _ = SerialSession.configure(fd: fd, baud: baud)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        var i = 0
+        while i < lines.count {
+            let chunk = lines[i..<min(i + linesPerChunk, lines.count)].joined(separator: "\n") + (i + linesPerChunk < lines.count ? "\n" : "")
+            let bytes = Array(chunk.utf8)
+            if bytes.withUnsafeBytes({ Foundation.write(fd, $0.baseAddress, $0.count) }) < 0 { return }
+            i += linesPerChunk
+            usleep(pause)
+        }
+    }
+}
+
+@Suite(.serialized) struct NMEAStreamSourceTests {
+    @Test func stdinThroughAPipeGivesWhatTheReaderGivesAndEndsAtEOF() async throws {
+        let log = GPSFake.fixture("orchard-dop.nmea")
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: log))
+        let writer = Thread {
+            var offset = 0
+            // Odd chunk sizes, so sentences are split across reads.
+            while offset < bytes.count {
+                let n = min(97, bytes.count - offset)
+                _ = bytes[offset..<offset + n].withUnsafeBytes { write(writeEnd, $0.baseAddress, n) }
+                offset += n
+            }
+            close(writeEnd)
+        }
+        writer.start()
+        defer { close(readEnd) }
+        let events = try await collect(StdinSource(fileDescriptor: readEnd), timeout: .seconds(20)) { _ in false }
+        let expected = try readerFixes(log)
+        #expect(events.fixes == expected)
+        #expect(expected.count == 30)
+        #expect(events.first == .connected(version: nil, devices: [DeviceInfo(path: "-", driver: "NMEA0183", subtype: "standard input")]))
+        #expect(events.filter { $0 == .fixLost }.count == 1)
+    }
+
+    @Test func probeTellsNMEAFromNoise() {
+        let good = Array("$GPGGA,090000.00,5128.87404,N,00036.20744,W,1,05,2.40,48.3,M,47.0,M,,*79\r\n$GPGSA,A,3,02,05,07,09,13,,,,,,,,3.84,2.40,3.12*00\r\n".utf8)
+        #expect(NMEAProbe.validSentences(in: good) == 2)
+        var noisy = good
+        noisy[20] ^= 0x01
+        #expect(NMEAProbe.validSentences(in: noisy) == 1)
+        let garbage: [UInt8] = (0..<500).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        #expect(NMEAProbe.validSentences(in: garbage) == 0)
+    }
+
+    @Test func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("socat is not installed") }
+            return
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pair = try SocatPair(folder: folder)
+        let log = GPSFake.fixture("orchard-gst.nmea")
+        let source = SerialSource(path: pair.device, baud: 9600)
+        // The receiver starts sending once the source has the device open and configured.
+        let opened = DispatchSemaphore(value: 0)
+        Thread {
+            _ = opened.wait(timeout: .now() + 20)
+            try? pair.write(file: log, baud: 9600)
+        }.start()
+        let expected = try readerFixes(log)
+        // The reader gives out an epoch when the next one starts: all but the last arrive live.
+        let events = try await collect(source, timeout: .seconds(30)) { events in
+            if events.count == 1 { opened.signal() }
+            return events.fixes.count >= expected.count - 1
+        }
+        #expect(events.first == .connected(version: nil, devices: [DeviceInfo(path: pair.device, driver: "NMEA0183", subtype: "9600 baud")]))
+        #expect(events.fixes == Array(expected.prefix(events.fixes.count)))
+        #expect(events.fixes.count == expected.count - 1)
+    }
+
+    @Test func withoutABaudRateTheSourceFindsNMEA() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else { return }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pair = try SocatPair(folder: folder)
+        let log = GPSFake.fixture("orchard-gst.nmea")
+        // The receiver talks until the test has heard enough: the probe may start listening late.
+        let done = Mutex(false)
+        Thread {
+            while !done.withLock({ $0 }) { try? pair.write(file: log, baud: 4800, pause: 40_000) }
+        }.start()
+        defer { done.withLock { $0 = true } }
+        let events = try await collect(SerialSource(path: pair.device), timeout: .seconds(30)) { $0.fixes.count >= 10 }
+        #expect(events.first == .connected(version: nil, devices: [DeviceInfo(path: pair.device, driver: "NMEA0183", subtype: "4800 baud")]))
+        // The probe may have begun listening in the middle of an epoch: every fix after the first
+        // is the reader's fix of the same time.
+        let expected = try readerFixes(log)
+        #expect(events.fixes.count >= 10)
+        for fix in events.fixes.dropFirst() {
+            #expect(fix == expected.first { $0.time == fix.time })
+        }
+    }
+
+    @Test func unpluggedDeviceIsReportedAndReopened() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else { return }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try SocatPair(folder: folder)
+        let second = Mutex<SocatPair?>(nil)
+        let clock = RecordingClock()
+        let source = SerialSource(path: first.device, baud: 9600, clock: clock)
+        let firstLog = GPSFake.fixture("orchard-first.nmea")
+        let resumeLog = GPSFake.fixture("orchard-resume.nmea")
+        let opened = DispatchSemaphore(value: 0)
+        Thread {
+            _ = opened.wait(timeout: .now() + 20)
+            try? first.write(file: firstLog, baud: 9600)
+            usleep(300_000)
+            first.kill()
+        }.start()
+        let reopened = DispatchSemaphore(value: 0)
+        let resumeLast = try readerFixes(resumeLog).dropLast().last!.time
+        let events = try await collect(source, timeout: .seconds(40)) { events in
+            if case .connected? = events.last {
+                if events.count == 1 { opened.signal() } else { reopened.signal() }
+            }
+            if case .reconnecting(1, _)? = events.last {
+                second.withLock { pair in
+                    guard pair == nil, let p = try? SocatPair(folder: folder) else { return }
+                    pair = p
+                    Thread {
+                        _ = reopened.wait(timeout: .now() + 20)
+                        try? p.write(file: resumeLog, baud: 9600)
+                    }.start()
+                }
+            }
+            return events.fixes.last?.time == resumeLast
+        }
+        second.withLock { $0?.kill() }
+        let lost = try #require(events.firstIndex { if case .sourceLost = $0 { true } else { false } })
+        #expect(events[..<lost].fixes.count == 12, "every epoch of the first log, the last one at the hang-up")
+        #expect(events[lost...].contains(.reconnecting(attempt: 1, delay: .seconds(1))))
+        let times = events.fixes.compactMap(\.time)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "no repeats across the reconnection")
+        #expect(events.fixes.last?.time == resumeLast)
+    }
+}
