@@ -76,7 +76,7 @@ private func generateGPX(count: Int, path: String) throws {
     defer { try? handle.close() }
     let species = ["Malus domestica", "Pyrus communis", "Prunus avium", "Juglans regia", "Cydonia oblonga", "Ficus carica"]
     let varieties = ["Boskoop", "Gala", "Williams", "Stella", "Franquette", "Vranja"]
-    var generator = SplitMix(seed: 7)
+    var generator = TrackRandom(seed: 7)
     var block = """
         <?xml version="1.0" encoding="UTF-8"?>
         <gpx xmlns="http://www.topografix.com/GPX/1/1" xmlns:trees="https://trees.invalid/xmlns/trees/1" version="1.1" creator="trees-bench">
@@ -126,7 +126,7 @@ private func generateGPX(count: Int, path: String) throws {
     handle.write(Data(block.utf8))
 }
 
-private func uuidBytes(_ g: inout SplitMix) -> uuid_t {
+private func uuidBytes(_ g: inout TrackRandom) -> uuid_t {
     let a = g.next(), b = g.next()
     var bytes = [UInt8](repeating: 0, count: 16)
     for i in 0..<8 { bytes[i] = UInt8((a >> (UInt64(i) * 8)) & 0xFF); bytes[8 + i] = UInt8((b >> (UInt64(i) * 8)) & 0xFF) }
