@@ -173,13 +173,13 @@ _trees() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|map|help)
+    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|map|gps|help)
         # Offer subcommand argument completions
         "_trees_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats map help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats map gps help' -- "${cur}"))
         ;;
     esac
 }
@@ -722,6 +722,30 @@ _trees_map() {
         return
         ;;
     '--tiles')
+        return
+        ;;
+    esac
+}
+
+_trees_gps() {
+    repeating_flags=()
+    non_repeating_flags=(--wait --jsonl --status --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--source --speed --count --duration)
+    __trees_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--source')
+        return
+        ;;
+    '--speed')
+        return
+        ;;
+    '--count')
+        return
+        ;;
+    '--duration')
         return
         ;;
     esac

@@ -91,10 +91,25 @@ enum Mdoc {
 
     /// Escapes free text for a text line; a leading dot or apostrophe would start a request.
     static func text(_ s: String) -> String {
-        var t = s.replacingOccurrences(of: "\\", with: "\\e")
+        var t = ascii(s.replacingOccurrences(of: "\\", with: "\\e"))
         for a in abbreviations { t = t.replacingOccurrences(of: a + " ", with: a + "\\& ") }
         if t.hasPrefix(".") || t.hasPrefix("'") { t = "\\&" + t }
         return t
+    }
+
+    /// Non-ASCII characters as mandoc escapes (`\(em`, `\[u00E9]`), so line lengths are counted as mandoc counts them.
+    static func ascii(_ s: String) -> String {
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case _ where scalar.isASCII: out.unicodeScalars.append(scalar)
+            case "\u{2014}": out += "\\(em"
+            case "\u{2013}": out += "\\(en"
+            case "\u{2026}": out += "..."
+            default: out += String(format: "\\[u%04X]", scalar.value)
+            }
+        }
+        return out
     }
 
     /// Escapes one word used as a macro argument, so it is never parsed as a macro or delimiter.
@@ -121,7 +136,7 @@ enum Mdoc {
                 let word = String(w)
                 if line.isEmpty {
                     line = word
-                } else if line.utf8.count + 1 + word.utf8.count > 78 {
+                } else if text(line + " " + word).utf8.count > 78 {
                     lines.append(line)
                     line = word
                 } else {

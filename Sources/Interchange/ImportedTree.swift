@@ -73,9 +73,15 @@ extension ImportedTree {
     /// field, and the point's time becomes the creation and fix time.
     public init(_ p: GPXPoint, speciesFrom: SpeciesSource = .name) {
         let ext = p.trees
-        let fields: [SpeciesSource: String?] = [.name: p.name, .type: p.type, .desc: p.description, .cmt: p.comment]
-        let chosen = TextTools.nonEmpty(fields[speciesFrom] ?? nil)
-        let species = ext.species ?? chosen ?? TextTools.nonEmpty(p.name) ?? TextTools.nonEmpty(p.type) ?? ""
+        let field: String?
+        switch speciesFrom {
+        case .name: field = p.name
+        case .type: field = p.type
+        case .desc: field = p.description
+        case .cmt: field = p.comment
+        }
+        let chosen = ByteParsing.nonBlank(field)
+        let species = ext.species ?? chosen ?? ByteParsing.nonBlank(p.name) ?? ByteParsing.nonBlank(p.type) ?? ""
         self.init(id: ext.id, coordinate: p.coordinate, species: species, line: p.line)
         let ours = ext.createdAt != nil || ext.id != nil
         horizontalAccuracy = ext.horizontalAccuracy
@@ -87,7 +93,7 @@ extension ImportedTree {
         if ours {
             notes = ext.notes
         } else {
-            notes = TextTools.nonEmpty(speciesFrom == .desc ? p.comment : p.description)
+            notes = ByteParsing.nonBlank(speciesFrom == .desc ? p.comment : p.description)
         }
         collectionID = ext.collectionID
         collectionName = ext.collection

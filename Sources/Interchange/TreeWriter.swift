@@ -23,6 +23,9 @@ public struct ExportContext: Sendable {
     public var bounds: GeoBounds?
     /// The `creator` written into GPX.
     public var creator: String
+    /// GPX without `bounds`: leave room for the bounds element, to be filled in once the trees are
+    /// written (see `GPXWriter.boundsPlaceholder`), so a file export needs one pass over the trees.
+    public var reserveBounds = false
 
     public init(collections: [TreeCollection], exportedAt: Date, name: String? = nil, bounds: GeoBounds? = nil,
                 creator: String = "trees") {
@@ -71,7 +74,7 @@ public func exportString(_ trees: [Tree], format: ExportFormat, context: ExportC
 extension Tree {
     /// `Malus domestica 'Boskoop'`: the species, with the variety in single quotes as cultivars are written.
     public var displayName: String {
-        guard let v = TextTools.nonEmpty(variety) else { return species }
+        guard let v = ByteParsing.nonBlank(variety) else { return species }
         return species.isEmpty ? "'\(v)'" : "\(species) '\(v)'"
     }
 }

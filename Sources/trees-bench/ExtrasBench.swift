@@ -16,7 +16,7 @@ func runExtrasBenchmark(arguments: [String]) throws {
     let path = folder + "/trees.sqlite"
     let store = try TreeStore(path: path)
     let species = ["Apple", "Pear", "Plum", "Cherry", "Walnut", "Quince"]
-    var generator = SplitMix(seed: 7)
+    var generator = TrackRandom(seed: 7)
     let base = Date(timeIntervalSince1970: 1_700_000_000)
     let first = try store.write { w -> Tree in
         var firstTree: Tree?

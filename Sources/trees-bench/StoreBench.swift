@@ -12,7 +12,7 @@ func runStoreBenchmark(arguments: [String]) throws {
     let store = try TreeStore(path: path)
     let species = ["Apple", "Pear", "Plum", "Cherry", "Walnut", "Quince", "Apricot", "Peach", "Fig", "Medlar"]
     let varieties = ["Gala", "Cox", "Braeburn", "Conference", "Victoria", "Stella", "Morello", "Franquette"]
-    var generator = SplitMix(seed: 42)
+    var generator = TrackRandom(seed: 42)
     let base = Date(timeIntervalSince1970: 1_700_000_000)
     let fillStart = DispatchTime.now().uptimeNanoseconds
     try store.write { w in
@@ -42,19 +42,4 @@ func runStoreBenchmark(arguments: [String]) throws {
         let m = try Harness.best(of: 5) { try Harness.measure(trees, args + ["--db", path]) }
         print(Harness.row([name, String(format: "%.3f", m.seconds), String(format: "%.1f", m.peakMB)]))
     }
-}
-
-/// A small deterministic random generator for generated inputs.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

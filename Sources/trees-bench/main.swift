@@ -10,6 +10,7 @@ do {
     case "store": try runStoreBenchmark(arguments: Array(arguments.dropFirst()))
     case "nmea": try await runNMEABenchmark(arguments: Array(arguments.dropFirst()))
     case "extras": try runExtrasBenchmark(arguments: Array(arguments.dropFirst()))
+    case "interchange": try await runInterchangeBenchmark(arguments: Array(arguments.dropFirst()))
     default:
         FileHandle.standardError.write(Data((usage + "\n").utf8))
         exit(64)

@@ -58,26 +58,33 @@ struct ExportCommand: AsyncParsableCommand {
                     name = c.name
                 }
                 let collections = try r.collections().map(\.collection)
-                var bounds: GeoBounds?
-                if fmt == .gpx {
-                    try r.forEachTree(filter) { t in
-                        if bounds == nil { bounds = GeoBounds(t.coordinate) } else { bounds?.include(t.coordinate) }
-                    }
-                }
                 let listed = filter.collection == .any ? collections : collections.filter { c in
                     if case .collection(let id) = filter.collection { return c.id == id }
                     return false
                 }
-                let context = ExportContext(collections: listed, exportedAt: now, name: name, bounds: bounds,
+                var context = ExportContext(collections: listed, exportedAt: now, name: name,
                                             creator: "trees \(Trees.configuration.version)")
-                var writer = makeTreeWriter(fmt, context: context) { bytes in
+                // GPX needs its bounds before the waypoints: a file gets them patched in afterwards
+                // (one pass over the trees); standard output takes a first pass to compute them.
+                let patchBounds = fmt == .gpx && output.isSeekable
+                if fmt == .gpx && !patchBounds {
+                    var bounds: GeoBounds?
+                    try r.forEachTreeBulk(filter) { t in
+                        if bounds == nil { bounds = GeoBounds(t.coordinate) } else { bounds?.include(t.coordinate) }
+                    }
+                    context.bounds = bounds
+                }
+                context.reserveBounds = patchBounds
+                let sink: ByteOutput.Sink = { bytes in
                     do { try output.write(bytes) } catch { sinkError = error; throw error }
                 }
-                let wantsPhotos = fmt != .gpx
+                var writer = makeTreeWriter(fmt, context: context, sink: sink)
+                let withPhotos = fmt == .gpx ? [] : try r.treeIDsWithPhotos()
+                var bounds: GeoBounds?
                 try writer.begin()
-                try r.forEachTree(filter) { tree in
+                try r.forEachTreeBulk(filter) { tree in
                     var list: [ExportPhoto] = []
-                    if wantsPhotos {
+                    if withPhotos.contains(tree.id) {
                         for p in try r.photos(of: tree.id) {
                             var data: [UInt8]?
                             if photos {
@@ -90,10 +97,16 @@ struct ExportCommand: AsyncParsableCommand {
                             list.append(ExportPhoto(capturedAt: p.capturedAt, data: data))
                         }
                     }
+                    if patchBounds {
+                        if bounds == nil { bounds = GeoBounds(tree.coordinate) } else { bounds?.include(tree.coordinate) }
+                    }
                     try writer.write(tree, photos: list)
                     written += 1
                 }
                 try writer.finish()
+                if patchBounds, let placeholder = (writer as? GPXWriter)?.boundsPlaceholder {
+                    try output.patch(at: placeholder.lowerBound, GPXWriter.boundsPatch(bounds))
+                }
             }
             try output.commit()
         } catch {
@@ -160,6 +173,14 @@ final class OutputFile {
             handle = FileHandle.standardOutput
             finalPath = nil
             temporaryPath = nil
+        case .file(let path) where Self.isSpecialFile(path):
+            // A device or pipe (/dev/null, a FIFO) is written straight through: renaming over it would replace it.
+            guard let h = FileHandle(forWritingAtPath: path) else {
+                throw CLIError("cannot open \(path) for writing: \(String(cString: strerror(errno)))", status: .cannotCreate)
+            }
+            handle = h
+            finalPath = nil
+            temporaryPath = nil
         case .file(let path):
             let url = URL(fileURLWithPath: path)
             let temp = url.deletingLastPathComponent()
@@ -175,6 +196,24 @@ final class OutputFile {
             finalPath = path
             temporaryPath = temp
         }
+    }
+
+    /// True when `path` exists and is not a regular file or folder (a character device, a FIFO, a socket).
+    static func isSpecialFile(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        let kind = st.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
+    /// True for a file (which can be patched after writing), false for standard output.
+    var isSeekable: Bool { finalPath != nil }
+
+    /// Overwrites bytes already written at `offset`.
+    func patch(at offset: Int, _ bytes: [UInt8]) throws {
+        try handle.seek(toOffset: UInt64(offset))
+        try bytes.withUnsafeBytes { try handle.write(contentsOf: $0) }
+        try handle.seekToEnd()
     }
 
     func write(_ bytes: [UInt8]) throws {

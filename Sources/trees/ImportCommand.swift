@@ -66,45 +66,33 @@ struct ImportCommand: AsyncParsableCommand {
         let progress = Progress(name: input.displayName, enabled: isatty(STDERR_FILENO) == 1 && (input.size ?? 0) > 8 << 20)
         var summary = ImportSummary()
         var createdFiles: [String] = []
+        let pipeline = ImportPipeline()
+        let reading = DispatchSemaphore(value: 0)
+        let job = ImportReadJob(input: input, format: fmt, speciesSource: speciesSource, parts: parts, progress: progress)
+        let thread = Thread {
+            job.run(into: pipeline)
+            reading.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        defer {
+            pipeline.cancel()
+            reading.wait()
+        }
         do {
             try db.write { w in
+                if (input.size ?? 0) > 16 << 20 { try w.reserveBulkCache(megabytes: 24) }
                 var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photoFolder: db.photoFolder)
                 defer { createdFiles = importer.createdFiles }
-                switch fmt {
-                case .gpx:
-                    var reader = GPXReader()
-                    func handle(_ e: GPXEvent) throws {
-                        switch e {
-                        case .waypoint(let p): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
-                        case .routePoint(let p, _) where parts.contains("routes"): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
-                        case .trackPoint(let p, _, _) where parts.contains("tracks"): try importer.add(ImportedTree(p, speciesFrom: speciesSource))
-                        case .diagnostic(let d):
-                            if d.message.hasSuffix("point skipped") {
-                                importer.summary.skipped.append(.init(line: d.line, reason: d.message))
-                            } else {
-                                importer.summary.warnings.append(.init(line: d.line, reason: d.message))
-                            }
-                        default: break
-                        }
-                    }
-                    try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
-                    _ = try reader.finish(handle)
-                case .json:
-                    var reader = CollectionJSONReader()
-                    func handle(_ e: CollectionJSONEvent) throws {
-                        switch e {
-                        case .collection(let c): try importer.add(c)
+                while let batch = try pipeline.next() {
+                    for item in batch {
+                        switch item {
                         case .tree(let t): try importer.add(t)
+                        case .collection(let c): try importer.add(c)
+                        case .skipped(let line, let reason): importer.summary.skipped.append(.init(line: line, reason: reason))
+                        case .warning(let line, let reason): importer.summary.warnings.append(.init(line: line, reason: reason))
                         }
                     }
-                    try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
-                    try reader.finish(handle)
-                case .csv:
-                    var reader = CSVTreeReader()
-                    try input.forEachChunk(progress: progress.update) { try reader.read($0) { try importer.add($0) } }
-                    try reader.finish { try importer.add($0) }
-                case .nmea:
-                    break
                 }
                 try importer.finish()
                 summary = importer.summary
@@ -125,6 +113,173 @@ struct ImportCommand: AsyncParsableCommand {
         } else {
             Output.text(summary.text(file: input.displayName, dryRun: dryRun))
         }
+    }
+}
+
+/// Positions and species on a grid of 1e-7° cells: a compact, conservative test for "a tree of this
+/// species within 1e-7°" (a hit is confirmed against the store).
+struct PositionIndex {
+    private struct Key: Hashable {
+        var latitude: Int64
+        var longitude: Int64
+        var species: UInt32
+    }
+
+    private var keys = Set<Key>()
+
+    private static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.down)) }
+
+    private static func speciesHash(_ species: String) -> UInt32 {
+        // FNV-1a over the lower-cased UTF-8: stable and small.
+        var h: UInt32 = 2_166_136_261
+        for b in species.lowercased().utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return h
+    }
+
+    mutating func insert(latitude: Double, longitude: Double, species: String) {
+        keys.insert(Key(latitude: Self.cell(latitude), longitude: Self.cell(longitude), species: Self.speciesHash(species)))
+    }
+
+    /// False when no stored tree of this species lies within 1e-7° (the cells around the point are empty).
+    func mightContain(latitude: Double, longitude: Double, species: String) -> Bool {
+        let la = Self.cell(latitude), lo = Self.cell(longitude), sp = Self.speciesHash(species)
+        for dLat in -1...1 {
+            for dLon in -1...1 where keys.contains(Key(latitude: la + Int64(dLat), longitude: lo + Int64(dLon), species: sp)) {
+                return true
+            }
+        }
+        return false
+    }
+}
+
+/// What the reading thread hands to the transaction, in file order.
+enum ImportItem: Sendable {
+    case tree(ImportedTree)
+    case collection(ImportedCollection)
+    case skipped(line: Int, reason: String)
+    case warning(line: Int, reason: String)
+}
+
+/// Reads and parses the input file on its own thread, so parsing and storing overlap.
+final class ImportReadJob: @unchecked Sendable {
+    let input: InputFile
+    let format: FileFormat
+    let speciesSource: SpeciesSource
+    let parts: Set<String>
+    let progress: Progress
+
+    init(input: InputFile, format: FileFormat, speciesSource: SpeciesSource, parts: Set<String>, progress: Progress) {
+        self.input = input; self.format = format; self.speciesSource = speciesSource; self.parts = parts; self.progress = progress
+    }
+
+    func run(into pipeline: ImportPipeline) {
+        var batch: [ImportItem] = []
+        batch.reserveCapacity(ImportPipeline.batchSize)
+        func emit(_ item: ImportItem) throws {
+            batch.append(item)
+            if batch.count >= ImportPipeline.batchSize {
+                guard pipeline.put(batch) else { throw ImportPipeline.Cancelled() }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        do {
+            try read(emit)
+            if !batch.isEmpty { _ = pipeline.put(batch) }
+            pipeline.finish(nil)
+        } catch {
+            pipeline.finish(error)
+        }
+    }
+
+    private func read(_ emit: (ImportItem) throws -> Void) throws {
+        let source = speciesSource
+        switch format {
+        case .gpx:
+            var reader = GPXReader()
+            func handle(_ e: GPXEvent) throws {
+                switch e {
+                case .waypoint(let p): try emit(.tree(ImportedTree(p, speciesFrom: source)))
+                case .routePoint(let p, _) where parts.contains("routes"): try emit(.tree(ImportedTree(p, speciesFrom: source)))
+                case .trackPoint(let p, _, _) where parts.contains("tracks"): try emit(.tree(ImportedTree(p, speciesFrom: source)))
+                case .diagnostic(let d):
+                    try emit(d.message.hasSuffix("point skipped") ? .skipped(line: d.line, reason: d.message) : .warning(line: d.line, reason: d.message))
+                default: break
+                }
+            }
+            try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
+            _ = try reader.finish(handle)
+        case .json:
+            var reader = CollectionJSONReader()
+            func handle(_ e: CollectionJSONEvent) throws {
+                switch e {
+                case .collection(let c): try emit(.collection(c))
+                case .tree(let t): try emit(.tree(t))
+                }
+            }
+            try input.forEachChunk(progress: progress.update) { try reader.read($0, handle) }
+            try reader.finish(handle)
+        case .csv:
+            var reader = CSVTreeReader()
+            try input.forEachChunk(progress: progress.update) { try reader.read($0) { try emit(.tree($0)) } }
+            try reader.finish { try emit(.tree($0)) }
+        case .nmea:
+            break
+        }
+    }
+}
+
+/// A bounded hand-over of batches from the reading thread to the transaction.
+final class ImportPipeline: @unchecked Sendable {
+    static let batchSize = 1024
+    static let capacity = 8
+    struct Cancelled: Error {}
+
+    private let condition = NSCondition()
+    private var batches: [[ImportItem]] = []
+    private var done = false
+    private var failure: (any Error)?
+    private var cancelled = false
+
+    /// Queues a batch, waiting while the queue is full; false once the consumer has given up.
+    func put(_ batch: [ImportItem]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= Self.capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// Marks the end of the input (with the reader's error, if any).
+    func finish(_ error: (any Error)?) {
+        condition.lock()
+        done = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil at the end; rethrows the reader's error.
+    func next() throws -> [ImportItem]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !done { condition.wait() }
+        if !batches.isEmpty {
+            let b = batches.removeFirst()
+            condition.broadcast()
+            return b
+        }
+        if let failure, !(failure is Cancelled) { throw failure }
+        return nil
+    }
+
+    /// Stops the reader (after a failure in the transaction, or at the end).
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 
@@ -189,6 +344,8 @@ struct TreeImporter {
     private var namedCollections: [String: UUID] = [:]
     /// Trees whose collection id the file defines later on (rare: trees before collections).
     private var waiting: [ImportedTree] = []
+    /// Stored positions, for files whose trees have no ids.
+    private var positions: PositionIndex?
 
     init(writer: StoreWriter, conflict: ImportCommand.Conflict, collection: String?, photoFolder: String) throws {
         w = writer
@@ -255,7 +412,7 @@ struct TreeImporter {
     }
 
     mutating func add(_ t: ImportedTree) throws {
-        guard TextTools.nonEmpty(t.species) != nil else {
+        guard t.species.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
             summary.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
             return
         }
@@ -267,14 +424,30 @@ struct TreeImporter {
     }
 
     private mutating func store(_ t: ImportedTree, collectionID: UUID?) throws {
+        if conflict == .skip, let given = t.id {
+            // The common case in one statement: insert unless the id is already stored.
+            let inserted: Bool
+            do {
+                inserted = try w.insertIfNewBulk(t.tree(id: given, collectionID: collectionID, now: w.now))
+            } catch let e as StoreError {
+                throw ImportRefusal(line: t.line, reason: e.description)
+            }
+            guard inserted else {
+                summary.alreadyPresent += 1
+                return
+            }
+            summary.imported += 1
+            for photo in t.photos { try storePhoto(photo, treeID: given, line: t.line) }
+            return
+        }
         var id = t.id ?? UUID()
-        if let given = t.id, try w.treeExists(given) {
+        if let given = t.id, try w.treeExistsBulk(given) {
             switch conflict {
             case .skip:
                 summary.alreadyPresent += 1
                 return
             case .replace:
-                try w.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
+                try w.upsertBulk(t.tree(id: given, collectionID: collectionID, now: w.now))
                 summary.replaced += 1
                 return
             case .newID:
@@ -285,15 +458,28 @@ struct TreeImporter {
             return
         }
         do {
-            try w.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
+            try w.insertBulk(t.tree(id: id, collectionID: collectionID, now: w.now))
         } catch let e as StoreError {
             throw ImportRefusal(line: t.line, reason: e.description)
         }
+        positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species)
         summary.imported += 1
         for photo in t.photos { try storePhoto(photo, treeID: id, line: t.line) }
     }
 
-    private func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+    /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
+    ///
+    /// An in-memory grid of stored positions (built on the first tree without an id) answers most
+    /// questions; only a probable match is confirmed against the store.
+    private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+        if positions == nil {
+            var index = PositionIndex()
+            try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2) }
+            positions = index
+        }
+        guard positions?.mightContain(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species) == true else {
+            return false
+        }
         let near = try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05)
         return near.contains {
             abs($0.latitude - t.coordinate.latitude) <= 1e-7 && abs($0.longitude - t.coordinate.longitude) <= 1e-7
@@ -316,14 +502,7 @@ struct TreeImporter {
     /// Stores photo bytes under their SHA-256 (only the bytes: nothing from the file names the path).
     private mutating func storePhoto(_ photo: ImportedPhoto, treeID: UUID, line: Int) throws {
         let bytes = photo.data
-        let format: String
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
-            format = "jpeg"
-        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-            format = "png"
-        } else if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8) {
-            format = "heic"
-        } else {
+        guard let format = PhotoFormat(header: bytes)?.fileExtension else {
             summary.warnings.append(.init(line: line, reason: "a photo is not JPEG, PNG or HEIC; skipped"))
             return
         }
@@ -331,63 +510,17 @@ struct TreeImporter {
         let path = photoFolder + "/" + hash + "." + format
         if !FileManager.default.fileExists(atPath: path) {
             try? FileManager.default.createDirectory(atPath: photoFolder, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-                throw CLIError("cannot write photo \(path): \(String(cString: strerror(errno)))", status: .ioError)
+            let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
+            guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)), rename(temporary, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(atPath: temporary)
+                throw CLIError("cannot write photo \(path): \(reason)", status: .ioError)
             }
             createdFiles.append(path)
         }
         try w.insert(Photo(treeID: treeID, sha256: hash, format: format, byteCount: bytes.count,
                            capturedAt: photo.capturedAt ?? w.now, createdAt: w.now))
         summary.photos += 1
-    }
-}
-
-/// SHA-256 (FIPS 180-4), for naming photo files by their content.
-enum SHA256 {
-    private static let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
-
-    static func hex(_ message: [UInt8]) -> String {
-        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var data = message
-        let bitLength = UInt64(message.count) * 8
-        data.append(0x80)
-        while data.count % 64 != 56 { data.append(0) }
-        for i in (0..<8).reversed() { data.append(UInt8((bitLength >> (UInt64(i) * 8)) & 0xFF)) }
-        func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
-        var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: data.count, by: 64) {
-            for i in 0..<16 {
-                let b = chunk + i * 4
-                w[i] = UInt32(data[b]) << 24 | UInt32(data[b + 1]) << 16 | UInt32(data[b + 2]) << 8 | UInt32(data[b + 3])
-            }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-            }
-            h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
-            h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
-        }
-        return h.map { String(format: "%08x", $0) }.joined()
     }
 }
 

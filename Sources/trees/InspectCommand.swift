@@ -108,14 +108,14 @@ struct InspectCommand: AsyncParsableCommand {
 }
 
 /// An input file read in chunks (or standard input), with error messages that name it.
-struct InputFile {
+struct InputFile: @unchecked Sendable {
     let path: String
     let handle: FileHandle
     let size: Int?
     /// The first bytes, kept for format detection and replayed by `forEachChunk`.
     private let head: [UInt8]
 
-    static let chunkSize = 1 << 20
+    static let chunkSize = 1 << 18
 
     init(_ path: String) throws {
         self.path = path

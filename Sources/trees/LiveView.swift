@@ -11,6 +11,8 @@ import TreesKit
 struct LiveView {
     /// How the source was named, e.g. `gpsd://localhost:2947`.
     var sourceName: String
+    /// The command shown in the header (`trees gps`, `trees capture`).
+    var title = "trees gps"
     /// A fix older than this is shown as stale (grey).
     var staleAfter: Duration
     private(set) var session: CaptureSession
@@ -71,7 +73,7 @@ struct LiveView {
     func render(width: Int, colour: Bool) -> [String] {
         let t = Terminal(stdoutIsTTY: colour, stdinIsTTY: false, colour: colour)
         var lines: [String] = []
-        var header = "trees gps  \(sourceName)"
+        var header = "\(title)  \(sourceName)"
         if let version { header += "  gpsd \(version)" }
         if !devices.isEmpty {
             header += "  " + devices.map { d in d.driver.map { "\(d.path) (\($0))" } ?? d.path }.joined(separator: ", ")

@@ -160,3 +160,38 @@ import Testing
         #expect(tree["photoDates"] as? [String] == ["2025-04-12T09:13:20.000Z"])
     }
 }
+
+@Suite(.serialized) struct CaptureFromGPSDTests {
+    /// A scripted capture from a real gpsd fed by gpsfake: the saved tree is the first fix under
+    /// 10 m, with the position and accuracy `trees replay` gives for the same epoch.
+    @Test func autoCaptureThroughGPSD() throws {
+        guard CLIGPSFake.isAvailable else { return }
+        let log = "\(CaptureTests.tracks.path)/orchard-walk.nmea"
+        let fake = try CLIGPSFake(log: log)
+        defer { fake.stop() }
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let source = "gpsd://127.0.0.1:\(fake.port)"
+        let r = try t.run(["capture", "--source", source, "--auto", "--timeout", "60", "--species", "Apple",
+                           "--collection", "North Block", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let capture = try #require(tree["capture"] as? [String: Any])
+        #expect(capture["locationSource"] as? String == source)
+        #expect(tree["accuracySource"] as? String == "gst")
+        let accuracy = try #require(tree["horizontalAccuracy"] as? Double)
+        #expect(accuracy < 10)
+        let fixTime = try #require(capture["fixTime"] as? String)
+        #expect(fixTime >= "2025-04-12T09:13:15.000Z")
+
+        // The same epoch read by the NMEA reader: same position, same accuracy.
+        let replay = try t.run(["replay", log, "--speed", "max", "--jsonl"])
+        let epoch = try #require(replay.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["time"] as? String == fixTime })
+        // gpsd sends degrees with 9 decimals: equal to that precision.
+        #expect(abs((tree["latitude"] as? Double ?? 0) - (epoch["lat"] as? Double ?? 1)) <= 5e-10)
+        #expect(abs((tree["longitude"] as? Double ?? 0) - (epoch["lon"] as? Double ?? 1)) <= 5e-10)
+        #expect(abs(accuracy - (epoch["horizontalAccuracy"] as? Double ?? 0)) < 1e-9)
+    }
+}

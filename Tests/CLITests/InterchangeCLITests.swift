@@ -71,7 +71,7 @@ import Testing
         defer { a.cleanUp() }
         let gpx = a.folder.appendingPathComponent("trees.gpx")
         #expect(try a.run(["export", "--format", "gpx", "--out", gpx.path]).status == 0)
-        let lint = try run("/usr/bin/xmllint", ["--noout", "--schema", "/work/shared/schema/gpx11.xsd", gpx.path])
+        let lint = try run("/usr/bin/xmllint", ["--noout", "--schema", SharedFolder.path("schema/gpx11.xsd"), gpx.path])
         #expect(lint.status == 0, "\(lint.err)")
         let babel = try run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx.path, "-o", "unicsv", "-F", "-"])
         #expect(babel.status == 0, "\(babel.err)")
@@ -173,16 +173,17 @@ import Testing
     @Test func inspectCountsGPX() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        let r = try t.run(["inspect", "--json", "/work/shared/corpus/gpx/gdb-sample.gpx"])
+        let r = try t.run(["inspect", "--json", SharedFolder.path("corpus/gpx/gdb-sample.gpx")])
         #expect(r.status == 0, "\(r)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let counts = try #require(object["counts"] as? [String: Int])
         #expect(counts == ["waypoints": 9, "routes": 1, "routePoints": 9, "tracks": 9, "trackSegments": 9, "trackPoints": 747])
-        let human = try t.run(["inspect", "/work/shared/corpus/gpx/gdb-sample.gpx"])
+        let human = try t.run(["inspect", SharedFolder.path("corpus/gpx/gdb-sample.gpx")])
         #expect(human.stdout.contains("  tracks     9 (9 segments, 747 points)\n"), "\(human.stdout)")
-        let bad = try t.run(["inspect", "/work/shared/corpus/gpx/track/trackfilter_discard_err.gpx"])
+        let broken = SharedFolder.path("corpus/gpx/track/trackfilter_discard_err.gpx")
+        let bad = try t.run(["inspect", broken])
         #expect(bad.status == 65)
-        #expect(bad.stderr == "trees: /work/shared/corpus/gpx/track/trackfilter_discard_err.gpx:1: this is not XML: the document does not start with '<'\n")
+        #expect(bad.stderr == "trees: \(broken):1: this is not XML: the document does not start with '<'\n")
     }
 }
 
@@ -206,4 +207,128 @@ private func run(_ program: String, _ arguments: [String]) throws -> (status: In
     group.wait()
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Photos travel inside collection JSON: imported as content-addressed files, exported again with --photos.
+@Suite struct InterchangePhotoTests {
+    @Test func photosRoundTripThroughCollectionJSON() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0xFF, 0xD9]
+        let base64 = Data(jpeg).base64EncodedString()
+        let file = t.folder.appendingPathComponent("app.json")
+        try """
+            {"collections":[],"trees":[{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":47.1,"longitude":8.25,
+            "species":"Pyrus communis","photoCount":1,"photos":["\(base64)"],"photoDates":["2024-04-01T08:05:00Z"],
+            "photoFileNames":["../../../etc/passwd"],"createdAt":"2024-04-01T08:04:00Z"}]}
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let r = try t.run(["import", file.path])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout == "Imported 1 tree from \(file.path); 0 already present, 0 skipped.\n  1 photo\n")
+        let sum = try shellOutput("/usr/bin/sha256sum", [file.path.replacingOccurrences(of: "app.json", with: "photo.bin")], prepare: {
+            try Data(jpeg).write(to: t.folder.appendingPathComponent("photo.bin"))
+        })
+        let hash = String(sum.prefix(64))
+        let photo = t.folder.appendingPathComponent("photos/\(hash).jpeg")
+        #expect(FileManager.default.contents(atPath: photo.path) == Data(jpeg))
+        #expect(!FileManager.default.fileExists(atPath: t.folder.appendingPathComponent("etc").path))
+
+        let out = try t.run(["export", "--format", "json", "--photos", "--out", "-"])
+        #expect(out.status == 0, "\(out)")
+        #expect(out.stdout.contains("\"photoCount\":1,\"photos\":[\"\(base64)\"],\"photoDates\":[\"2024-04-01T08:05:00Z\"]"), "\(out.stdout)")
+        let plain = try t.run(["export", "--format", "json", "--out", "-"])
+        #expect(plain.stdout.contains("\"photoCount\":1,\"photoDates\":[\"2024-04-01T08:05:00Z\"]"))
+
+        // A refused import leaves no new photo file behind.
+        let bad = t.folder.appendingPathComponent("bad.json")
+        let other: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x01]
+        try """
+            [{"id":"E2E2E2E2-1111-4222-8333-444455556666","latitude":1,"longitude":2,"species":"x",
+              "photos":["\(Data(other).base64EncodedString())"]},
+             {"id":"nope","latitude":1,"longitude":2,"species":"y"}]
+            """.write(to: bad, atomically: true, encoding: .utf8)
+        let before = try FileManager.default.contentsOfDirectory(atPath: t.folder.appendingPathComponent("photos").path)
+        let refused = try t.run(["import", bad.path])
+        #expect(refused.status == 65)
+        #expect(refused.stderr == "trees: \(bad.path):3: \"id\" is not a UUID: \"nope\"\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.appendingPathComponent("photos").path) == before)
+    }
+
+    @Test func importsFromStandardInput() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let csv = "species,lat,lon\nApple,47.5,8.25\n"
+        let r = try t.run(["import", "-", "--format", "csv"], stdin: Data(csv.utf8))
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout == "Imported 1 tree from <stdin>; 0 already present, 0 skipped.\n")
+        let bad = try t.run(["import", "-"], stdin: Data("hello".utf8))
+        #expect(bad.status == 65)
+        #expect(bad.stderr == "trees: <stdin>: cannot tell the format from the name or content; use --format gpx|json|csv\n")
+    }
+}
+
+private func shellOutput(_ program: String, _ arguments: [String], prepare: () throws -> Void) throws -> String {
+    try prepare()
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: program)
+    p.arguments = arguments
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Conflict policies and the target collection of an import.
+@Suite struct InterchangeConflictTests {
+    static let json = """
+        [{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":47.1,"longitude":8.25,"species":"Pyrus communis",
+          "variety":"Williams","createdAt":"2024-04-01T08:04:00Z","updatedAt":"2024-04-02T08:04:00Z"}]
+        """
+
+    @Test func skipReplaceAndNewID() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("one.json")
+        try Self.json.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try t.run(["import", file.path]).status == 0)
+        #expect(try t.run(["edit", "d1d1d1d1", "--variety", "Conference"]).status == 0)
+
+        let skipped = try t.run(["import", file.path])
+        #expect(skipped.stdout == "Imported 0 trees from \(file.path); 1 already present, 0 skipped.\n")
+        #expect(try t.run(["show", "d1d1d1d1", "--json"]).stdout.contains("\"variety\": \"Conference\""))
+
+        let replaced = try t.run(["import", file.path, "--on-conflict", "replace"])
+        #expect(replaced.stdout == "Imported 0 trees from \(file.path); 0 already present, 1 replaced, 0 skipped.\n")
+        #expect(try t.run(["show", "d1d1d1d1", "--json"]).stdout.contains("\"variety\": \"Williams\""))
+
+        let copied = try t.run(["import", file.path, "--on-conflict", "new-id", "--json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(copied.stdout.utf8)) as? [String: Any])
+        #expect(summary["imported"] as? Int == 1)
+        let list = try t.run(["list", "--json"])
+        let trees = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(trees.count == 2)
+
+        let bad = try t.run(["import", file.path, "--on-conflict", "merge"])
+        #expect(bad.status == 64)
+    }
+
+    @Test func collectionOptionAndTrackPoints() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["import", SharedFolder.path("corpus/gpx/gpxpassthrough11.gpx"), "--collection", "Survey 2024",
+                           "--include", "tracks", "--species-from", "name", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(summary["collectionsCreated"] as? [String] == ["Survey 2024"])
+        // 3 waypoints with names; track points have no name and no type, so they are skipped with a reason.
+        #expect(summary["imported"] as? Int == 3)
+        let skipped = try #require(summary["skipped"] as? [[String: Any]])
+        #expect(skipped.count == 3)
+        #expect(skipped.first?["reason"] as? String == "no species; choose the field with --species-from")
+        let list = try t.run(["list", "--collection", "Survey 2024", "--json"])
+        let trees = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(trees.count == 3)
+    }
 }

@@ -68,7 +68,7 @@ import Testing
         #expect(r.stdout.components(separatedBy: "<trkpt ").count - 1 == 255)
         let lint = Process()
         lint.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
-        lint.arguments = ["--noout", "--schema", "/work/shared/schema/gpx11.xsd", gpx.path]
+        lint.arguments = ["--noout", "--schema", SharedFolder.path("schema/gpx11.xsd"), gpx.path]
         lint.standardError = FileHandle.nullDevice
         try lint.run()
         lint.waitUntilExit()

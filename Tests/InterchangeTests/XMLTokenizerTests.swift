@@ -28,7 +28,7 @@ struct EventLog: XMLHandler {
         lines.append("end \(name)")
     }
 
-    mutating func characters(_ text: ArraySlice<UInt8>) throws { pendingText.append(contentsOf: text) }
+    mutating func characters(_ text: UnsafeBufferPointer<UInt8>) throws { pendingText.append(contentsOf: text) }
 }
 
 func tokenize(_ bytes: [UInt8], chunk: Int = .max) throws -> [String] {

@@ -212,7 +212,7 @@ public struct CSVTreeReader {
         }
         func uuid(_ f: Field) throws -> UUID? {
             guard let s = text(f) else { return nil }
-            guard let v = UUID(uuidString: s.trimmingCharacters(in: .whitespaces)) else { throw problem(f, "a UUID") }
+            guard let v = ByteParsing.uuid(s) else { throw problem(f, "a UUID") }
             return v
         }
         guard let lat = try number(.latitude) else {

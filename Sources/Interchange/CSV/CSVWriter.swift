@@ -58,7 +58,7 @@ public struct CSVWriter: TreeWriter {
 
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
         let c = tree.capture
-        out.append(tree.id.uuidString); out.append(",")
+        out.appendUUID(tree.id, uppercase: true); out.append(",")
         number(tree.latitude); out.append(",")
         number(tree.longitude); out.append(",")
         number(tree.horizontalAccuracy); out.append(",")
@@ -70,10 +70,11 @@ public struct CSVWriter: TreeWriter {
         text(tree.rootstock); out.append(",")
         text(tree.notes); out.append(",")
         text(tree.collectionID.flatMap { context.collections[$0]?.name }); out.append(",")
-        text(tree.collectionID?.uuidString); out.append(",")
-        out.append(ByteParsing.iso8601(tree.createdAt)); out.append(",")
-        out.append(ByteParsing.iso8601(tree.updatedAt)); out.append(",")
-        if let t = c.fixTime { out.append(ByteParsing.iso8601(t)) }
+        if let cid = tree.collectionID { out.appendUUID(cid, uppercase: true) }
+        out.append(",")
+        out.appendISO8601(tree.createdAt); out.append(",")
+        out.appendISO8601(tree.updatedAt); out.append(",")
+        if let t = c.fixTime { out.appendISO8601(t) }
         out.append(",")
         text(c.fixMode.map(FixModeText.text)); out.append(",")
         if let s = c.satellites { out.append(String(s)) }

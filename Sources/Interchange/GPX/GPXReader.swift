@@ -36,10 +36,16 @@ public struct GPXReader {
         return s
     }
 
+    private var spare: [GPXEvent] = []
+
     private mutating func drain(_ onEvent: (GPXEvent) throws -> Void) throws {
         guard !parser.events.isEmpty else { return }
-        let events = parser.events
-        parser.events.removeAll(keepingCapacity: true)
+        var events = spare
+        swap(&events, &parser.events)
+        defer {
+            events.removeAll(keepingCapacity: true)
+            spare = events
+        }
         for e in events { try onEvent(e) }
     }
 
@@ -92,13 +98,53 @@ struct GPXParser: XMLHandler {
     private var route = GPXRoute(index: -1, name: nil, description: nil, pointCount: 0)
     private var track = GPXTrack(index: -1, name: nil, description: nil, segments: [])
 
-    private static let pointFields: [String: Field] = [
-        "ele": .ele, "time": .time, "name": .name, "cmt": .cmt, "desc": .desc, "src": .src, "sym": .sym,
-        "type": .type, "fix": .fix, "sat": .sat, "hdop": .hdop, "vdop": .vdop, "pdop": .pdop, "geoidheight": .geoidheight,
-    ]
+    private static func pointField(_ local: String) -> Field? {
+        switch local {
+        case "ele": .ele
+        case "time": .time
+        case "name": .name
+        case "cmt": .cmt
+        case "desc": .desc
+        case "src": .src
+        case "sym": .sym
+        case "type": .type
+        case "fix": .fix
+        case "sat": .sat
+        case "hdop": .hdop
+        case "vdop": .vdop
+        case "pdop": .pdop
+        case "geoidheight": .geoidheight
+        default: nil
+        }
+    }
 
-    private static let treesFields: [String: TreesField] = Dictionary(
-        uniqueKeysWithValues: TreesField.allCases.map { ($0.rawValue, $0) })
+    /// The field named `local` (compared by length first: cheaper than `TreesField(rawValue:)`).
+    private static func treesField(_ local: String) -> TreesField? {
+        switch local.utf8.count {
+        case 2: local == "id" ? .id : nil
+        case 5: local == "notes" ? .notes : nil
+        case 7: local == "species" ? .species : local == "variety" ? .variety : local == "fixTime" ? .fixTime : nil
+        case 9: local == "createdAt" ? .createdAt : local == "updatedAt" ? .updatedAt : local == "rootstock" ? .rootstock : nil
+        case 10: local == "collection" ? .collection : nil
+        case 12: local == "collectionId" ? .collectionId : nil
+        case 14:
+            local == "accuracySource" ? .accuracySource : local == "averagedEpochs" ? .averagedEpochs
+                : local == "locationSource" ? .locationSource : nil
+        case 15: local == "ellipsoidHeight" ? .ellipsoidHeight : nil
+        case 18: local == "horizontalAccuracy" ? .horizontalAccuracy : nil
+        default: nil
+        }
+    }
+
+    /// The namespace string of our extension as the tokenizer hands it out (same storage, fast to compare).
+    private var treesNamespace: String?
+
+    private mutating func isTrees(_ namespace: String) -> Bool {
+        if let t = treesNamespace { return namespace == t }
+        guard namespace == GPXNamespace.trees else { return false }
+        treesNamespace = namespace
+        return true
+    }
 
     mutating func startElement(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws {
         if skipDepth > 0 {
@@ -148,18 +194,18 @@ struct GPXParser: XMLHandler {
             if inGPX {
                 if name.local == "extensions" {
                     frames.append(.pointExtensions)
-                } else if let field = Self.pointFields[name.local] {
+                } else if let field = Self.pointField(name.local) {
                     capture(field)
                 } else {
                     skip(name)
                 }
-            } else if name.namespace == GPXNamespace.trees, let field = Self.treesFields[name.local] {
+            } else if isTrees(name.namespace), let field = Self.treesField(name.local) {
                 capture(.trees(field))
             } else {
                 skip(name)
             }
         case .pointExtensions:
-            if name.namespace == GPXNamespace.trees, let field = Self.treesFields[name.local] {
+            if isTrees(name.namespace), let field = Self.treesField(name.local) {
                 capture(.trees(field))
             } else {
                 skip(name)
@@ -319,7 +365,7 @@ struct GPXParser: XMLHandler {
         }
     }
 
-    mutating func characters(_ bytes: ArraySlice<UInt8>) throws {
+    mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         if capturing && skipDepth == 0 { text.append(contentsOf: bytes) }
     }
 
@@ -350,9 +396,8 @@ struct GPXParser: XMLHandler {
     }
 
     private mutating func uuid(_ what: String, line: Int) -> UUID? {
-        let s = string.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let v = UUID(uuidString: s) else {
-            if !s.isEmpty { diagnose(line, "\(what) \"\(s)\" is not a UUID; ignored") }
+        guard let v = ByteParsing.uuid(text[...]) else {
+            if let s = trimmedString { diagnose(line, "\(what) \"\(s)\" is not a UUID; ignored") }
             return nil
         }
         return v

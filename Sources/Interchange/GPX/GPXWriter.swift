@@ -24,6 +24,10 @@ import TreesKit
 public struct GPXWriter: TreeWriter {
     private var out: ByteOutput
     private let context: ExportContext
+    /// Where the room for the bounds element is (byte offsets in the output), when reserved.
+    public private(set) var boundsPlaceholder: Range<Int>?
+    /// Bytes reserved for the bounds element.
+    static let boundsWidth = 160
 
     public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
         self.context = context
@@ -41,13 +45,33 @@ public struct GPXWriter: TreeWriter {
         }
         out.append("    <time>"); out.append(ByteParsing.iso8601(context.exportedAt)); out.append("</time>\n")
         if let b = context.bounds {
-            out.append("    <bounds minlat=\""); out.append(ByteParsing.decimal(b.minLatitude))
-            out.append("\" minlon=\""); out.append(ByteParsing.decimal(Self.longitude(b.minLongitude)))
-            out.append("\" maxlat=\""); out.append(ByteParsing.decimal(b.maxLatitude))
-            out.append("\" maxlon=\""); out.append(ByteParsing.decimal(Self.longitude(b.maxLongitude)))
-            out.append("\"/>\n")
+            out.append(Self.boundsElement(b))
+            out.append("\n")
+        } else if context.reserveBounds {
+            boundsPlaceholder = out.byteCount..<(out.byteCount + Self.boundsWidth)
+            out.append(bytes: repeatElement(UInt8(ascii: " "), count: Self.boundsWidth))
+            out.append("\n")
         }
         out.append("  </metadata>\n")
+    }
+
+    /// `    <bounds minlat="…" minlon="…" maxlat="…" maxlon="…"/>`.
+    static func boundsElement(_ b: GeoBounds) -> String {
+        func number(_ v: Double) -> String {
+            let s = ByteParsing.decimal(v)
+            return s.utf8.count <= 24 ? s : ByteParsing.decimal((v * 1e9).rounded() / 1e9)
+        }
+        return "    <bounds minlat=\"\(number(b.minLatitude))\" minlon=\"\(number(longitude(b.minLongitude)))\" "
+            + "maxlat=\"\(number(b.maxLatitude))\" maxlon=\"\(number(longitude(b.maxLongitude)))\"/>"
+    }
+
+    /// The bytes that replace `boundsPlaceholder`: the bounds element padded with spaces, or only
+    /// spaces when there were no trees.
+    public static func boundsPatch(_ bounds: GeoBounds?) -> [UInt8] {
+        var bytes = bounds.map { Array(boundsElement($0).utf8) } ?? []
+        if bytes.count > boundsWidth { bytes = [] }
+        bytes += repeatElement(UInt8(ascii: " "), count: boundsWidth - bytes.count)
+        return bytes
     }
 
     /// GPX longitudes run from −180 inclusive to 180 exclusive; 180° is written as −180°.
@@ -72,7 +96,7 @@ public struct GPXWriter: TreeWriter {
         out.append(ByteParsing.decimal(Self.longitude(tree.longitude)))
         out.append("\">\n")
         if let alt = tree.altitude, alt.isFinite { element("    <ele>", raw: ByteParsing.decimal(alt), "</ele>\n") }
-        element("    <time>", raw: ByteParsing.iso8601(tree.capture.fixTime ?? tree.createdAt), "</time>\n")
+        out.append("    <time>"); out.appendISO8601(tree.capture.fixTime ?? tree.createdAt); out.append("</time>\n")
         let name = tree.displayName
         if !name.isEmpty { element("    <name>", name, "</name>\n") }
         if let notes = tree.notes, !notes.isEmpty { element("    <desc>", notes, "</desc>\n") }
@@ -87,7 +111,7 @@ public struct GPXWriter: TreeWriter {
         if let sat = tree.capture.satellites, sat >= 0 { element("    <sat>", raw: String(sat), "</sat>\n") }
         if let hdop = tree.capture.hdop, hdop.isFinite { element("    <hdop>", raw: ByteParsing.decimal(hdop), "</hdop>\n") }
         out.append("    <extensions>\n")
-        element("      <trees:id>", raw: tree.id.uuidString.lowercased(), "</trees:id>\n")
+        out.append("      <trees:id>"); out.appendUUID(tree.id); out.append("</trees:id>\n")
         element("      <trees:species>", tree.species, "</trees:species>\n")
         if let v = tree.variety { element("      <trees:variety>", v, "</trees:variety>\n") }
         if let v = tree.rootstock { element("      <trees:rootstock>", v, "</trees:rootstock>\n") }
@@ -98,14 +122,14 @@ public struct GPXWriter: TreeWriter {
         if let v = tree.accuracySource { element("      <trees:accuracySource>", raw: v.rawValue, "</trees:accuracySource>\n") }
         if let cid = tree.collectionID {
             if let c = context.collections[cid] { element("      <trees:collection>", c.name, "</trees:collection>\n") }
-            element("      <trees:collectionId>", raw: cid.uuidString.lowercased(), "</trees:collectionId>\n")
+            out.append("      <trees:collectionId>"); out.appendUUID(cid); out.append("</trees:collectionId>\n")
         }
-        element("      <trees:createdAt>", raw: ByteParsing.iso8601(tree.createdAt), "</trees:createdAt>\n")
-        element("      <trees:updatedAt>", raw: ByteParsing.iso8601(tree.updatedAt), "</trees:updatedAt>\n")
+        out.append("      <trees:createdAt>"); out.appendISO8601(tree.createdAt); out.append("</trees:createdAt>\n")
+        out.append("      <trees:updatedAt>"); out.appendISO8601(tree.updatedAt); out.append("</trees:updatedAt>\n")
         if let v = tree.ellipsoidHeight, v.isFinite {
             element("      <trees:ellipsoidHeight>", raw: ByteParsing.decimal(v), "</trees:ellipsoidHeight>\n")
         }
-        if let v = tree.capture.fixTime { element("      <trees:fixTime>", raw: ByteParsing.iso8601(v), "</trees:fixTime>\n") }
+        if let v = tree.capture.fixTime { out.append("      <trees:fixTime>"); out.appendISO8601(v); out.append("</trees:fixTime>\n") }
         if let v = tree.capture.averagedEpochs { element("      <trees:averagedEpochs>", raw: String(v), "</trees:averagedEpochs>\n") }
         if let v = tree.capture.locationSource { element("      <trees:locationSource>", v, "</trees:locationSource>\n") }
         out.append("    </extensions>\n  </wpt>\n")

@@ -295,7 +295,7 @@ struct CollectionJSONBuilder: JSONHandler {
 
         func uuid(_ key: String) throws -> UUID? {
             guard let s = try string(key) else { return nil }
-            guard let u = UUID(uuidString: s) else { throw fail("\"\(key)\" is not a UUID: \"\(s.prefix(60))\"", at: members[key]) }
+            guard let u = ByteParsing.uuid(s) else { throw fail("\"\(key)\" is not a UUID: \"\(s.prefix(60))\"", at: members[key]) }
             return u
         }
 

@@ -7,6 +7,10 @@ extension ByteOutput {
         append(byte: UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { p in
+            if !p.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+                append(bytes: p)
+                return
+            }
             for b in p {
                 switch b {
                 case UInt8(ascii: "\""): append("\\\"")
@@ -38,10 +42,22 @@ extension ByteOutput {
 
     mutating func appendJSONNumber(_ v: Double) { append(ByteParsing.decimal(v)) }
 
+    mutating func appendJSONDate(_ d: Date) {
+        append(byte: UInt8(ascii: "\""))
+        appendISO8601(d)
+        append(byte: UInt8(ascii: "\""))
+    }
+
+    mutating func appendJSONUUID(_ id: UUID) {
+        append(byte: UInt8(ascii: "\""))
+        appendUUID(id, uppercase: true)
+        append(byte: UInt8(ascii: "\""))
+    }
+
     /// The members shared by collection JSON trees and GeoJSON properties, in a fixed order.
     mutating func appendTreeMembers(_ tree: Tree, photos: [ExportPhoto], collectionName: String?,
                                     coordinates: Bool, first: inout Bool) {
-        appendJSONKey("id", first: &first); appendJSONString(tree.id.uuidString)
+        appendJSONKey("id", first: &first); appendJSONUUID(tree.id)
         if coordinates {
             appendJSONKey("latitude", first: &first); appendJSONNumber(tree.latitude)
             appendJSONKey("longitude", first: &first); appendJSONNumber(tree.longitude)
@@ -68,15 +84,15 @@ extension ByteOutput {
         append("[")
         for (i, p) in photos.enumerated() {
             if i > 0 { append(",") }
-            appendJSONString(ByteParsing.iso8601(p.capturedAt))
+            appendJSONDate(p.capturedAt)
         }
         append("]")
         if let cid = tree.collectionID {
-            appendJSONKey("collectionId", first: &first); appendJSONString(cid.uuidString)
+            appendJSONKey("collectionId", first: &first); appendJSONUUID(cid)
             if let name = collectionName { appendJSONKey("collection", first: &first); appendJSONString(name) }
         }
-        appendJSONKey("createdAt", first: &first); appendJSONString(ByteParsing.iso8601(tree.createdAt))
-        appendJSONKey("updatedAt", first: &first); appendJSONString(ByteParsing.iso8601(tree.updatedAt))
+        appendJSONKey("createdAt", first: &first); appendJSONDate(tree.createdAt)
+        appendJSONKey("updatedAt", first: &first); appendJSONDate(tree.updatedAt)
         if let v = tree.accuracySource { appendJSONKey("accuracySource", first: &first); appendJSONString(v.rawValue) }
         if let v = tree.ellipsoidHeight, v.isFinite { appendJSONKey("ellipsoidHeight", first: &first); appendJSONNumber(v) }
         let c = tree.capture
@@ -84,7 +100,7 @@ extension ByteOutput {
             appendJSONKey("capture", first: &first)
             append("{")
             var f = true
-            if let v = c.fixTime { appendJSONKey("fixTime", first: &f); appendJSONString(ByteParsing.iso8601(v)) }
+            if let v = c.fixTime { appendJSONKey("fixTime", first: &f); appendJSONDate(v) }
             if let v = c.fixMode { appendJSONKey("fixMode", first: &f); appendJSONString(FixModeText.text(v)) }
             if let v = c.satellites { appendJSONKey("satellites", first: &f); append(String(v)) }
             if let v = c.hdop, v.isFinite { appendJSONKey("hdop", first: &f); appendJSONNumber(v) }

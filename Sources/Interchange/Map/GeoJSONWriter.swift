@@ -22,7 +22,7 @@ public struct GeoJSONWriter: TreeWriter {
         out.append(count == 0 ? "\n" : ",\n")
         count += 1
         out.append("{\"type\":\"Feature\",\"id\":")
-        out.appendJSONString(tree.id.uuidString)
+        out.appendJSONUUID(tree.id)
         out.append(",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
         out.appendJSONNumber(tree.longitude)
         out.append(",")

@@ -31,43 +31,75 @@ public struct KMLWriter: TreeWriter {
         }
     }
 
+    private mutating func dataOpen(_ name: StaticString) {
+        out.append("      <Data name=\""); out.append(name); out.append("\"><value>")
+    }
+
     private mutating func data(_ name: StaticString, _ value: String?) {
         guard let value else { return }
-        out.append("      <Data name=\""); out.append(name); out.append("\"><value>")
+        dataOpen(name)
         out.appendXMLEscaped(value)
         out.append("</value></Data>\n")
     }
 
+    private mutating func data(_ name: StaticString, number value: Double?) {
+        guard let value, value.isFinite else { return }
+        dataOpen(name)
+        out.append(ByteParsing.decimal(value))
+        out.append("</value></Data>\n")
+    }
+
+    private mutating func data(_ name: StaticString, integer value: Int?) {
+        guard let value else { return }
+        dataOpen(name)
+        out.append(String(value))
+        out.append("</value></Data>\n")
+    }
+
+    private mutating func data(_ name: StaticString, date value: Date?) {
+        guard let value else { return }
+        dataOpen(name)
+        out.appendISO8601(value)
+        out.append("</value></Data>\n")
+    }
+
+    private mutating func data(_ name: StaticString, id value: UUID?) {
+        guard let value else { return }
+        dataOpen(name)
+        out.appendUUID(value, uppercase: true)
+        out.append("</value></Data>\n")
+    }
+
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
-        out.append("  <Placemark id=\"tree-"); out.append(tree.id.uuidString.lowercased()); out.append("\">\n")
+        out.append("  <Placemark id=\"tree-"); out.appendUUID(tree.id); out.append("\">\n")
         out.append("    <name>"); out.appendXMLEscaped(tree.displayName); out.append("</name>\n")
         if let notes = tree.notes, !notes.isEmpty {
             out.append("    <description>"); out.appendXMLEscaped(notes); out.append("</description>\n")
         }
-        out.append("    <TimeStamp><when>"); out.append(ByteParsing.iso8601(tree.createdAt)); out.append("</when></TimeStamp>\n")
+        out.append("    <TimeStamp><when>"); out.appendISO8601(tree.createdAt); out.append("</when></TimeStamp>\n")
         out.append("    <styleUrl>#accuracy-"); out.append(tree.accuracyClass.rawValue); out.append("</styleUrl>\n")
         out.append("    <ExtendedData>\n")
-        data("id", tree.id.uuidString)
+        data("id", id: tree.id)
         data("species", tree.species)
         data("variety", tree.variety)
         data("rootstock", tree.rootstock)
         data("notes", tree.notes)
-        data("horizontalAccuracy", tree.horizontalAccuracy.map(ByteParsing.decimal))
+        data("horizontalAccuracy", number: tree.horizontalAccuracy)
         data("accuracyClass", tree.accuracyClass.title)
         data("accuracySource", tree.accuracySource?.rawValue)
-        data("altitude", tree.altitude.map(ByteParsing.decimal))
-        data("ellipsoidHeight", tree.ellipsoidHeight.map(ByteParsing.decimal))
+        data("altitude", number: tree.altitude)
+        data("ellipsoidHeight", number: tree.ellipsoidHeight)
         data("collection", tree.collectionID.flatMap { context.collections[$0]?.name })
-        data("collectionId", tree.collectionID?.uuidString)
-        data("createdAt", ByteParsing.iso8601(tree.createdAt))
-        data("updatedAt", ByteParsing.iso8601(tree.updatedAt))
-        data("fixTime", tree.capture.fixTime.map(ByteParsing.iso8601))
+        data("collectionId", id: tree.collectionID)
+        data("createdAt", date: tree.createdAt)
+        data("updatedAt", date: tree.updatedAt)
+        data("fixTime", date: tree.capture.fixTime)
         data("fixMode", tree.capture.fixMode.map(FixModeText.text))
-        data("satellites", tree.capture.satellites.map { String($0) })
-        data("hdop", tree.capture.hdop.map(ByteParsing.decimal))
-        data("averagedEpochs", tree.capture.averagedEpochs.map { String($0) })
+        data("satellites", integer: tree.capture.satellites)
+        data("hdop", number: tree.capture.hdop)
+        data("averagedEpochs", integer: tree.capture.averagedEpochs)
         data("locationSource", tree.capture.locationSource)
-        data("photoCount", photos.isEmpty ? nil : String(photos.count))
+        data("photoCount", integer: photos.isEmpty ? nil : photos.count)
         out.append("    </ExtendedData>\n    <Point><coordinates>")
         out.append(ByteParsing.decimal(tree.longitude)); out.append(",")
         out.append(ByteParsing.decimal(tree.latitude))

@@ -11,7 +11,7 @@ public struct ByteOutput {
     /// Bytes handed to the sink so far plus those still buffered.
     public private(set) var byteCount = 0
 
-    public init(blockSize: Int = 1 << 16, sink: @escaping Sink) {
+    public init(blockSize: Int = 1 << 18, sink: @escaping Sink) {
         self.sink = sink
         self.blockSize = blockSize
         buffer.reserveCapacity(blockSize + 4096)
@@ -59,6 +59,12 @@ public struct ByteOutput {
     mutating func appendXMLEscaped(_ s: String) {
         var s = s
         s.withUTF8 { p in
+            if !p.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
+                || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 }) {
+                buffer.append(contentsOf: p)
+                byteCount += p.count
+                return
+            }
             for b in p {
                 switch b {
                 case UInt8(ascii: "&"): append("&amp;")

@@ -269,28 +269,150 @@ enum ByteParsing {
     static func decimal(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
         if value == 0 { return "0" }
-        var s = value.description
-        if let e = s.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            let exponent = Int(s[s.index(after: e)...]) ?? 0
-            var mantissa = String(s[..<e])
-            let negative = mantissa.hasPrefix("-")
-            if negative { mantissa.removeFirst() }
-            let point = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count
-            var digits = mantissa.replacingOccurrences(of: ".", with: "")
-            var position = point + exponent
-            if position <= 0 {
-                digits = String(repeating: "0", count: 1 - position) + digits
-                position = 1
-            } else if position > digits.count {
-                digits += String(repeating: "0", count: position - digits.count)
+        let s = value.description
+        var hasExponent = false
+        for b in s.utf8 where b == UInt8(ascii: "e") || b == UInt8(ascii: "E") { hasExponent = true; break }
+        if !hasExponent {
+            let u = s.utf8
+            if u.count > 2, u[u.index(u.endIndex, offsetBy: -2)] == UInt8(ascii: "."), u.last == UInt8(ascii: "0") {
+                return String(decoding: u.dropLast(2), as: UTF8.self)
             }
-            let intPart = digits.prefix(position)
-            var fracPart = String(digits.dropFirst(position))
-            while fracPart.hasSuffix("0") { fracPart.removeLast() }
-            s = (negative ? "-" : "") + intPart + (fracPart.isEmpty ? "" : "." + fracPart)
             return s
         }
-        if s.hasSuffix(".0") { s.removeLast(2) }
-        return s
+        return expanded(s)
+    }
+
+    /// `1.5e-07` → `0.00000015`.
+    private static func expanded(_ s: String) -> String {
+        let parts = s.split(whereSeparator: { $0 == "e" || $0 == "E" })
+        let exponent = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        var mantissa = String(parts[0])
+        let negative = mantissa.hasPrefix("-")
+        if negative { mantissa.removeFirst() }
+        let point = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) } ?? mantissa.count
+        var digits = mantissa.replacingOccurrences(of: ".", with: "")
+        var position = point + exponent
+        if position <= 0 {
+            digits = String(repeating: "0", count: 1 - position) + digits
+            position = 1
+        } else if position > digits.count {
+            digits += String(repeating: "0", count: position - digits.count)
+        }
+        let intPart = digits.prefix(position)
+        var fracPart = String(digits.dropFirst(position))
+        while fracPart.hasSuffix("0") { fracPart.removeLast() }
+        return (negative ? "-" : "") + intPart + (fracPart.isEmpty ? "" : "." + fracPart)
+    }
+}
+
+extension ByteParsing {
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// A UUID in its 36-character text form (either case), surrounding whitespace ignored.
+    static func uuid(_ raw: ArraySlice<UInt8>) -> UUID? {
+        let p = trimmed(raw)
+        guard p.count == 36 else { return nil }
+        var b = [UInt8](repeating: 0, count: 16)
+        var k = 0
+        var i = p.startIndex
+        let end = p.endIndex
+        while i < end {
+            let offset = i - p.startIndex
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard p[i] == UInt8(ascii: "-") else { return nil }
+                i += 1
+                continue
+            }
+            guard i + 1 < end, let hi = nibble(p[i]), let lo = nibble(p[i + 1]) else { return nil }
+            b[k] = hi << 4 | lo
+            k += 1
+            i += 2
+        }
+        guard k == 16 else { return nil }
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
+    static func uuid(_ string: String) -> UUID? {
+        var s = string
+        return s.withUTF8 { uuid(Array($0)[...]) }
+    }
+
+    /// True when the text is empty or only whitespace (ASCII or Unicode).
+    static func isBlank(_ s: String?) -> Bool {
+        guard let s else { return true }
+        for scalar in s.unicodeScalars {
+            if scalar.isASCII {
+                if !isSpace(UInt8(scalar.value)) { return false }
+            } else if !scalar.properties.isWhitespace {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The text unless it is blank; trimmed only when it has outer whitespace.
+    static func nonBlank(_ s: String?) -> String? {
+        guard let s, let first = s.unicodeScalars.first, let last = s.unicodeScalars.last else { return nil }
+        func space(_ c: Unicode.Scalar) -> Bool { c.isASCII ? isSpace(UInt8(c.value)) : c.properties.isWhitespace }
+        if !space(first) && !space(last) { return s }
+        guard !isBlank(s) else { return nil }
+        return s.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+extension ByteOutput {
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// A UUID in text form, lower or upper case, without building a `String`.
+    mutating func appendUUID(_ id: UUID, uppercase: Bool = false) {
+        let digits = uppercase ? Self.upperHexDigits : Self.hexDigits
+        withUnsafeBytes(of: id.uuid) { raw in
+            for (i, b) in raw.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { append(byte: UInt8(ascii: "-")) }
+                append(byte: digits[Int(b >> 4)])
+                append(byte: digits[Int(b & 0xF)])
+            }
+        }
+    }
+
+    private mutating func appendPadded(_ value: Int, _ width: Int) {
+        var digits: (UInt8, UInt8, UInt8, UInt8) = (48, 48, 48, 48)
+        var x = value
+        withUnsafeMutableBytes(of: &digits) { d in
+            var i = width - 1
+            while i >= 0 { d[i] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10; i -= 1 }
+            for i in 0..<width { append(byte: d[i]) }
+        }
+    }
+
+    /// An ISO 8601 UTC time, as `ByteParsing.iso8601` writes it, without building a `String`.
+    mutating func appendISO8601(_ date: Date) {
+        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
+        guard totalMillis.magnitude < 2.5e14 else { append(ByteParsing.iso8601(date)); return }
+        let ms = Int64(totalMillis)
+        var secs = ms / 1000
+        var millis = ms % 1000
+        if millis < 0 { millis += 1000; secs -= 1 }
+        var days = secs / 86400
+        var rem = secs % 86400
+        if rem < 0 { rem += 86400; days -= 1 }
+        let civil = ByteParsing.civilFromDays(Int(days))
+        guard civil.year >= 0 && civil.year <= 9999 else { append(ByteParsing.iso8601(date)); return }
+        appendPadded(civil.year, 4); append(byte: UInt8(ascii: "-"))
+        appendPadded(civil.month, 2); append(byte: UInt8(ascii: "-"))
+        appendPadded(civil.day, 2); append(byte: UInt8(ascii: "T"))
+        appendPadded(Int(rem / 3600), 2); append(byte: UInt8(ascii: ":"))
+        appendPadded(Int(rem % 3600 / 60), 2); append(byte: UInt8(ascii: ":"))
+        appendPadded(Int(rem % 60), 2)
+        if millis != 0 { append(byte: UInt8(ascii: ".")); appendPadded(Int(millis), 3) }
+        append(byte: UInt8(ascii: "Z"))
     }
 }

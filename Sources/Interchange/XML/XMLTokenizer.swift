@@ -1,3 +1,5 @@
+import Foundation
+
 /// An element or attribute name with its namespace resolved.
 package struct XMLName: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// The namespace URI; empty when the name is in no namespace.
@@ -22,6 +24,7 @@ package struct XMLAttributes {
     package var count: Int { names.count }
 
     mutating func removeAll() {
+        guard !names.isEmpty else { return }
         names.removeAll(keepingCapacity: true)
         ranges.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
@@ -55,7 +58,8 @@ package protocol XMLHandler {
     mutating func startElement(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws
     mutating func endElement(_ name: XMLName, line: Int) throws
     /// Character data inside the root element, decoded to UTF-8. One text node may arrive in several pieces.
-    mutating func characters(_ text: ArraySlice<UInt8>) throws
+    /// The bytes are valid only during the call.
+    mutating func characters(_ text: UnsafeBufferPointer<UInt8>) throws
 }
 
 /// A streaming, namespace-aware XML tokenizer working on bytes, fed in chunks of any size.
@@ -72,6 +76,8 @@ package struct XMLTokenizer {
 
     private var decoder = XMLInputDecoder()
     private var buf: [UInt8] = []
+    /// `buf` while `process` scans it; empty otherwise.
+    private var bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     /// Next unread index in `buf`.
     private var pos = 0
     /// Current 1-based line at `pos`.
@@ -84,18 +90,33 @@ package struct XMLTokenizer {
     private var rootClosed = false
     private var sawMarkup = false
     private var attributes = XMLAttributes()
-    private var rawAttributes: [(qname: String, prefix: String, local: String, range: Range<Int>)] = []
+    private var rawAttributes: [(prefix: String, local: String, range: Range<Int>)] = []
     private var valueScratch: [UInt8] = []
     private var textScratch: [UInt8] = []
     private var finished = false
 
     private struct OpenElement {
-        var qname: String
+        var prefix: String
         var name: XMLName
         var bindingMark: Int
+
+        var qname: String { prefix.isEmpty ? name.local : prefix + ":" + name.local }
     }
 
     package static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
+    /// Namespaces handed out as the program's own string constants: comparing and copying them is
+    /// cheaper than for strings built from the input.
+    private static let knownNamespaces = [
+        GPXNamespace.gpx10, GPXNamespace.gpx11, GPXNamespace.trees, "http://www.w3.org/2001/XMLSchema-instance",
+        "http://www.garmin.com/xmlschemas/GpxExtensions/v3", "http://www.garmin.com/xmlschemas/TrackPointExtension/v1",
+        "http://www.opengis.net/kml/2.2",
+    ]
+
+    private static func interned(_ bytes: ArraySlice<UInt8>) -> String {
+        for known in knownNamespaces where known.utf8.elementsEqual(bytes) { return known }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     package init() {}
 
@@ -133,9 +154,16 @@ package struct XMLTokenizer {
         var l = line
         var ls = lineStart
         var i = pos
-        while i < index && i < buf.count {
-            if buf[i] == 0x0A { l += 1; ls = i + 1 }
-            i += 1
+        if bytes.baseAddress != nil {
+            while i < index && i < bytes.count {
+                if bytes[i] == 0x0A { l += 1; ls = i + 1 }
+                i += 1
+            }
+        } else {
+            while i < index && i < buf.count {
+                if buf[i] == 0x0A { l += 1; ls = i + 1 }
+                i += 1
+            }
         }
         return (l, index - ls + 1)
     }
@@ -147,11 +175,20 @@ package struct XMLTokenizer {
 
     /// Moves `pos` to `newPos`, counting lines on the way.
     private mutating func advance(to newPos: Int) {
-        buf.withUnsafeBufferPointer { p in
+        if newPos - pos < 48 {
+            let p = bytes
             var i = pos
             while i < newPos {
                 if p[i] == 0x0A { line += 1; lineStart = i + 1 }
                 i += 1
+            }
+        } else if let base = bytes.baseAddress {
+            var i = pos
+            while i < newPos, let hit = memchr(base + i, 0x0A, newPos - i) {
+                let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                line += 1
+                lineStart = at + 1
+                i = at + 1
             }
         }
         pos = newPos
@@ -160,30 +197,40 @@ package struct XMLTokenizer {
     // MARK: - Main loop
 
     private mutating func process<H: XMLHandler>(_ handler: inout H, final: Bool) throws {
-        while pos < buf.count {
-            let progressed: Bool
-            if buf[pos] == UInt8(ascii: "<") {
-                progressed = try markup(&handler, final: final)
-            } else {
-                progressed = try text(&handler, final: final)
+        // Scan through a pointer: the bytes are moved out of `buf` for the duration, so they can be
+        // read while the tokenizer's own state changes.
+        var storage = buf
+        buf = []
+        defer { buf = storage }
+        try storage.withUnsafeBufferPointer { p in
+            bytes = p
+            defer { bytes = UnsafeBufferPointer(start: nil, count: 0) }
+            while pos < p.count {
+                let progressed: Bool
+                if p[pos] == UInt8(ascii: "<") {
+                    progressed = try markup(&handler, final: final)
+                } else {
+                    progressed = try text(&handler, final: final)
+                }
+                if !progressed { break }
             }
-            if !progressed { break }
+            if p.count - pos > Self.maximumTokenLength {
+                throw error("markup longer than \(Self.maximumTokenLength) bytes", at: pos)
+            }
         }
         // Drop consumed bytes.
-        if pos > 0 && (pos == buf.count || pos > 65536) {
-            buf.removeSubrange(0..<pos)
+        if pos > 0 && (pos == storage.count || pos > 65536) {
+            storage.removeSubrange(0..<pos)
             lineStart -= pos
             pos = 0
-        }
-        if buf.count - pos > Self.maximumTokenLength {
-            throw error("markup longer than \(Self.maximumTokenLength) bytes", at: pos)
         }
     }
 
     /// Finds `pattern` at or after `from`; nil when the buffer ends first.
     private func find(_ pattern: StaticString, from: Int) -> Int? {
         let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
-        return buf.withUnsafeBufferPointer { p -> Int? in
+        let p = bytes
+        return { () -> Int? in
             var i = from
             let last = p.count - pat.count
             while i <= last {
@@ -195,15 +242,15 @@ package struct XMLTokenizer {
                 i += 1
             }
             return nil
-        }
+        }()
     }
 
     private func hasPrefix(_ pattern: StaticString, at index: Int) -> Bool? {
         let n = pattern.utf8CodeUnitCount
         let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: n)
         for k in 0..<n {
-            guard index + k < buf.count else { return nil }
-            if buf[index + k] != pat[k] { return false }
+            guard index + k < bytes.count else { return nil }
+            if bytes[index + k] != pat[k] { return false }
         }
         return true
     }
@@ -214,7 +261,8 @@ package struct XMLTokenizer {
 
     private mutating func text<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         let start = pos
-        let end = buf.withUnsafeBufferPointer { p -> Int in
+        let p = bytes
+        let end = { () -> Int in
             var i = start
             while i < p.count {
                 let b = p[i]
@@ -222,56 +270,67 @@ package struct XMLTokenizer {
                 i += 1
             }
             return i
-        }
+        }()
         if end > start {
             if open.isEmpty {
-                for i in start..<end where !Self.isSpace(buf[i]) {
+                for i in start..<end where !Self.isSpace(bytes[i]) {
                     let reason = rootClosed ? "text after the end of the root element"
                         : sawMarkup ? "text before the root element" : "this is not XML: the document does not start with '<'"
                     throw error(reason, at: i)
                 }
             } else {
-                try handler.characters(buf[start..<end])
+                try handler.characters(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             }
             advance(to: end)
         }
-        guard end < buf.count, buf[end] == UInt8(ascii: "&") else { return true }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "&") else { return true }
         // An entity or character reference.
         var semicolon: Int?
         var i = end + 1
-        while i < buf.count && i < end + 40 {
-            if buf[i] == UInt8(ascii: ";") { semicolon = i; break }
+        while i < bytes.count && i < end + 40 {
+            if bytes[i] == UInt8(ascii: ";") { semicolon = i; break }
             i += 1
         }
         guard let semi = semicolon else {
             if i < end + 40 && !final { return false }
             throw error("'&' does not start a reference; write &amp;", at: end)
         }
-        textScratch.removeAll(keepingCapacity: true)
-        try decodeReference(from: end + 1, to: semi, into: &textScratch)
+        var scratch = textScratch
+        textScratch = []
+        scratch.removeAll(keepingCapacity: true)
+        defer { textScratch = scratch }
+        do {
+            try Self.decodeReference(UnsafeBufferPointer(rebasing: bytes[(end + 1)..<semi]), into: &scratch)
+        } catch {
+            throw self.error(error.reason, at: end)
+        }
         if open.isEmpty { throw error("reference outside the root element", at: end) }
-        try handler.characters(textScratch[...])
+        try scratch.withUnsafeBufferPointer { try handler.characters($0) }
         advance(to: semi + 1)
         return true
     }
 
-    /// Decodes the reference whose name is `buf[from..<to]` (between `&` and `;`).
-    private func decodeReference(from: Int, to: Int, into out: inout [UInt8]) throws {
-        let name = buf[from..<to]
-        guard let first = name.first else { throw error("empty reference '&;'", at: from - 1) }
+    /// Decodes the reference whose name is `bytes[from..<to]` (between `&` and `;`).
+    private struct ReferenceProblem: Error { var reason: String }
+
+    /// Decodes the reference named `name` (between `&` and `;`) into `out`.
+    ///
+    /// Static, so that writing into one of the tokenizer's own buffers never copies the tokenizer.
+    private static func decodeReference(_ name: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(ReferenceProblem) {
+        guard let first = name.first else { throw ReferenceProblem(reason: "empty reference '&;'") }
         if first == UInt8(ascii: "#") {
             var value: UInt32 = 0
             var digits = name.dropFirst()
             var radix: UInt32 = 10
             if digits.first == UInt8(ascii: "x") { radix = 16; digits = digits.dropFirst() }
-            guard !digits.isEmpty else { throw error("empty character reference", at: from - 1) }
+            guard !digits.isEmpty else { throw ReferenceProblem(reason: "empty character reference") }
             for d in digits {
                 let v: UInt32
                 switch d {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(d - UInt8(ascii: "0"))
                 case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: v = UInt32(d - UInt8(ascii: "a") + 10)
                 case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: v = UInt32(d - UInt8(ascii: "A") + 10)
-                default: throw error("bad character reference '&\(String(decoding: name, as: UTF8.self));'", at: from - 1)
+                default: throw ReferenceProblem(reason: "bad character reference '&\(String(decoding: name, as: UTF8.self));'")
                 }
                 value = value &* radix &+ v
                 if value > 0x10FFFF { break }
@@ -279,37 +338,41 @@ package struct XMLTokenizer {
             let valid = value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value <= 0xD7FF)
                 || (value >= 0xE000 && value <= 0xFFFD) || (value >= 0x10000 && value <= 0x10FFFF)
             guard valid else {
-                throw error("character reference '&\(String(decoding: name, as: UTF8.self));' is not a legal XML character", at: from - 1)
+                throw ReferenceProblem(reason: "character reference '&\(String(decoding: name, as: UTF8.self));' is not a legal XML character")
             }
             XMLInputDecoder.appendUTF8(value, to: &out)
             return
         }
-        switch String(decoding: name, as: UTF8.self) {
-        case "lt": out.append(UInt8(ascii: "<"))
-        case "gt": out.append(UInt8(ascii: ">"))
-        case "amp": out.append(UInt8(ascii: "&"))
-        case "apos": out.append(UInt8(ascii: "'"))
-        case "quot": out.append(UInt8(ascii: "\""))
-        case let other:
-            throw error("undefined entity '&\(other);' (only the five predefined entities are expanded)", at: from - 1)
+        switch name.count {
+        case 2 where name[0] == UInt8(ascii: "l") && name[1] == UInt8(ascii: "t"): out.append(UInt8(ascii: "<"))
+        case 2 where name[0] == UInt8(ascii: "g") && name[1] == UInt8(ascii: "t"): out.append(UInt8(ascii: ">"))
+        case 3 where name.elementsEqual("amp".utf8): out.append(UInt8(ascii: "&"))
+        case 4 where name.elementsEqual("apos".utf8): out.append(UInt8(ascii: "'"))
+        case 4 where name.elementsEqual("quot".utf8): out.append(UInt8(ascii: "\""))
+        default:
+            throw ReferenceProblem(
+                reason: "undefined entity '&\(String(decoding: name, as: UTF8.self));' (only the five predefined entities are expanded)")
         }
     }
+
+
+
 
     // MARK: - Markup
 
     private mutating func markup<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
-        guard pos + 1 < buf.count else {
+        guard pos + 1 < bytes.count else {
             if final { throw error("unexpected end of file after '<'", at: pos) }
             return false
         }
-        let next = buf[pos + 1]
+        let next = bytes[pos + 1]
         if next == UInt8(ascii: "/") { return try endTag(&handler, final: final) }
         if next == UInt8(ascii: "?") {
             guard let end = find("?>", from: pos + 2) else {
                 if final { throw error("unexpected end of file inside a processing instruction", at: pos) }
                 return false
             }
-            if hasPrefix("<?xml", at: pos) == true, pos + 5 < buf.count, Self.isSpace(buf[pos + 5]) || buf[pos + 5] == UInt8(ascii: "?"), sawMarkup || rootSeen {
+            if hasPrefix("<?xml", at: pos) == true, pos + 5 < bytes.count, Self.isSpace(bytes[pos + 5]) || bytes[pos + 5] == UInt8(ascii: "?"), sawMarkup || rootSeen {
                 throw error("the XML declaration must come first in the document", at: pos)
             }
             sawMarkup = true
@@ -340,7 +403,10 @@ package struct XMLTokenizer {
                     return false
                 }
                 if open.isEmpty { throw error("CDATA section outside the root element", at: pos) }
-                if end > pos + 9 { try handler.characters(buf[(pos + 9)..<end]) }
+                if end > pos + 9 {
+                    let from = pos + 9
+                    try handler.characters(UnsafeBufferPointer(rebasing: bytes[from..<end]))
+                }
                 advance(to: end + 3)
                 return true
             }
@@ -361,8 +427,8 @@ package struct XMLTokenizer {
         var quote: UInt8 = 0
         var depth = 0
         var end: Int?
-        while i < buf.count {
-            let b = buf[i]
+        while i < bytes.count {
+            let b = bytes[i]
             if quote != 0 {
                 if b == quote { quote = 0 }
             } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
@@ -398,19 +464,42 @@ package struct XMLTokenizer {
 
     /// Scans a name at `from`; returns its end index.
     private func scanName(from: Int, limit: Int) -> Int {
-        buf.withUnsafeBufferPointer { p in
+        let p = bytes
+        return { () -> Int in
             var i = from
             while i < limit && Self.isNameByte(p[i]) { i += 1 }
             return i
-        }
+        }()
     }
 
-    private func splitName(_ from: Int, _ to: Int) -> (qname: String, prefix: String, local: String) {
-        let qname = String(decoding: buf[from..<to], as: UTF8.self)
+    private static func qname(_ n: (prefix: String, local: String)) -> String {
+        n.prefix.isEmpty ? n.local : n.prefix + ":" + n.local
+    }
+
+    private static func qname(_ n: (prefix: String, local: String, range: Range<Int>)) -> String {
+        n.prefix.isEmpty ? n.local : n.prefix + ":" + n.local
+    }
+
+    private func splitName(_ from: Int, _ to: Int) -> (prefix: String, local: String) {
         var colon: Int?
-        for i in from..<to where buf[i] == UInt8(ascii: ":") { colon = i; break }
-        guard let c = colon else { return (qname, "", qname) }
-        return (qname, String(decoding: buf[from..<c], as: UTF8.self), String(decoding: buf[(c + 1)..<to], as: UTF8.self))
+        for i in from..<to where bytes[i] == UInt8(ascii: ":") { colon = i; break }
+        guard let c = colon else { return ("", String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)) }
+        return (String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<c]), as: UTF8.self), String(decoding: UnsafeBufferPointer(rebasing: bytes[(c + 1)..<to]), as: UTF8.self))
+    }
+
+    /// The last prefix looked up and its namespace; cleared whenever the bindings change.
+    private var lastLookup: (prefix: String, uri: String)?
+
+    private mutating func popBindings(to mark: Int) {
+        bindings.removeSubrange(mark...)
+        lastLookup = nil
+    }
+
+    private mutating func cachedNamespace(for prefix: String) -> String? {
+        if let last = lastLookup, last.prefix == prefix { return last.uri }
+        guard let uri = namespace(for: prefix) else { return nil }
+        lastLookup = (prefix, uri)
+        return uri
     }
 
     private func namespace(for prefix: String) -> String? {
@@ -426,7 +515,8 @@ package struct XMLTokenizer {
     private mutating func startTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         // Find the closing '>' outside quotes.
         let tagStart = pos
-        let close = buf.withUnsafeBufferPointer { p -> Int? in
+        let p = bytes
+        let close = { () -> Int? in
             var i = tagStart + 1
             var quote: UInt8 = 0
             while i < p.count {
@@ -441,79 +531,85 @@ package struct XMLTokenizer {
                 i += 1
             }
             return nil
-        }
+        }()
         guard let gt = close else {
             if final { throw error("unexpected end of file inside a tag", at: pos) }
             return false
         }
         if rootClosed { throw error("a second root element; a document has exactly one", at: pos) }
-        guard Self.isNameStart(buf[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
+        guard Self.isNameStart(bytes[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
         let nameEnd = scanName(from: pos + 1, limit: gt)
         let element = splitName(pos + 1, nameEnd)
         var selfClosing = false
         var i = nameEnd
-        rawAttributes.removeAll(keepingCapacity: true)
-        valueScratch.removeAll(keepingCapacity: true)
+        if !rawAttributes.isEmpty { rawAttributes.removeAll(keepingCapacity: true) }
+        if !valueScratch.isEmpty { valueScratch.removeAll(keepingCapacity: true) }
         let mark = bindings.count
         while i < gt {
-            let b = buf[i]
+            let b = bytes[i]
             if Self.isSpace(b) { i += 1; continue }
             if b == UInt8(ascii: "/") {
-                guard i + 1 == gt else { throw error("unexpected '/' in tag <\(element.qname)>", at: i) }
+                guard i + 1 == gt else { throw error("unexpected '/' in tag <\(Self.qname(element))>", at: i) }
                 selfClosing = true
                 break
             }
-            guard i > nameEnd, Self.isSpace(buf[i - 1]) else {
-                throw error("expected whitespace before an attribute in tag <\(element.qname)>", at: i)
+            guard i > nameEnd, Self.isSpace(bytes[i - 1]) else {
+                throw error("expected whitespace before an attribute in tag <\(Self.qname(element))>", at: i)
             }
-            guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(element.qname)>", at: i) }
+            guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(Self.qname(element))>", at: i) }
             let attrEnd = scanName(from: i, limit: gt)
             let attr = splitName(i, attrEnd)
             var j = attrEnd
-            while j < gt && Self.isSpace(buf[j]) { j += 1 }
-            guard j < gt, buf[j] == UInt8(ascii: "=") else {
-                throw error("attribute '\(attr.qname)' has no value", at: attrEnd)
+            while j < gt && Self.isSpace(bytes[j]) { j += 1 }
+            guard j < gt, bytes[j] == UInt8(ascii: "=") else {
+                throw error("attribute '\(Self.qname(attr))' has no value", at: attrEnd)
             }
             j += 1
-            while j < gt && Self.isSpace(buf[j]) { j += 1 }
-            guard j < gt, buf[j] == UInt8(ascii: "\"") || buf[j] == UInt8(ascii: "'") else {
-                throw error("the value of attribute '\(attr.qname)' must be quoted", at: j)
+            while j < gt && Self.isSpace(bytes[j]) { j += 1 }
+            guard j < gt, bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") else {
+                throw error("the value of attribute '\(Self.qname(attr))' must be quoted", at: j)
             }
-            let quote = buf[j]
+            let quote = bytes[j]
             var k = j + 1
             let valueStart = valueScratch.count
-            while k < gt && buf[k] != quote {
-                let c = buf[k]
-                if c == UInt8(ascii: "<") { throw error("'<' in the value of attribute '\(attr.qname)'", at: k) }
+            while k < gt && bytes[k] != quote {
+                let c = bytes[k]
+                if c == UInt8(ascii: "<") { throw error("'<' in the value of attribute '\(Self.qname(attr))'", at: k) }
                 if c == UInt8(ascii: "&") {
                     var semi = k + 1
-                    while semi < gt && buf[semi] != UInt8(ascii: ";") && semi < k + 40 { semi += 1 }
-                    guard semi < gt, buf[semi] == UInt8(ascii: ";") else {
+                    while semi < gt && bytes[semi] != UInt8(ascii: ";") && semi < k + 40 { semi += 1 }
+                    guard semi < gt, bytes[semi] == UInt8(ascii: ";") else {
                         throw error("'&' does not start a reference; write &amp;", at: k)
                     }
-                    try decodeReference(from: k + 1, to: semi, into: &valueScratch)
+                    do {
+                        try Self.decodeReference(UnsafeBufferPointer(rebasing: bytes[(k + 1)..<semi]), into: &valueScratch)
+                    } catch {
+                        throw self.error(error.reason, at: k)
+                    }
                     k = semi + 1
                     continue
                 }
                 valueScratch.append(Self.isSpace(c) ? 0x20 : c)
                 k += 1
             }
-            guard k < gt else { throw error("unterminated value of attribute '\(attr.qname)'", at: j) }
+            guard k < gt else { throw error("unterminated value of attribute '\(Self.qname(attr))'", at: j) }
             let range = valueStart..<valueScratch.count
-            if attr.qname == "xmlns" {
-                bindings.append(("", String(decoding: valueScratch[range], as: UTF8.self)))
+            if attr.prefix.isEmpty && attr.local == "xmlns" {
+                bindings.append(("", Self.interned(valueScratch[range])))
+                lastLookup = nil
             } else if attr.prefix == "xmlns" {
-                bindings.append((attr.local, String(decoding: valueScratch[range], as: UTF8.self)))
+                bindings.append((attr.local, Self.interned(valueScratch[range])))
+                lastLookup = nil
             } else {
-                rawAttributes.append((attr.qname, attr.prefix, attr.local, range))
+                rawAttributes.append((attr.prefix, attr.local, range))
             }
             i = k + 1
-            if i < gt, !Self.isSpace(buf[i]), buf[i] != UInt8(ascii: "/") {
-                throw error("expected whitespace after the value of attribute '\(attr.qname)'", at: i)
+            if i < gt, !Self.isSpace(bytes[i]), bytes[i] != UInt8(ascii: "/") {
+                throw error("expected whitespace after the value of attribute '\(Self.qname(attr))'", at: i)
             }
         }
-        guard let ns = namespace(for: element.prefix) else {
-            throw error("undeclared namespace prefix '\(element.prefix)' in <\(element.qname)>", at: tagStart)
+        guard let ns = cachedNamespace(for: element.prefix) else {
+            throw error("undeclared namespace prefix '\(element.prefix)' in <\(Self.qname(element))>", at: tagStart)
         }
         let name = XMLName(namespace: ns, local: element.local)
         attributes.removeAll()
@@ -521,7 +617,7 @@ package struct XMLTokenizer {
             var attrNS = ""
             if !a.prefix.isEmpty {
                 guard let u = namespace(for: a.prefix) else {
-                    throw error("undeclared namespace prefix '\(a.prefix)' in attribute '\(a.qname)'", at: tagStart)
+                    throw error("undeclared namespace prefix '\(a.prefix)' in attribute '\(Self.qname(a))'", at: tagStart)
                 }
                 attrNS = u
             }
@@ -531,14 +627,38 @@ package struct XMLTokenizer {
         let tagColumn = column(at: tagStart)
         rootSeen = true
         sawMarkup = true
-        open.append(OpenElement(qname: element.qname, name: name, bindingMark: mark))
+        open.append(OpenElement(prefix: element.prefix, name: name, bindingMark: mark))
         try handler.startElement(name, attributes: attributes, line: tagLine, column: tagColumn)
         advance(to: gt + 1)
         if selfClosing {
             open.removeLast()
-            bindings.removeSubrange(mark...)
+            if bindings.count > mark { popBindings(to: mark) }
             if open.isEmpty { rootClosed = true }
             try handler.endElement(name, line: tagLine)
+        }
+        return true
+    }
+
+    /// True when `bytes` spell `prefix:local` (or `local` without a prefix).
+    private static func matches(_ b: UnsafeBufferPointer<UInt8>, prefix: String, local: String) -> Bool {
+        var prefix = prefix
+        var local = local
+        return prefix.withUTF8 { p in
+            local.withUTF8 { l in
+                if p.isEmpty { return same(b, 0, l) }
+                guard b.count == p.count + 1 + l.count, b[p.count] == UInt8(ascii: ":") else { return false }
+                return same(UnsafeBufferPointer(rebasing: b[0..<p.count]), 0, p) && same(b, p.count + 1, l)
+            }
+        }
+    }
+
+    /// True when `b` from `offset` to its end equals `l`.
+    private static func same(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int, _ l: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count - offset == l.count else { return false }
+        var i = 0
+        while i < l.count {
+            if b[offset + i] != l[i] { return false }
+            i += 1
         }
         return true
     }
@@ -549,18 +669,18 @@ package struct XMLTokenizer {
             return false
         }
         let nameEnd = scanName(from: pos + 2, limit: gt)
-        for k in nameEnd..<gt where !Self.isSpace(buf[k]) {
+        for k in nameEnd..<gt where !Self.isSpace(bytes[k]) {
             throw error("unexpected character in end tag", at: k)
         }
-        let qname = String(decoding: buf[(pos + 2)..<nameEnd], as: UTF8.self)
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[(pos + 2)..<nameEnd])
         guard let top = open.last else {
-            throw error("end tag </\(qname)> without a matching start tag", at: pos)
+            throw error("end tag </\(String(decoding: nameBytes, as: UTF8.self))> without a matching start tag", at: pos)
         }
-        guard top.qname == qname else {
-            throw error("mismatched end tag </\(qname)>; expected </\(top.qname)>", at: pos)
+        guard Self.matches(nameBytes, prefix: top.prefix, local: top.name.local) else {
+            throw error("mismatched end tag </\(String(decoding: nameBytes, as: UTF8.self))>; expected </\(top.qname)>", at: pos)
         }
         open.removeLast()
-        bindings.removeSubrange(top.bindingMark...)
+        if bindings.count > top.bindingMark { popBindings(to: top.bindingMark) }
         if open.isEmpty { rootClosed = true }
         let endLine = line
         advance(to: gt + 1)

@@ -192,7 +192,8 @@ extension LocationSource {
                 continuation.yield(.ended)
             } catch is CancellationError {
             } catch {
-                continuation.yield(.failed(String(describing: error), SourceFailure.status(of: error)))
+                let mapped = CLIError.from(GPSCommand.cliError(error))
+                continuation.yield(.failed(mapped.message, mapped.status))
             }
         }
         let ticker = Task {
@@ -206,16 +207,6 @@ extension LocationSource {
     }
 }
 
-/// Maps a source's failure onto an exit status.
-enum SourceFailure {
-    static func status(of error: any Error) -> ExitStatus {
-        let text = String(describing: error)
-        if text.contains("No such file") || text.contains("cannot open") || text.contains("cannot read") { return .noInput }
-        if text.contains("no NMEA") { return .dataError }
-        return .unavailable
-    }
-}
-
 // MARK: - Scripted capture
 
 struct AutoCapture {
@@ -224,7 +215,7 @@ struct AutoCapture {
     let existing: Tree?
 
     func run() async throws {
-        let source = try command.sourceOptions.makeSource()
+        let source = try command.sourceOptions.locationSource()
         var session = CaptureSession(gate: command.gate)
         let clock = ContinuousClock()
         let start = clock.now

@@ -15,11 +15,13 @@ struct InteractiveCapture {
     enum Outcome { case saved(Tree), recapture, discard }
 
     func run() async throws {
-        let source = try command.sourceOptions.makeSource()
+        let source = try command.sourceOptions.locationSource()
         let terminal = Terminal.current
         let raw = RawTerminal()
         let keys = KeyReader()
         var session = CaptureSession(gate: command.gate)
+        var view = LiveView(sourceName: source.description, staleAfter: command.gate.stale)
+        view.title = "trees capture"
         let clock = ContinuousClock()
         let start = clock.now
         let (inputs, continuation) = source.captureInputs()
@@ -28,20 +30,20 @@ struct InteractiveCapture {
         keys.start { continuation.yield(.key($0)) }
         var screen = LiveScreen()
         var message: String?
-        var lastEvent: String?
         var defaults = PromptDefaults(collection: try CaptureDefaults.collectionName(command.attributes.collection, store: store))
         var saved = 0
         let averageEpochs = command.average ?? 10
-        TerminalState.write(terminal.bold("trees capture") + " — \(source.description)" + (existing.map { " — re-capturing \($0.shortID) (\($0.species))" } ?? "") + "\n")
+        if let existing { TerminalState.write("Re-capturing \(existing.shortID) (\(existing.species))\n") }
 
         loop: for await input in inputs {
             let now = clock.now - start
             switch input {
             case .event(let event):
                 session.handle(event, at: now)
-                if let text = Self.describe(event) { lastEvent = text }
+                view.update(with: event, now: Date())
             case .tick:
                 session.tick(at: now)
+                view.tick(now: Date())
             case .key(.enter):
                 if session.freeze() == nil { message = "Not yet: \(session.whyNot ?? "no fix")." }
             case .key(.average):
@@ -62,7 +64,7 @@ struct InteractiveCapture {
             case .ended:
                 if case .averaging = session.state { session.finishAveraging() }
                 if case .frozen = session.state { break }
-                screen.draw(render(session, terminal: terminal, message: message, event: "the source ended", now: now))
+                screen.draw(render(session, view: view, terminal: terminal, message: "The source ended."))
                 break loop
             case .failed(let text, let status):
                 raw.restore()
@@ -70,13 +72,13 @@ struct InteractiveCapture {
             }
 
             guard case .frozen(let frozen) = session.state else {
-                screen.draw(render(session, terminal: terminal, message: message, event: lastEvent, now: now))
+                screen.draw(render(session, view: view, terminal: terminal, message: message))
                 continue
             }
             // Prompts read whole lines: stop the key reader and leave raw mode.
             keys.pause()
             raw.restore()
-            screen.draw(render(session, terminal: terminal, message: nil, event: lastEvent, now: now))
+            screen.draw(render(session, view: view, terminal: terminal, message: nil))
             screen.detach()
             let outcome = try prompt(frozen, defaults: &defaults, terminal: terminal, source: source.description)
             message = nil
@@ -104,31 +106,12 @@ struct InteractiveCapture {
 
     // MARK: View
 
-    func render(_ session: CaptureSession, terminal: Terminal, message: String?, event: String?, now: Duration) -> [String] {
-        var lines: [String] = []
-        let fix = session.lastFix
-        let hasFix: Bool = {
-            if case .searching = session.state { return false }
-            return fix?.hasPosition == true
-        }()
-        var status = terminal.badge(metres: fix?.horizontalAccuracy, hasFix: hasFix)
-        if case .searching(.stale) = session.state { status = terminal.paint("Stale", .grey) }
-        if let fix {
-            status += "  \(fix.mode.title)"
-            if let s = fix.satellitesUsed { status += "  \(s) sats" }
-            if let h = fix.hdop { status += String(format: "  HDOP %.1f", h) }
-            if let at = session.lastFixAt {
-                let age = Double((now - at).components.seconds) + Double((now - at).components.attoseconds) / 1e18
-                status += String(format: "  age %.1f s", max(0, age))
-            }
-        }
-        lines.append(status)
-        let position = fix?.coordinate.map { "\(Format.degrees($0.latitude)), \(Format.degrees($0.longitude))" } ?? "—"
-        let spark = Sparkline.render(session.history.map(\.metres), width: 30)
-        lines.append("\(position)   \(spark) \(session.trend == .unknown ? "" : session.trend.rawValue)")
+    /// The live view of `trees gps`, then the gate, the keys and the last message.
+    func render(_ session: CaptureSession, view: LiveView, terminal: Terminal, message: String?) -> [String] {
+        var lines = view.render(width: Terminal.width, colour: terminal.colour)
         lines.append(gateLine(session, terminal: terminal))
         lines.append(terminal.dim("Enter: capture   a: average \(command.average ?? 10) epochs   q: quit"))
-        lines.append(message ?? event.map { terminal.dim($0) } ?? "")
+        lines.append(message ?? "")
         return lines
     }
 
@@ -159,21 +142,6 @@ struct InteractiveCapture {
             if f.outliers > 0 { s += ", \(f.outliers) outlier\(f.outliers == 1 ? "" : "s") dropped" }
         }
         return s
-    }
-
-    static func describe(_ event: LocationEvent) -> String? {
-        switch event {
-        case .fix: nil
-        case .connected(let version, let devices):
-            "connected" + (version.map { " to gpsd \($0)" } ?? "") + (devices.isEmpty ? "" : ": " + devices.map(\.path).joined(separator: ", "))
-        case .noFix: "the receiver has no fix"
-        case .fixLost: "fix lost"
-        case .deviceAdded(let d): "device added: \(d.path)"
-        case .deviceRemoved(let d): "device removed: \(d.path)"
-        case .sourceLost(let reason): "source lost: \(reason)"
-        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt), after \(delay.components.seconds) s)"
-        case .warning(let text): text
-        }
     }
 
     // MARK: Prompts

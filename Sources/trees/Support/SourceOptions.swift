@@ -19,25 +19,4 @@ struct SourceOptions: ParsableArguments {
     func validate() throws {
         if let speed, ReplaySpeed(speed) == nil { throw ValidationError("--speed must be a positive number or max, not '\(speed)'") }
     }
-
-    /// Opens the source named by `--source`.
-    func makeSource() throws -> any LocationSource {
-        if source.hasPrefix("replay:") {
-            var rest = String(source.dropFirst("replay:".count))
-            var replaySpeed = ReplaySpeed.factor(1)
-            if let q = rest.firstIndex(of: "?") {
-                let query = rest[rest.index(after: q)...]
-                rest = String(rest[..<q])
-                for pair in query.split(separator: "&") where pair.hasPrefix("speed=") {
-                    guard let s = ReplaySpeed(String(pair.dropFirst(6))) else {
-                        throw CLIError("bad speed in '\(source)'; expected a positive number or max", status: .usage)
-                    }
-                    replaySpeed = s
-                }
-            }
-            if let speed, let s = ReplaySpeed(speed) { replaySpeed = s }
-            return ReplaySource(path: rest, speed: replaySpeed)
-        }
-        throw CLIError("location source '\(source)' is not supported", status: .usage)
-    }
 }
