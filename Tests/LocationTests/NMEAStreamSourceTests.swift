@@ -21,6 +21,15 @@ final class SocatPair: @unchecked Sendable {
     let feed: String
     private let process: Process
 
+    /// True when socat can run here. In CI (`CI=true`) a missing socat is a failure, not a skip.
+    static var isAvailable: Bool {
+        let found = FileManager.default.isExecutableFile(atPath: "/usr/bin/socat")
+        if !found && ProcessInfo.processInfo.environment["CI"] == "true" {
+            Issue.record("socat is not installed; CI must install it")
+        }
+        return found
+    }
+
     init(folder: URL) throws {
         device = folder.appendingPathComponent("gps").path
         feed = folder.appendingPathComponent("feed").path
@@ -100,10 +109,7 @@ final class SocatPair: @unchecked Sendable {
     }
 
     @Test func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("socat is not installed") }
-            return
-        }
+        guard SocatPair.isAvailable else { return }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -128,7 +134,7 @@ final class SocatPair: @unchecked Sendable {
     }
 
     @Test func withoutABaudRateTheSourceFindsNMEA() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else { return }
+        guard SocatPair.isAvailable else { return }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -152,7 +158,7 @@ final class SocatPair: @unchecked Sendable {
     }
 
     @Test func unpluggedDeviceIsReportedAndReopened() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else { return }
+        guard SocatPair.isAvailable else { return }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
