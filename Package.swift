@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TreesKit"]),
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit"]),
         .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit"]),
-        .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit"]),
+        .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit"], exclude: ["Fixtures"]),
         // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.
         .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees"]),
     ]
