@@ -302,6 +302,12 @@ extension NMEAFixReader {
         guard assembler.live.active, t == nil || t == assembler.live.timeOfDay else { return }
         assembler.live.gstSigmaLatitude = sLat
         assembler.live.gstSigmaLongitude = sLon
+        // A GST names its epoch by time, so it belongs to that epoch wherever the receiver puts it
+        // in the cycle, even after the epoch's last timed sentence (where a GSA would not count).
+        if t != nil, assembler.snapshot.active, assembler.snapshot.timeOfDay == t {
+            assembler.snapshot.gstSigmaLatitude = sLat
+            assembler.snapshot.gstSigmaLongitude = sLon
+        }
     }
 
     /// GBS: expected latitude, longitude and altitude errors (metres, 1σ) of the fix of the same time.

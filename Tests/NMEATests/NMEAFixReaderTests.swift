@@ -18,6 +18,31 @@ let sampleTrack: String = [
     sentence("GPRMC,101502.00,A,4807.0400,N,01131.3260,E,2.2,83.0,150325,,,D"),
 ].joined()
 
+@Suite struct GSTPlacementTests {
+    /// A receiver that sends RMC and GGA first and GST last in each cycle: the GST of the same time
+    /// still gives the epoch's accuracy (a GST of another time never does).
+    @Test func gstAfterTheLastTimedSentenceCountsForItsOwnEpoch() throws {
+        let log = [
+            sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,2.0,84.4,150325,,,A"),
+            sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,"),
+            sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,,,,,1.6,0.9,1.3"),
+            sentence("GPGST,101500.00,1.2,2.0,1.0,45.0,1.5,1.1,2.4"),
+            sentence("GPRMC,101501.00,A,4807.0390,N,01131.3250,E,2.1,84.0,150325,,,A"),
+            sentence("GPGGA,101501.00,4807.0390,N,01131.3250,E,1,08,0.9,545.6,M,46.9,M,,"),
+            sentence("GPGST,101459.00,1.1,1.9,1.0,45.0,9.0,9.0,2.3"),
+            sentence("GPRMC,101502.00,A,4807.0400,N,01131.3260,E,2.2,83.0,150325,,,A"),
+        ].joined()
+        let fixes = readFixes(log).fixes
+        #expect(fixes.count == 3)
+        let first = try #require(fixes.first)
+        #expect(first.accuracySource == .gst)
+        #expect(abs((first.horizontalAccuracy ?? 0) - AccuracyModel.radius95(sigmaLatitude: 1.5, sigmaLongitude: 1.1)) < 1e-9)
+        // The second epoch's only GST is of another time: the DOP model it is.
+        #expect(fixes[1].accuracySource == .dop)
+        #expect(fixes[1].horizontalAccuracy == 0.9 * 19)
+    }
+}
+
 @Suite struct ChunkingTests {
     static let logs: [String] = {
         let folder = CorpusTests.folder
