@@ -87,16 +87,36 @@ public struct StoreReader {
         if let search = filter.search, !search.isEmpty {
             let columns = ["species", "variety", "rootstock", "notes"]
             if search.unicodeScalars.allSatisfy(\.isASCII) {
-                let pattern = "%" + search.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+                let pattern = "%" + Self.escapedForLike(search) + "%"
                 clauses.append("(" + columns.map { "\($0) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
                 _ = arguments.append(contentsOf: StatementArguments(columns.map { _ in pattern }))
+            } else if let run = Self.longestASCIIRun(in: search), run.count >= 2 {
+                // Unicode folding is done by a Swift function, which is slow per row; SQLite's LIKE first
+                // keeps only rows that contain the needle's longest ASCII run, which every match must.
+                let pattern = "%" + Self.escapedForLike(run) + "%"
+                clauses.append("(" + columns.map { "(\($0) LIKE ? ESCAPE '\\' AND trees_contains(\($0), ?))" }.joined(separator: " OR ") + ")")
+                _ = arguments.append(contentsOf: StatementArguments(columns.flatMap { _ in [pattern, search] }))
             } else {
                 clauses.append("(" + columns.map { "trees_contains(\($0), ?)" }.joined(separator: " OR ") + ")")
                 _ = arguments.append(contentsOf: StatementArguments(columns.map { _ in search }))
             }
         }
         return (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "), arguments)
+    }
+
+    static func escapedForLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    /// The longest run of ASCII letters, digits and spaces in `text`.
+    static func longestASCIIRun(in text: String) -> String? {
+        var best = "", current = ""
+        for ch in text {
+            if ch.isASCII, ch.isLetter || ch.isNumber || ch == " " { current.append(ch) } else { current = "" }
+            if current.count > best.count { best = current }
+        }
+        return best.isEmpty ? nil : best
     }
 
     // MARK: Collections
