@@ -45,7 +45,7 @@ public struct Tree: Sendable, Equatable, Identifiable, Codable {
     public var capture: CaptureInfo
 
     public init(
-        id: UUID = UUID(), coordinate: Coordinate, horizontalAccuracy: Double? = nil,
+        id: UUID = .random(), coordinate: Coordinate, horizontalAccuracy: Double? = nil,
         accuracySource: AccuracySource? = nil, altitude: Double? = nil, ellipsoidHeight: Double? = nil,
         species: String, variety: String? = nil, rootstock: String? = nil, notes: String? = nil,
         collectionID: UUID? = nil, createdAt: Date, updatedAt: Date? = nil, capture: CaptureInfo = .init()
@@ -75,7 +75,7 @@ public struct TreeCollection: Sendable, Equatable, Identifiable, Codable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(id: UUID = UUID(), name: String, createdAt: Date, updatedAt: Date? = nil) {
+    public init(id: UUID = .random(), name: String, createdAt: Date, updatedAt: Date? = nil) {
         self.id = id; self.name = name; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
     }
 }
@@ -93,7 +93,7 @@ public struct Photo: Sendable, Equatable, Identifiable, Codable {
     public var capturedAt: Date
     public var createdAt: Date
 
-    public init(id: UUID = UUID(), treeID: UUID, sha256: String, format: String, byteCount: Int, capturedAt: Date, createdAt: Date) {
+    public init(id: UUID = .random(), treeID: UUID, sha256: String, format: String, byteCount: Int, capturedAt: Date, createdAt: Date) {
         self.id = id; self.treeID = treeID; self.sha256 = sha256; self.format = format
         self.byteCount = byteCount; self.capturedAt = capturedAt; self.createdAt = createdAt
     }

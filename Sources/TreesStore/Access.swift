@@ -223,7 +223,7 @@ public struct StoreWriter {
     // MARK: Collections
 
     /// Creates a collection; names are unique ignoring case.
-    public func createCollection(named name: String, id: UUID = UUID()) throws -> TreeCollection {
+    public func createCollection(named name: String, id: UUID = .random()) throws -> TreeCollection {
         let trimmed = try Self.validName(name)
         if try Row.fetchOne(db, sql: "SELECT 1 FROM collection WHERE name = ? COLLATE NOCASE", arguments: [trimmed]) != nil {
             throw StoreError.duplicateCollection(trimmed)

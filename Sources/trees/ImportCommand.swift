@@ -403,7 +403,7 @@ struct TreeImporter {
         if let existing = try? w.reader.collection(named: name) {
             resolved = existing.id
         } else {
-            let created = try w.createCollection(named: name, id: id ?? UUID())
+            let created = try w.createCollection(named: name, id: id ?? .random())
             summary.collectionsCreated.append(created.name)
             resolved = created.id
         }
@@ -440,7 +440,7 @@ struct TreeImporter {
             for photo in t.photos { try storePhoto(photo, treeID: given, line: t.line) }
             return
         }
-        var id = t.id ?? UUID()
+        var id = t.id ?? .random()
         if let given = t.id, try w.treeExistsBulk(given) {
             switch conflict {
             case .skip:
@@ -451,7 +451,7 @@ struct TreeImporter {
                 summary.replaced += 1
                 return
             case .newID:
-                id = UUID()
+                id = .random()
             }
         } else if t.id == nil, conflict != .newID, try samePlaceAndSpecies(t) {
             summary.alreadyPresent += 1

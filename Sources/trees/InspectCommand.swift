@@ -159,13 +159,17 @@ struct InputFile: @unchecked Sendable {
         var done = head.count
         try body(Data(head))
         while true {
-            let chunk: Data
-            do {
-                guard let c = try handle.read(upToCount: Self.chunkSize), !c.isEmpty else { break }
-                chunk = c
-            } catch {
-                throw CLIError("\(displayName): \(error.localizedDescription)", status: .ioError)
+            // read(2) straight into a large buffer: FileHandle reads a regular file 4 KiB at a time here.
+            var buffer = Data(count: Self.chunkSize)
+            let n = buffer.withUnsafeMutableBytes { raw -> Int in
+                var r: Int
+                repeat { r = read(handle.fileDescriptor, raw.baseAddress, raw.count) } while r < 0 && errno == EINTR
+                return r
             }
+            if n < 0 { throw CLIError("\(displayName): \(String(cString: strerror(errno)))", status: .ioError) }
+            if n == 0 { break }
+            buffer.count = n
+            let chunk = buffer
             done += chunk.count
             try body(chunk)
             if let size, size > 0 { progress?(Double(done) / Double(size)) }

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import TreesKit
 
 @Suite struct AccuracyClassTests {
@@ -36,5 +37,17 @@ import TreesKit
         let back = Geodesy.offset(of: p, from: origin)
         #expect(abs(back.east - 30) < 1e-6 && abs(back.north + 40) < 1e-6)
         #expect(abs(Geodesy.distance(origin, p) - 50) < 0.2)
+    }
+}
+
+@Suite struct RandomIDTests {
+    @Test func randomIDsAreVersionFourAndDistinct() {
+        let ids = (0..<1000).map { _ in UUID.random() }
+        #expect(Set(ids).count == 1000)
+        for id in ids {
+            let text = id.uuidString
+            #expect(Array(text)[14] == "4")
+            #expect("89AB".contains(Array(text)[19]))
+        }
     }
 }
