@@ -165,9 +165,9 @@ import Testing
     /// A scripted capture from a real gpsd fed by gpsfake: the saved tree is the first fix under
     /// 10 m, with the position and accuracy `trees replay` gives for the same epoch.
     @Test func autoCaptureThroughGPSD() throws {
-        guard CLIGPSFake.isAvailable else { return }
+        guard GPSFake.isAvailable else { return }
         let log = "\(CaptureTests.tracks.path)/orchard-walk.nmea"
-        let fake = try CLIGPSFake(log: log)
+        let fake = try GPSFake(log: log)
         defer { fake.stop() }
         let t = try TreesProcess()
         defer { t.cleanUp() }

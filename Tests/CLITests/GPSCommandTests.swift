@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @Suite(.serialized) struct GPSCommandTests {
-    static let fixture = CLIGPSFake.fixture("orchard-gst.nmea")
+    static let fixture = GPSFake.fixture("orchard-gst.nmea")
 
     func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
 
@@ -13,7 +13,7 @@ import Testing
     @Test func unreachableGPSDSaysWhatToDoAndExits69() throws {
         let trees = try TreesProcess()
         defer { trees.cleanUp() }
-        let port = CLIGPSFake.freePort()
+        let port = GPSFake.freePort()
         let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(port)"])
         #expect(r.status == 69)
         #expect(r.stdout == "")
@@ -40,7 +40,7 @@ import Testing
     @Test func waitingForGPSDReportsEachAttemptUntilTheDurationEnds() throws {
         let trees = try TreesProcess()
         defer { trees.cleanUp() }
-        let port = CLIGPSFake.freePort()
+        let port = GPSFake.freePort()
         let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(port)", "--wait", "--duration", "1.5", "--jsonl"])
         #expect(r.status == 0)
         #expect(r.stderr == "")
@@ -51,8 +51,8 @@ import Testing
     }
 
     @Test func fiveFixesFromGPSDAsJSONLines() throws {
-        guard CLIGPSFake.isAvailable else { return }
-        let fake = try CLIGPSFake(log: Self.fixture)
+        guard GPSFake.isAvailable else { return }
+        let fake = try GPSFake(log: Self.fixture)
         defer { fake.stop() }
         let trees = try TreesProcess()
         defer { trees.cleanUp() }
@@ -73,8 +73,8 @@ import Testing
     }
 
     @Test func statusPrintsVersionAndDevices() throws {
-        guard CLIGPSFake.isAvailable else { return }
-        let fake = try CLIGPSFake(log: Self.fixture)
+        guard GPSFake.isAvailable else { return }
+        let fake = try GPSFake(log: Self.fixture)
         defer { fake.stop() }
         let trees = try TreesProcess()
         defer { trees.cleanUp() }
