@@ -116,8 +116,7 @@ public struct CaptureSession: Sendable {
     public var state: State {
         if let frozen { return .frozen(frozen) }
         if let run = averaging { return .averaging(collected: run.fixes.count, target: run.target) }
-        guard let fix = lastFix, let at = lastFixAt, !sourceSaysNoFix || fix.hasPosition else { return .searching(.noFix) }
-        if sourceSaysNoFix { return .searching(.noFix) }
+        guard let fix = lastFix, let at = lastFixAt, !sourceSaysNoFix else { return .searching(.noFix) }
         guard fix.hasPosition else { return .searching(.noPosition) }
         let age = now - at
         if age > gate.stale { return .searching(.stale(age: age)) }

@@ -151,11 +151,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let slug = collectionName.map(TextTools.slug) ?? ""
         let prefix = slug.isEmpty ? "trees" : slug
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone.current
-        f.dateFormat = "yyyy-MM-dd_HHmmss"
-        let name = "\(prefix)_\(f.string(from: now)).\(format.fileExtension)"
+        let name = "\(prefix)_\(Format.fileStamp(now)).\(format.fileExtension)"
         return .file(folder == "." ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name))
     }
 }

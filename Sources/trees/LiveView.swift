@@ -156,13 +156,8 @@ struct LiveView {
         return s < 10 ? String(format: "%.1f s", max(0, s)) : String(format: "%.0f s", s)
     }
 
-    static func clock(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone.current
-        f.dateFormat = "HH:mm:ss"
-        return f.string(from: date)
-    }
+
+    static func clock(_ date: Date) -> String { Format.clock(date) }
 
     /// Cuts a line to `width` visible characters (dropping its colour if it must be cut).
     static func fit(_ line: String, width: Int) -> String {

@@ -182,27 +182,27 @@ enum KeyPress: Sendable, Equatable {
 }
 
 extension LocationSource {
-    /// The source's events merged with ticks every `tick`, ending after the source ends.
-    func captureInputs(tick: Duration = .milliseconds(200)) -> (AsyncStream<CaptureInput>, AsyncStream<CaptureInput>.Continuation) {
+    /// The live view's input (`GPSCommand.inputs`: events and clock ticks), as capture inputs that
+    /// key presses can join through the returned continuation; ends after the source ends.
+    func captureInputs() -> (AsyncStream<CaptureInput>, AsyncStream<CaptureInput>.Continuation) {
         let (stream, continuation) = AsyncStream<CaptureInput>.makeStream(bufferingPolicy: .unbounded)
-        let events = self.events()
+        let inputs = GPSCommand.inputs(self, ticking: true, until: nil)
         let reader = Task {
             do {
-                for try await event in events { continuation.yield(.event(event)) }
+                for try await input in inputs {
+                    switch input {
+                    case .event(let event): continuation.yield(.event(event))
+                    case .tick: continuation.yield(.tick)
+                    }
+                }
                 continuation.yield(.ended)
             } catch is CancellationError {
             } catch {
-                let mapped = CLIError.from(GPSCommand.cliError(error))
+                let mapped = CLIError.from(error)
                 continuation.yield(.failed(mapped.message, mapped.status))
             }
         }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: tick)
-                continuation.yield(.tick)
-            }
-        }
-        continuation.onTermination = { _ in reader.cancel(); ticker.cancel() }
+        continuation.onTermination = { _ in reader.cancel() }
         return (stream, continuation)
     }
 }

@@ -90,19 +90,11 @@ struct MapCommand: AsyncParsableCommand {
             Output.text(html)
             return
         }
-        let path = out ?? "\(collectionName.map(TextTools.slug).flatMap { $0.isEmpty ? nil : $0 } ?? "trees")_\(Self.stamp(db.now())).html"
+        let path = out ?? "\(collectionName.map(TextTools.slug).flatMap { $0.isEmpty ? nil : $0 } ?? "trees")_\(Format.fileStamp(db.now())).html"
         try Self.writeAtomically(Data(html.utf8), to: path)
         Output.line(path)
     }
 
-    /// `yyyy-MM-dd_HHmmss` in the local time zone, for file names.
-    static func stamp(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone.current
-        f.dateFormat = "yyyy-MM-dd_HHmmss"
-        return f.string(from: date)
-    }
 
     /// Writes through a temporary file beside `path` and a rename: never a half-written page.
     static func writeAtomically(_ data: Data, to path: String) throws {

@@ -276,19 +276,7 @@ struct RemoveCommand: AsyncParsableCommand {
             }
         }
         let orphaned = try db.write { w in try w.deleteTrees(unique.map(\.id)) }
-        PhotoFiles.removeOrphans(orphaned, in: db.photoFolder)
+        db.photoLibrary.removeFiles(of: orphaned)
         Output.line("deleted \(unique.count) tree\(unique.count == 1 ? "" : "s")")
-    }
-}
-
-/// Photo files beside the database, named by content hash.
-enum PhotoFiles {
-    /// Removes files whose hash no photo row refers to any more.
-    static func removeOrphans(_ hashes: [String], in folder: String) {
-        guard !hashes.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        let doomed = Set(hashes)
-        for name in names where doomed.contains(String(name.prefix { $0 != "." })) {
-            try? FileManager.default.removeItem(atPath: folder + "/" + name)
-        }
     }
 }

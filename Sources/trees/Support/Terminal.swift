@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TreesKit
 
 /// What the terminal can do: whether streams are TTYs and whether colour is wanted.
@@ -90,21 +91,31 @@ enum Format {
     static func degrees(_ d: Double) -> String { String(format: "%.7f", d) }
 
     /// A date in the local time zone (honours `TZ`): `2026-05-01 14:03`.
-    static func date(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone.current
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f.string(from: date)
+    static func date(_ date: Date) -> String { local("yyyy-MM-dd HH:mm", date) }
+
+    static func dateTime(_ date: Date) -> String { local("yyyy-MM-dd HH:mm:ss ZZZZZ", date) }
+
+    /// `yyyy-MM-dd_HHmmss` in the local time zone, for file names.
+    static func fileStamp(_ date: Date) -> String { local("yyyy-MM-dd_HHmmss", date) }
+
+    /// `HH:mm:ss` in the local time zone.
+    static func clock(_ date: Date) -> String { local("HH:mm:ss", date) }
+
+    /// Formats in the local time zone with a fixed pattern; one formatter per pattern, made once
+    /// (a listing of 100,000 trees must not build 100,000 formatters).
+    static func local(_ pattern: String, _ date: Date) -> String {
+        formatters.withLock { cache in
+            if let f = cache[pattern] { return f.string(from: date) }
+            let f = DateFormatter()
+            f.locale = Locale(identifier: "en_US_POSIX")
+            f.timeZone = TimeZone.current
+            f.dateFormat = pattern
+            cache[pattern] = f
+            return f.string(from: date)
+        }
     }
 
-    static func dateTime(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone.current
-        f.dateFormat = "yyyy-MM-dd HH:mm:ss ZZZZZ"
-        return f.string(from: date)
-    }
+    private static let formatters = Mutex<[String: DateFormatter]>([:])
 }
 
 /// A plain text table with columns sized to their widest cell; ANSI colour is ignored when measuring.

@@ -5,7 +5,7 @@ import TreesKit
 enum Values {
     static func number(_ text: String, name: String, expected: String) throws -> Double {
         let t = text.trimmingCharacters(in: .whitespaces)
-        guard let v = Double(t), v.isFinite, !t.lowercased().contains("n"), !t.lowercased().contains("i") else {
+        guard let v = Double(t), v.isFinite else {
             throw CLIError("\(name) '\(text)' is not a number; expected \(expected)", status: .usage)
         }
         return v
