@@ -63,6 +63,12 @@ enum Schema {
                 t.column("horizontalAccuracy", .double)
             }
         }
+        migrator.registerMigration("v2-tree-order-index") { db in
+            // Lists and exports run in `createdAt DESC, id DESC` order; with the id in the index
+            // SQLite walks it instead of sorting the rows of every same-time group.
+            try db.drop(index: "tree_createdAt")
+            try db.create(index: "tree_createdAt_id", on: "tree", columns: ["createdAt", "id"])
+        }
         return migrator
     }
 }

@@ -45,10 +45,16 @@ public final class TreeStore: Sendable {
         }
         var config = Configuration()
         config.foreignKeysEnabled = true
-        config.journalMode = .wal
         config.busyMode = .timeout(busyTimeout)
         config.label = "trees"
         config.prepareDatabase { db in
+            // WAL is set here rather than with `journalMode = .wal`, which also writes a throw-away
+            // table on every open whose WAL file is absent (as it is after every clean close), so
+            // that each command, even a read, cost a write transaction and a checkpoint.
+            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                throw DatabaseError(message: "could not switch \(path) to WAL mode")
+            }
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
             db.add(function: TextSearch.containsFunction)
         }
         do {
