@@ -15,65 +15,8 @@ extension StoreWriter {
         try db.execute(sql: "PRAGMA cache_size = -\(max(2, megabytes) * 1024)")
     }
 
-    /// Inserts a new tree, as `insert(_:)` does, reusing a cached prepared statement.
-    public func insertBulk(_ tree: Tree) throws {
-        try Self.check(tree)
-        let statement = try db.cachedStatement(sql: Tree.insertSQL)
-        try statement.execute(arguments: StatementArguments(tree.bulkStorageValues))
-    }
-
-    /// Inserts or replaces a tree with the same id, reusing a cached prepared statement.
-    public func upsertBulk(_ tree: Tree) throws {
-        try Self.check(tree)
-        let statement = try db.cachedStatement(sql: Tree.replaceSQL)
-        try statement.execute(arguments: StatementArguments(tree.bulkStorageValues))
-    }
-
-    /// Inserts a new tree unless one with the same id is stored; true when it was inserted.
-    ///
-    /// Binds the values straight into a cached prepared statement: the fastest way to store many trees.
-    public func insertIfNewBulk(_ tree: Tree) throws -> Bool {
-        try Self.bulkCheck(tree)
-        let statement = try db.cachedStatement(sql: Tree.insertIfNewSQL)
-        let s = statement.sqliteStatement
-        sqlite3_reset(s)
-        sqlite3_clear_bindings(s)
-        var index: Int32 = 0
-        func text(_ value: String?) {
-            index += 1
-            guard let value else { sqlite3_bind_null(s, index); return }
-            var v = value
-            v.withUTF8 { p in
-                p.withMemoryRebound(to: CChar.self) { c in
-                    if let base = c.baseAddress {
-                        _ = sqlite3_bind_text(s, index, base, Int32(c.count), bulkTransient)
-                    } else {
-                        _ = sqlite3_bind_text(s, index, "", 0, bulkTransient)
-                    }
-                }
-            }
-        }
-        func double(_ value: Double?) {
-            index += 1
-            if let value { sqlite3_bind_double(s, index, value) } else { sqlite3_bind_null(s, index) }
-        }
-        func int(_ value: Int?) {
-            index += 1
-            if let value { sqlite3_bind_int64(s, index, Int64(value)) } else { sqlite3_bind_null(s, index) }
-        }
-        text(BulkText.uuid(tree.id)); double(tree.latitude); double(tree.longitude); double(tree.horizontalAccuracy)
-        text(tree.accuracySource?.rawValue); double(tree.altitude); double(tree.ellipsoidHeight); text(tree.species)
-        text(tree.variety); text(tree.rootstock); text(tree.notes); text(tree.collectionID.map(BulkText.uuid))
-        text(BulkText.date(tree.createdAt)); text(BulkText.date(tree.updatedAt)); text(tree.capture.fixTime.map(BulkText.date))
-        int(tree.capture.fixMode?.rawValue); int(tree.capture.satellites); double(tree.capture.hdop)
-        int(tree.capture.averagedEpochs); text(tree.capture.locationSource)
-        let rc = sqlite3_step(s)
-        sqlite3_reset(s)
-        guard rc == SQLITE_DONE else {
-            throw StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection)))
-        }
-        return sqlite3_changes(db.sqliteConnection) > 0
-    }
+    /// Prepared statements for storing many trees in this transaction (an import).
+    public func bulkTrees() -> BulkTreeWriter { BulkTreeWriter(db: db) }
 
     /// The checks of `check(_:)`, with a blank-species test that needs no Foundation string work.
     static func bulkCheck(_ tree: Tree) throws {
@@ -85,12 +28,6 @@ extension StoreWriter {
             c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
         }
         if blank { throw StoreError.database("species is empty") }
-    }
-
-    /// True when a tree with this id is stored, reusing a cached prepared statement.
-    public func treeExistsBulk(_ id: UUID) throws -> Bool {
-        let statement = try db.cachedStatement(sql: "SELECT 1 FROM tree WHERE id = ?")
-        return try Row.fetchOne(statement, arguments: [BulkText.uuid(id)]) != nil
     }
 }
 
@@ -111,13 +48,138 @@ extension StoreReader {
         while let row = try cursor.next() { try body(row[0], row[1], row[2]) }
     }
 
-    /// Visits trees matching `filter` in the order of `forEachTree(_:)`, decoding rows by column position.
+    /// Visits trees matching `filter` in the order of `forEachTree(_:)`, decoding columns straight
+    /// from SQLite's buffers (ids and dates without an intermediate string).
     public func forEachTreeBulk(_ filter: TreeFilter, _ body: (Tree) throws -> Void) throws {
         let (whereSQL, arguments) = Self.whereClause(filter)
         let columns = Tree.storageColumns.joined(separator: ", ")
-        let sql = "SELECT \(columns) FROM tree\(whereSQL) ORDER BY createdAt DESC, id DESC"
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-        while let row = try cursor.next() { try body(Tree(bulkRow: row)) }
+        let statement = try db.makeStatement(sql: "SELECT \(columns) FROM tree\(whereSQL) ORDER BY createdAt DESC, id DESC")
+        try statement.setArguments(arguments)
+        let s = statement.sqliteStatement
+        defer { sqlite3_reset(s) }
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection))) }
+            try body(Tree(statement: s))
+        }
+    }
+}
+
+/// Stores many trees through statements prepared once, binding ids and dates from a scratch
+/// buffer: what `insert(_:)`, `upsert(_:)` store, at import speed. Valid inside the transaction
+/// of the `StoreWriter` that made it.
+public final class BulkTreeWriter {
+    private let db: Database
+    private var statements: [OpaquePointer?] = [nil, nil, nil, nil]
+    private let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+
+    private enum Kind: Int { case insert, insertIfNew, upsert, exists }
+
+    init(db: Database) { self.db = db }
+
+    deinit {
+        for s in statements { sqlite3_finalize(s) }
+        scratch.deallocate()
+    }
+
+    /// Inserts a new tree; fails when its id is stored.
+    public func insert(_ tree: Tree) throws {
+        try StoreWriter.bulkCheck(tree)
+        _ = try run(.insert, tree)
+    }
+
+    /// Inserts or replaces the tree with the same id.
+    public func upsert(_ tree: Tree) throws {
+        try StoreWriter.bulkCheck(tree)
+        _ = try run(.upsert, tree)
+    }
+
+    /// Inserts a new tree unless one with the same id is stored; true when it was inserted.
+    public func insertIfNew(_ tree: Tree) throws -> Bool {
+        try StoreWriter.bulkCheck(tree)
+        return try run(.insertIfNew, tree)
+    }
+
+    /// True when a tree with this id is stored.
+    public func exists(_ id: UUID) throws -> Bool {
+        let s = try statement(.exists)
+        sqlite3_reset(s)
+        bindUUID(id, 1, s)
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_ROW || rc == SQLITE_DONE else { throw failure() }
+        return rc == SQLITE_ROW
+    }
+
+    private func statement(_ kind: Kind) throws -> OpaquePointer {
+        if let s = statements[kind.rawValue] { return s }
+        let sql = switch kind {
+        case .insert: Tree.insertSQL
+        case .insertIfNew: Tree.insertIfNewSQL
+        case .upsert: Tree.replaceSQL
+        case .exists: "SELECT 1 FROM tree WHERE id = ?"
+        }
+        var s: OpaquePointer?
+        guard sqlite3_prepare_v3(db.sqliteConnection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &s, nil) == SQLITE_OK, let s else {
+            throw failure()
+        }
+        statements[kind.rawValue] = s
+        return s
+    }
+
+    private func failure() -> StoreError { StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection))) }
+
+    private func run(_ kind: Kind, _ tree: Tree) throws -> Bool {
+        let s = try statement(kind)
+        sqlite3_reset(s)
+        var index: Int32 = 0
+        func text(_ value: String?) {
+            index += 1
+            guard var v = value else { sqlite3_bind_null(s, index); return }
+            v.withUTF8 { p in
+                p.withMemoryRebound(to: CChar.self) { c in
+                    if let base = c.baseAddress {
+                        _ = sqlite3_bind_text(s, index, base, Int32(c.count), bulkTransient)
+                    } else {
+                        _ = sqlite3_bind_text(s, index, "", 0, bulkTransient)
+                    }
+                }
+            }
+        }
+        func double(_ value: Double?) {
+            index += 1
+            if let value { sqlite3_bind_double(s, index, value) } else { sqlite3_bind_null(s, index) }
+        }
+        func int(_ value: Int?) {
+            index += 1
+            if let value { sqlite3_bind_int64(s, index, Int64(value)) } else { sqlite3_bind_null(s, index) }
+        }
+        func uuid(_ value: UUID?) {
+            index += 1
+            if let value { bindUUID(value, index, s) } else { sqlite3_bind_null(s, index) }
+        }
+        func date(_ value: Date?) {
+            index += 1
+            guard let value else { sqlite3_bind_null(s, index); return }
+            let n = BulkText.write(date: value, into: scratch)
+            scratch.withMemoryRebound(to: CChar.self, capacity: n) { _ = sqlite3_bind_text(s, index, $0, Int32(n), bulkTransient) }
+        }
+        uuid(tree.id); double(tree.latitude); double(tree.longitude); double(tree.horizontalAccuracy)
+        text(tree.accuracySource?.rawValue); double(tree.altitude); double(tree.ellipsoidHeight); text(tree.species)
+        text(tree.variety); text(tree.rootstock); text(tree.notes); uuid(tree.collectionID)
+        date(tree.createdAt); date(tree.updatedAt); date(tree.capture.fixTime)
+        int(tree.capture.fixMode?.rawValue); int(tree.capture.satellites); double(tree.capture.hdop)
+        int(tree.capture.averagedEpochs); text(tree.capture.locationSource)
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE else { throw failure() }
+        return sqlite3_changes(db.sqliteConnection) > 0
+    }
+
+    private func bindUUID(_ id: UUID, _ index: Int32, _ s: OpaquePointer) {
+        BulkText.write(uuid: id, into: scratch)
+        scratch.withMemoryRebound(to: CChar.self, capacity: 36) { _ = sqlite3_bind_text(s, index, $0, 36, bulkTransient) }
     }
 }
 
@@ -128,39 +190,40 @@ extension Tree {
     static let insertIfNewSQL =
         "INSERT OR IGNORE INTO tree (\(storageColumns.joined(separator: ", "))) VALUES (\(storageColumns.map { _ in "?" }.joined(separator: ", ")))"
 
-    var bulkStorageValues: [(any DatabaseValueConvertible)?] {
-        [
-            BulkText.uuid(id), latitude, longitude, horizontalAccuracy, accuracySource?.rawValue, altitude,
-            ellipsoidHeight, species, variety, rootstock, notes, collectionID.map(BulkText.uuid),
-            BulkText.date(createdAt), BulkText.date(updatedAt), capture.fixTime.map(BulkText.date),
-            capture.fixMode?.rawValue, capture.satellites, capture.hdop, capture.averagedEpochs, capture.locationSource,
-        ]
-    }
-
-    /// Decodes a row whose columns are `Tree.storageColumns`, in that order.
-    init(bulkRow row: Row) throws {
-        func text(_ i: Int) -> String? { row.hasNull(atIndex: i) ? nil : row[i] as String }
-        func double(_ i: Int) -> Double? { row.hasNull(atIndex: i) ? nil : row[i] as Double }
-        func int(_ i: Int) -> Int? { row.hasNull(atIndex: i) ? nil : row[i] as Int }
-        func date(_ i: Int) throws -> Date? {
-            guard let t = text(i) else { return nil }
-            guard let d = BulkText.parseDate(t) ?? (row[i] as Date?) else { throw StoreError.database("malformed date \(t)") }
+    /// Decodes the current row of a statement whose columns are `Tree.storageColumns`, in that order.
+    init(statement s: OpaquePointer) throws {
+        func isNull(_ i: Int32) -> Bool { sqlite3_column_type(s, i) == SQLITE_NULL }
+        func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
+            // sqlite3_column_text before sqlite3_column_bytes, as SQLite asks.
+            let p = sqlite3_column_text(s, i)
+            return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
+        }
+        func text(_ i: Int32) -> String? { isNull(i) ? nil : String(decoding: bytes(i), as: UTF8.self) }
+        func double(_ i: Int32) -> Double? { isNull(i) ? nil : sqlite3_column_double(s, i) }
+        func int(_ i: Int32) -> Int? { isNull(i) ? nil : Int(sqlite3_column_int64(s, i)) }
+        func uuid(_ i: Int32) -> UUID? { isNull(i) ? nil : BulkText.parseUUID(bytes(i)) }
+        func date(_ i: Int32) throws -> Date? {
+            guard !isNull(i) else { return nil }
+            let b = bytes(i)
+            if let d = BulkText.parseDate(b) { return d }
+            let t = String(decoding: b, as: UTF8.self)
+            guard let d = Date.fromDatabaseValue(t.databaseValue) else { throw StoreError.database("malformed date \(t)") }
             return d
         }
-        guard let idText = text(0), let id = BulkText.parseUUID(idText) else { throw StoreError.database("malformed tree id") }
-        guard let created = try date(12), let updated = try date(13) else { throw StoreError.database("tree \(idText) has no dates") }
+        guard let id = uuid(0) else { throw StoreError.database("malformed tree id \(text(0) ?? "NULL")") }
+        guard let created = try date(12), let updated = try date(13) else { throw StoreError.database("tree \(id) has no dates") }
         self.init(
             id: id,
-            coordinate: Coordinate(latitude: row[1], longitude: row[2]),
+            coordinate: Coordinate(latitude: sqlite3_column_double(s, 1), longitude: sqlite3_column_double(s, 2)),
             horizontalAccuracy: double(3),
             accuracySource: text(4).flatMap(AccuracySource.init(rawValue:)),
             altitude: double(5),
             ellipsoidHeight: double(6),
-            species: row[7],
+            species: text(7) ?? "",
             variety: text(8),
             rootstock: text(9),
             notes: text(10),
-            collectionID: text(11).flatMap(BulkText.parseUUID),
+            collectionID: uuid(11),
             createdAt: created,
             updatedAt: updated,
             capture: CaptureInfo(
@@ -169,46 +232,46 @@ extension Tree {
     }
 }
 
-/// Hand-written conversions of ids and dates to and from their stored text.
+/// Hand-written conversions of ids and dates to and from their stored text, on bytes.
 enum BulkText {
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let hex: (UInt64, UInt64) = (0x3736_3534_3332_3130, 0x6665_6463_6261_3938) // "0123456789abcdef"
 
-    /// The lower-case UUID text, as `UUID.storageKey`.
-    static func uuid(_ id: UUID) -> String {
-        let u = id.uuid
-        let bytes = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for (i, b) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(b >> 4)])
-            out.append(hex[Int(b & 0xF)])
+    /// Writes the lower-case UUID text (36 bytes, as `UUID.storageKey`) at `out`.
+    static func write(uuid id: UUID, into out: UnsafeMutablePointer<UInt8>) {
+        withUnsafeBytes(of: id.uuid) { u in
+            withUnsafeBytes(of: hex) { digits in
+                var n = 0
+                for i in 0..<16 {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { out[n] = UInt8(ascii: "-"); n += 1 }
+                    out[n] = digits[Int(u[i] >> 4)]
+                    out[n + 1] = digits[Int(u[i] & 0xF)]
+                    n += 2
+                }
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in either case.
-    static func parseUUID(_ text: String) -> UUID? {
-        var t = text
-        return t.withUTF8 { p -> UUID? in
-            guard p.count == 36 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: 16)
+    static func parseUUID(_ p: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard p.count == 36 else { return nil }
+        var u: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let ok = withUnsafeMutableBytes(of: &u) { bytes -> Bool in
             var k = 0
             var i = 0
             while i < 36 {
                 if i == 8 || i == 13 || i == 18 || i == 23 {
-                    guard p[i] == UInt8(ascii: "-") else { return nil }
+                    guard p[i] == UInt8(ascii: "-") else { return false }
                     i += 1
                     continue
                 }
-                guard let hi = nibble(p[i]), let lo = nibble(p[i + 1]) else { return nil }
+                guard let hi = nibble(p[i]), let lo = nibble(p[i + 1]) else { return false }
                 bytes[k] = hi << 4 | lo
                 k += 1
                 i += 2
             }
-            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            return true
         }
+        return ok ? UUID(uuid: u) : nil
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {
@@ -220,8 +283,9 @@ enum BulkText {
         }
     }
 
-    /// `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond (years 0…9999).
-    static func date(_ date: Date) -> String {
+    /// Writes `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond (years 0…9999), at `out`;
+    /// returns the length (23).
+    static func write(date: Date, into out: UnsafeMutablePointer<UInt8>) -> Int {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var secs = ms / 1000
         var millis = ms % 1000
@@ -230,50 +294,44 @@ enum BulkText {
         var rem = secs % 86400
         if rem < 0 { rem += 86400; days -= 1 }
         let (y, m, d) = civil(Int(days))
-        var out: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        return withUnsafeMutableBytes(of: &out) { raw -> String in
-            var n = 0
-            func put(_ v: Int, _ width: Int) {
-                var x = abs(v)
-                var i = n + width - 1
-                while i >= n { raw[i] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10; i -= 1 }
-                n += width
-            }
-            func sep(_ c: UInt8) { raw[n] = c; n += 1 }
-            put(y, 4); sep(UInt8(ascii: "-")); put(m, 2); sep(UInt8(ascii: "-")); put(d, 2); sep(UInt8(ascii: " "))
-            put(Int(rem / 3600), 2); sep(UInt8(ascii: ":")); put(Int(rem % 3600 / 60), 2); sep(UInt8(ascii: ":"))
-            put(Int(rem % 60), 2); sep(UInt8(ascii: ".")); put(Int(millis), 3)
-            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[0..<n]), as: UTF8.self)
+        var n = 0
+        func put(_ v: Int, _ width: Int) {
+            var x = abs(v)
+            var i = n + width - 1
+            while i >= n { out[i] = UInt8(ascii: "0") + UInt8(x % 10); x /= 10; i -= 1 }
+            n += width
         }
+        func sep(_ c: UInt8) { out[n] = c; n += 1 }
+        put(y, 4); sep(UInt8(ascii: "-")); put(m, 2); sep(UInt8(ascii: "-")); put(d, 2); sep(UInt8(ascii: " "))
+        put(Int(rem / 3600), 2); sep(UInt8(ascii: ":")); put(Int(rem % 3600 / 60), 2); sep(UInt8(ascii: ":"))
+        put(Int(rem % 60), 2); sep(UInt8(ascii: ".")); put(Int(millis), 3)
+        return n
     }
 
     /// Parses `yyyy-MM-dd HH:mm:ss(.SSS)` (UTC); nil for any other shape.
-    static func parseDate(_ text: String) -> Date? {
-        var t = text
-        return t.withUTF8 { p -> Date? in
-            guard p.count == 19 || p.count == 23 else { return nil }
-            func num(_ at: Int, _ n: Int) -> Int? {
-                var v = 0
-                for i in at..<(at + n) {
-                    let d = p[i] &- UInt8(ascii: "0")
-                    guard d < 10 else { return nil }
-                    v = v * 10 + Int(d)
-                }
-                return v
+    static func parseDate(_ p: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard p.count == 19 || p.count == 23 else { return nil }
+        func num(_ at: Int, _ n: Int) -> Int? {
+            var v = 0
+            for i in at..<(at + n) {
+                let d = p[i] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                v = v * 10 + Int(d)
             }
-            guard p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"), p[10] == UInt8(ascii: " ") || p[10] == UInt8(ascii: "T"),
-                  p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"),
-                  let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-                  let s = num(17, 2), (1...12).contains(mo), (1...31).contains(d) else { return nil }
-            var ms = 0
-            if p.count == 23 {
-                guard p[19] == UInt8(ascii: "."), let f = num(20, 3) else { return nil }
-                ms = f
-            }
-            let days = daysFromCivil(y, mo, d)
-            let total = Int64(days) * 86_400_000 + Int64(h * 3_600_000 + mi * 60_000 + s * 1000 + ms)
-            return Date(timeIntervalSince1970: Double(total) / 1000)
+            return v
         }
+        guard p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"), p[10] == UInt8(ascii: " ") || p[10] == UInt8(ascii: "T"),
+              p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"),
+              let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+              let s = num(17, 2), (1...12).contains(mo), (1...31).contains(d) else { return nil }
+        var ms = 0
+        if p.count == 23 {
+            guard p[19] == UInt8(ascii: "."), let f = num(20, 3) else { return nil }
+            ms = f
+        }
+        let days = daysFromCivil(y, mo, d)
+        let total = Int64(days) * 86_400_000 + Int64(h * 3_600_000 + mi * 60_000 + s * 1000 + ms)
+        return Date(timeIntervalSince1970: Double(total) / 1000)
     }
 
     private static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {

@@ -63,11 +63,18 @@ enum Schema {
                 t.column("horizontalAccuracy", .double)
             }
         }
-        migrator.registerMigration("v2-tree-order-index") { db in
-            // Lists and exports run in `createdAt DESC, id DESC` order; with the id in the index
+        migrator.registerMigration("v2-tree-indexes") { db in
+            // Lists and exports run in `createdAt DESC, id DESC` order: with the id in the index
             // SQLite walks it instead of sorting the rows of every same-time group.
             try db.drop(index: "tree_createdAt")
             try db.create(index: "tree_createdAt_id", on: "tree", columns: ["createdAt", "id"])
+            // Species are always compared without case, which a BINARY index cannot serve: it only
+            // cost time on every insert.
+            try db.drop(index: "tree_species")
+            // Trees without a collection are left out of the collection index (most imported trees
+            // have none); `collectionId = ?` still uses it.
+            try db.drop(index: "tree_collectionId")
+            try db.execute(sql: "CREATE INDEX tree_collectionId ON tree(collectionId) WHERE collectionId IS NOT NULL")
         }
         return migrator
     }

@@ -59,7 +59,6 @@ struct ImportCommand: AsyncParsableCommand {
         if fmt == .nmea {
             throw CLIError("\(input.displayName) is an NMEA log: it holds positions, not trees; use 'trees capture --source replay:\(file)'", status: .dataError)
         }
-        let db = try store.open()
         let conflict = Conflict(rawValue: onConflict) ?? .skip
         let speciesSource = SpeciesSource(rawValue: speciesFrom) ?? .name
         let parts = Set(includedParts)
@@ -79,6 +78,8 @@ struct ImportCommand: AsyncParsableCommand {
             pipeline.cancel()
             reading.wait()
         }
+        // The file is already being read and parsed while the store opens (and, when new, is created).
+        let db = try store.open()
         do {
             try db.write { w in
                 if (input.size ?? 0) > 16 << 20 { try w.reserveBulkCache(megabytes: 24) }
@@ -332,6 +333,7 @@ struct ImportSummary {
 /// Stores imported trees inside one transaction, resolving collections and duplicates.
 struct TreeImporter {
     let w: StoreWriter
+    let bulk: BulkTreeWriter
     let conflict: ImportCommand.Conflict
     let forced: TreeCollection?
     let photoFolder: String
@@ -349,6 +351,7 @@ struct TreeImporter {
 
     init(writer: StoreWriter, conflict: ImportCommand.Conflict, collection: String?, photoFolder: String) throws {
         w = writer
+        bulk = writer.bulkTrees()
         self.conflict = conflict
         self.photoFolder = photoFolder
         if let collection {
@@ -428,7 +431,7 @@ struct TreeImporter {
             // The common case in one statement: insert unless the id is already stored.
             let inserted: Bool
             do {
-                inserted = try w.insertIfNewBulk(t.tree(id: given, collectionID: collectionID, now: w.now))
+                inserted = try bulk.insertIfNew(t.tree(id: given, collectionID: collectionID, now: w.now))
             } catch let e as StoreError {
                 throw ImportRefusal(line: t.line, reason: e.description)
             }
@@ -441,13 +444,13 @@ struct TreeImporter {
             return
         }
         var id = t.id ?? .random()
-        if let given = t.id, try w.treeExistsBulk(given) {
+        if let given = t.id, try bulk.exists(given) {
             switch conflict {
             case .skip:
                 summary.alreadyPresent += 1
                 return
             case .replace:
-                try w.upsertBulk(t.tree(id: given, collectionID: collectionID, now: w.now))
+                try bulk.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
                 summary.replaced += 1
                 return
             case .newID:
@@ -458,7 +461,7 @@ struct TreeImporter {
             return
         }
         do {
-            try w.insertBulk(t.tree(id: id, collectionID: collectionID, now: w.now))
+            try bulk.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
         } catch let e as StoreError {
             throw ImportRefusal(line: t.line, reason: e.description)
         }

@@ -371,33 +371,33 @@ struct GPXParser: XMLHandler {
 
     private var string: String { String(decoding: text, as: UTF8.self) }
 
-    private mutating func number(_ what: String, line: Int) -> Double? {
+    private mutating func number(_ what: @autoclosure () -> String, line: Int) -> Double? {
         guard let v = ByteParsing.double(text[...]) else {
-            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what) \"\(string)\" is not a number; ignored") }
+            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not a number; ignored") }
             return nil
         }
         return v
     }
 
-    private mutating func integer(_ what: String, line: Int) -> Int? {
+    private mutating func integer(_ what: @autoclosure () -> String, line: Int) -> Int? {
         guard let v = ByteParsing.int(text[...]) else {
-            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what) \"\(string)\" is not a whole number; ignored") }
+            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not a whole number; ignored") }
             return nil
         }
         return v
     }
 
-    private mutating func time(_ what: String, line: Int) -> Date? {
+    private mutating func time(_ what: @autoclosure () -> String, line: Int) -> Date? {
         guard let v = ByteParsing.date(text[...]) else {
-            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what) \"\(string)\" is not an ISO 8601 time; ignored") }
+            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not an ISO 8601 time; ignored") }
             return nil
         }
         return v
     }
 
-    private mutating func uuid(_ what: String, line: Int) -> UUID? {
+    private mutating func uuid(_ what: @autoclosure () -> String, line: Int) -> UUID? {
         guard let v = ByteParsing.uuid(text[...]) else {
-            if let s = trimmedString { diagnose(line, "\(what) \"\(s)\" is not a UUID; ignored") }
+            if let s = trimmedString { diagnose(line, "\(what()) \"\(s)\" is not a UUID; ignored") }
             return nil
         }
         return v
@@ -436,25 +436,26 @@ struct GPXParser: XMLHandler {
     }
 
     private mutating func setTreesField(_ field: TreesField, line: Int) {
-        let what = "<trees:\(field.rawValue)>"
+        // Built only for a diagnostic: most fields never need it.
+        func what() -> String { "<trees:\(field.rawValue)>" }
         switch field {
-        case .id: point.trees.id = uuid(what, line: line)
+        case .id: point.trees.id = uuid(what(), line: line)
         case .species: point.trees.species = string
         case .variety: point.trees.variety = string
         case .rootstock: point.trees.rootstock = string
         case .notes: point.trees.notes = string
-        case .horizontalAccuracy: point.trees.horizontalAccuracy = number(what, line: line)
+        case .horizontalAccuracy: point.trees.horizontalAccuracy = number(what(), line: line)
         case .accuracySource:
             let s = trimmedString
             point.trees.accuracySource = s.flatMap(AccuracySource.init(rawValue:))
-            if let s, point.trees.accuracySource == nil { diagnose(line, "\(what) \"\(s)\" is not a known accuracy source; ignored") }
+            if let s, point.trees.accuracySource == nil { diagnose(line, "\(what()) \"\(s)\" is not a known accuracy source; ignored") }
         case .collection: point.trees.collection = string
-        case .collectionId: point.trees.collectionID = uuid(what, line: line)
-        case .createdAt: point.trees.createdAt = time(what, line: line)
-        case .updatedAt: point.trees.updatedAt = time(what, line: line)
-        case .ellipsoidHeight: point.trees.ellipsoidHeight = number(what, line: line)
-        case .fixTime: point.trees.fixTime = time(what, line: line)
-        case .averagedEpochs: point.trees.averagedEpochs = integer(what, line: line)
+        case .collectionId: point.trees.collectionID = uuid(what(), line: line)
+        case .createdAt: point.trees.createdAt = time(what(), line: line)
+        case .updatedAt: point.trees.updatedAt = time(what(), line: line)
+        case .ellipsoidHeight: point.trees.ellipsoidHeight = number(what(), line: line)
+        case .fixTime: point.trees.fixTime = time(what(), line: line)
+        case .averagedEpochs: point.trees.averagedEpochs = integer(what(), line: line)
         case .locationSource: point.trees.locationSource = string
         }
     }

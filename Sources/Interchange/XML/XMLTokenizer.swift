@@ -147,8 +147,6 @@ package struct XMLTokenizer {
 
     // MARK: - Errors and positions
 
-    private func column(at index: Int) -> Int { index - lineStart + 1 }
-
     /// Line and column of buffer index `index` (which must be at or after `pos`).
     private func location(of index: Int) -> (line: Int, column: Int) {
         var l = line
@@ -226,31 +224,32 @@ package struct XMLTokenizer {
         }
     }
 
-    /// Finds `pattern` at or after `from`; nil when the buffer ends first.
-    private func find(_ pattern: StaticString, from: Int) -> Int? {
+    // The scanning helpers are static and take the bytes as an argument: called as methods from the
+    // mutating tokenizer, each call copied the whole tokenizer struct.
+
+    /// Finds `pattern` in `p` at or after `from`; nil when the buffer ends first.
+    private static func find(_ p: UnsafeBufferPointer<UInt8>, _ pattern: StaticString, from: Int) -> Int? {
         let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
-        let p = bytes
-        return { () -> Int? in
-            var i = from
-            let last = p.count - pat.count
-            while i <= last {
-                if p[i] == pat[0] {
-                    var k = 1
-                    while k < pat.count && p[i + k] == pat[k] { k += 1 }
-                    if k == pat.count { return i }
-                }
-                i += 1
+        var i = from
+        let last = p.count - pat.count
+        while i <= last {
+            if p[i] == pat[0] {
+                var k = 1
+                while k < pat.count && p[i + k] == pat[k] { k += 1 }
+                if k == pat.count { return i }
             }
-            return nil
-        }()
+            i += 1
+        }
+        return nil
     }
 
-    private func hasPrefix(_ pattern: StaticString, at index: Int) -> Bool? {
+    /// Whether `p` holds `pattern` at `index`; nil when the buffer ends first.
+    private static func hasPrefix(_ p: UnsafeBufferPointer<UInt8>, _ pattern: StaticString, at index: Int) -> Bool? {
         let n = pattern.utf8CodeUnitCount
         let pat = UnsafeBufferPointer(start: pattern.utf8Start, count: n)
         for k in 0..<n {
-            guard index + k < bytes.count else { return nil }
-            if bytes[index + k] != pat[k] { return false }
+            guard index + k < p.count else { return nil }
+            if p[index + k] != pat[k] { return false }
         }
         return true
     }
@@ -368,11 +367,11 @@ package struct XMLTokenizer {
         let next = bytes[pos + 1]
         if next == UInt8(ascii: "/") { return try endTag(&handler, final: final) }
         if next == UInt8(ascii: "?") {
-            guard let end = find("?>", from: pos + 2) else {
+            guard let end = Self.find(bytes, "?>", from: pos + 2) else {
                 if final { throw error("unexpected end of file inside a processing instruction", at: pos) }
                 return false
             }
-            if hasPrefix("<?xml", at: pos) == true, pos + 5 < bytes.count, Self.isSpace(bytes[pos + 5]) || bytes[pos + 5] == UInt8(ascii: "?"), sawMarkup || rootSeen {
+            if Self.hasPrefix(bytes, "<?xml", at: pos) == true, pos + 5 < bytes.count, Self.isSpace(bytes[pos + 5]) || bytes[pos + 5] == UInt8(ascii: "?"), sawMarkup || rootSeen {
                 throw error("the XML declaration must come first in the document", at: pos)
             }
             sawMarkup = true
@@ -380,12 +379,12 @@ package struct XMLTokenizer {
             return true
         }
         if next == UInt8(ascii: "!") {
-            guard let isComment = hasPrefix("<!--", at: pos) else {
+            guard let isComment = Self.hasPrefix(bytes, "<!--", at: pos) else {
                 if final { throw error("unexpected end of file after '<!'", at: pos) }
                 return false
             }
             if isComment {
-                guard let end = find("-->", from: pos + 4) else {
+                guard let end = Self.find(bytes, "-->", from: pos + 4) else {
                     if final { throw error("unexpected end of file inside a comment", at: pos) }
                     return false
                 }
@@ -393,12 +392,12 @@ package struct XMLTokenizer {
                 advance(to: end + 3)
                 return true
             }
-            guard let isCDATA = hasPrefix("<![CDATA[", at: pos) else {
+            guard let isCDATA = Self.hasPrefix(bytes, "<![CDATA[", at: pos) else {
                 if final { throw error("unexpected end of file after '<!'", at: pos) }
                 return false
             }
             if isCDATA {
-                guard let end = find("]]>", from: pos + 9) else {
+                guard let end = Self.find(bytes, "]]>", from: pos + 9) else {
                     if final { throw error("unexpected end of file inside a CDATA section", at: pos) }
                     return false
                 }
@@ -410,7 +409,7 @@ package struct XMLTokenizer {
                 advance(to: end + 3)
                 return true
             }
-            guard let isDoctype = hasPrefix("<!DOCTYPE", at: pos) else {
+            guard let isDoctype = Self.hasPrefix(bytes, "<!DOCTYPE", at: pos) else {
                 if final { throw error("unexpected end of file after '<!'", at: pos) }
                 return false
             }
@@ -437,7 +436,7 @@ package struct XMLTokenizer {
                 depth += 1
             } else if b == UInt8(ascii: "]") {
                 depth -= 1
-            } else if b == UInt8(ascii: "<"), depth > 0, hasPrefix("<!ENTITY", at: i) == true {
+            } else if b == UInt8(ascii: "<"), depth > 0, Self.hasPrefix(bytes, "<!ENTITY", at: i) == true {
                 throw error("the document type declaration declares entities; entity declarations are refused for safety", at: i)
             } else if b == UInt8(ascii: ">") && depth <= 0 {
                 end = i; break
@@ -463,13 +462,10 @@ package struct XMLTokenizer {
     }
 
     /// Scans a name at `from`; returns its end index.
-    private func scanName(from: Int, limit: Int) -> Int {
-        let p = bytes
-        return { () -> Int in
-            var i = from
-            while i < limit && Self.isNameByte(p[i]) { i += 1 }
-            return i
-        }()
+    private static func scanName(_ p: UnsafeBufferPointer<UInt8>, from: Int, limit: Int) -> Int {
+        var i = from
+        while i < limit && isNameByte(p[i]) { i += 1 }
+        return i
     }
 
     private static func qname(_ n: (prefix: String, local: String)) -> String {
@@ -480,11 +476,12 @@ package struct XMLTokenizer {
         n.prefix.isEmpty ? n.local : n.prefix + ":" + n.local
     }
 
-    private func splitName(_ from: Int, _ to: Int) -> (prefix: String, local: String) {
+    private static func splitName(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> (prefix: String, local: String) {
         var colon: Int?
-        for i in from..<to where bytes[i] == UInt8(ascii: ":") { colon = i; break }
-        guard let c = colon else { return ("", String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)) }
-        return (String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<c]), as: UTF8.self), String(decoding: UnsafeBufferPointer(rebasing: bytes[(c + 1)..<to]), as: UTF8.self))
+        for i in from..<to where p[i] == UInt8(ascii: ":") { colon = i; break }
+        guard let c = colon else { return ("", String(decoding: UnsafeBufferPointer(rebasing: p[from..<to]), as: UTF8.self)) }
+        return (String(decoding: UnsafeBufferPointer(rebasing: p[from..<c]), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(rebasing: p[(c + 1)..<to]), as: UTF8.self))
     }
 
     /// The last prefix looked up and its namespace; cleared whenever the bindings change.
@@ -497,13 +494,13 @@ package struct XMLTokenizer {
 
     private mutating func cachedNamespace(for prefix: String) -> String? {
         if let last = lastLookup, last.prefix == prefix { return last.uri }
-        guard let uri = namespace(for: prefix) else { return nil }
+        guard let uri = Self.namespace(for: prefix, in: bindings) else { return nil }
         lastLookup = (prefix, uri)
         return uri
     }
 
-    private func namespace(for prefix: String) -> String? {
-        if prefix == "xml" { return Self.xmlNamespace }
+    private static func namespace(for prefix: String, in bindings: [(prefix: String, uri: String)]) -> String? {
+        if prefix == "xml" { return xmlNamespace }
         var i = bindings.count - 1
         while i >= 0 {
             if bindings[i].prefix == prefix { return bindings[i].uri }
@@ -538,8 +535,8 @@ package struct XMLTokenizer {
         }
         if rootClosed { throw error("a second root element; a document has exactly one", at: pos) }
         guard Self.isNameStart(bytes[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
-        let nameEnd = scanName(from: pos + 1, limit: gt)
-        let element = splitName(pos + 1, nameEnd)
+        let nameEnd = Self.scanName(bytes, from: pos + 1, limit: gt)
+        let element = Self.splitName(bytes, pos + 1, nameEnd)
         var selfClosing = false
         var i = nameEnd
         if !rawAttributes.isEmpty { rawAttributes.removeAll(keepingCapacity: true) }
@@ -557,8 +554,8 @@ package struct XMLTokenizer {
                 throw error("expected whitespace before an attribute in tag <\(Self.qname(element))>", at: i)
             }
             guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(Self.qname(element))>", at: i) }
-            let attrEnd = scanName(from: i, limit: gt)
-            let attr = splitName(i, attrEnd)
+            let attrEnd = Self.scanName(bytes, from: i, limit: gt)
+            let attr = Self.splitName(bytes, i, attrEnd)
             var j = attrEnd
             while j < gt && Self.isSpace(bytes[j]) { j += 1 }
             guard j < gt, bytes[j] == UInt8(ascii: "=") else {
@@ -616,7 +613,7 @@ package struct XMLTokenizer {
         for a in rawAttributes {
             var attrNS = ""
             if !a.prefix.isEmpty {
-                guard let u = namespace(for: a.prefix) else {
+                guard let u = Self.namespace(for: a.prefix, in: bindings) else {
                     throw error("undeclared namespace prefix '\(a.prefix)' in attribute '\(Self.qname(a))'", at: tagStart)
                 }
                 attrNS = u
@@ -624,7 +621,7 @@ package struct XMLTokenizer {
             attributes.append(XMLName(namespace: attrNS, local: a.local), value: valueScratch[a.range])
         }
         let tagLine = line
-        let tagColumn = column(at: tagStart)
+        let tagColumn = tagStart - lineStart + 1
         rootSeen = true
         sawMarkup = true
         open.append(OpenElement(prefix: element.prefix, name: name, bindingMark: mark))
@@ -664,11 +661,11 @@ package struct XMLTokenizer {
     }
 
     private mutating func endTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
-        guard let gt = find(">", from: pos + 2) else {
+        guard let gt = Self.find(bytes, ">", from: pos + 2) else {
             if final { throw error("unexpected end of file inside an end tag", at: pos) }
             return false
         }
-        let nameEnd = scanName(from: pos + 2, limit: gt)
+        let nameEnd = Self.scanName(bytes, from: pos + 2, limit: gt)
         for k in nameEnd..<gt where !Self.isSpace(bytes[k]) {
             throw error("unexpected character in end tag", at: k)
         }
