@@ -22,13 +22,17 @@ PAGES = $(notdir $(wildcard man/*.1))
 
 all: build
 
+# The Swift runtime and Foundation are linked in: the binary needs only the C libraries, and every
+# command starts about 7 ms sooner (no dynamic linking of the Swift libraries).
+RELEASE = swift build -c release --static-swift-stdlib
+
 build:
-	swift build -c release --product trees
+	$(RELEASE) --product trees
 
 install:
-	@if [ -z "$(BIN)" ]; then swift build -c release --product trees; fi
+	@if [ -z "$(BIN)" ]; then $(RELEASE) --product trees; fi
 	install -d "$(BINDIR)" "$(MANDIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
-	install -m 755 "$${BIN:-$$(swift build -c release --show-bin-path)/trees}" "$(BINDIR)/trees"
+	install -m 755 "$${BIN:-$$($(RELEASE) --show-bin-path)/trees}" "$(BINDIR)/trees"
 	install -m 644 $(addprefix man/,$(PAGES)) "$(MANDIR)/"
 	install -m 644 completions/trees.bash "$(BASHDIR)/trees"
 	install -m 644 completions/_trees "$(ZSHDIR)/_trees"

@@ -55,6 +55,32 @@ enum Harness {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trees").path
     }
 
+    /// Says how the measured binary gets the Swift runtime: numbers for a binary that loads it
+    /// dynamically include about 7 ms of dynamic linking per run that an installed `trees` does not pay.
+    static func linkage(of binary: String) -> String {
+        // Read in small pieces: a child's peak memory (wait4) starts from this process's own peak.
+        guard let handle = FileHandle(forReadingAtPath: binary) else { return "trees: \(binary) (not readable)" }
+        defer { try? handle.close() }
+        let needle = Data("libswiftCore.so".utf8)
+        var carry = Data()
+        var dynamic = false
+        while !dynamic, let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            let window = carry + chunk
+            dynamic = window.range(of: needle) != nil
+            carry = window.suffix(needle.count - 1)
+        }
+        return dynamic
+            ? "trees: \(binary), Swift runtime loaded dynamically (make install links it in: build with --static-swift-stdlib)"
+            : "trees: \(binary), Swift runtime linked in (as make install builds it)"
+    }
+
+    /// This process's own peak resident memory: children's peaks are reported no lower than it.
+    static var ownPeakMB: Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_maxrss) / 1024
+    }
+
     static func option(_ name: String, in arguments: [String]) -> String? {
         guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
         return arguments[i + 1]

@@ -2,10 +2,15 @@ import Foundation
 
 /// `trees-bench WHAT [options]`: benchmarks that print throughput and peak memory.
 ///
-/// Build in release first (`swift build -c release`), then `.build/release/trees-bench store`.
+/// Build in release first, as `make install` does (`swift build -c release --static-swift-stdlib`),
+/// then `.build/release/trees-bench store`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: trees-bench store|nmea|extras|interchange [--trees PATH] [options]"
 do {
+    if let what = arguments.first, ["store", "nmea", "extras", "interchange"].contains(what) {
+        print(Harness.linkage(of: Harness.treesBinary(arguments)))
+        print(String(format: "peak memory of a child is reported no lower than this process's own, %.1f MB", Harness.ownPeakMB))
+    }
     switch arguments.first {
     case "store": try runStoreBenchmark(arguments: Array(arguments.dropFirst()))
     case "nmea": try await runNMEABenchmark(arguments: Array(arguments.dropFirst()))

@@ -319,24 +319,26 @@ extension ByteParsing {
     static func uuid(_ raw: ArraySlice<UInt8>) -> UUID? {
         let p = trimmed(raw)
         guard p.count == 36 else { return nil }
-        var b = [UInt8](repeating: 0, count: 16)
-        var k = 0
-        var i = p.startIndex
-        let end = p.endIndex
-        while i < end {
-            let offset = i - p.startIndex
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard p[i] == UInt8(ascii: "-") else { return nil }
-                i += 1
-                continue
+        var u: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let ok = withUnsafeMutableBytes(of: &u) { b -> Bool in
+            var k = 0
+            var i = p.startIndex
+            let end = p.endIndex
+            while i < end {
+                let offset = i - p.startIndex
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard p[i] == UInt8(ascii: "-") else { return false }
+                    i += 1
+                    continue
+                }
+                guard i + 1 < end, let hi = nibble(p[i]), let lo = nibble(p[i + 1]) else { return false }
+                b[k] = hi << 4 | lo
+                k += 1
+                i += 2
             }
-            guard i + 1 < end, let hi = nibble(p[i]), let lo = nibble(p[i + 1]) else { return nil }
-            b[k] = hi << 4 | lo
-            k += 1
-            i += 2
+            return k == 16
         }
-        guard k == 16 else { return nil }
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        return ok ? UUID(uuid: u) : nil
     }
 
     static func uuid(_ string: String) -> UUID? {

@@ -261,11 +261,15 @@ package struct XMLTokenizer {
     private mutating func text<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         let start = pos
         let p = bytes
+        // Lines are counted in the same pass that looks for the end of the text.
+        var newlines = 0
+        var lastNewline = -1
         let end = { () -> Int in
             var i = start
             while i < p.count {
                 let b = p[i]
                 if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") { break }
+                if b == 0x0A { newlines += 1; lastNewline = i }
                 i += 1
             }
             return i
@@ -280,7 +284,9 @@ package struct XMLTokenizer {
             } else {
                 try handler.characters(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             }
-            advance(to: end)
+            line += newlines
+            if lastNewline >= 0 { lineStart = lastNewline + 1 }
+            pos = end
         }
         guard end < bytes.count, bytes[end] == UInt8(ascii: "&") else { return true }
         // An entity or character reference.
@@ -510,11 +516,14 @@ package struct XMLTokenizer {
     }
 
     private mutating func startTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
-        // Find the closing '>' outside quotes.
         let tagStart = pos
         let p = bytes
+        // Most tags are a bare name: `<ele>`. Scan the name first; only a tag with more in it needs
+        // the search for its closing '>' outside quotes (a name holds neither quotes nor '>').
+        let nameEnd = Self.scanName(p, from: tagStart + 1, limit: p.count)
         let close = { () -> Int? in
-            var i = tagStart + 1
+            if nameEnd < p.count && p[nameEnd] == UInt8(ascii: ">") { return nameEnd }
+            var i = nameEnd
             var quote: UInt8 = 0
             while i < p.count {
                 let b = p[i]
@@ -535,7 +544,6 @@ package struct XMLTokenizer {
         }
         if rootClosed { throw error("a second root element; a document has exactly one", at: pos) }
         guard Self.isNameStart(bytes[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
-        let nameEnd = Self.scanName(bytes, from: pos + 1, limit: gt)
         let element = Self.splitName(bytes, pos + 1, nameEnd)
         var selfClosing = false
         var i = nameEnd
@@ -626,7 +634,11 @@ package struct XMLTokenizer {
         sawMarkup = true
         open.append(OpenElement(prefix: element.prefix, name: name, bindingMark: mark))
         try handler.startElement(name, attributes: attributes, line: tagLine, column: tagColumn)
-        advance(to: gt + 1)
+        if gt <= nameEnd + 1 {
+            pos = gt + 1 // `<name>` or `<name/>`: no line break to count
+        } else {
+            advance(to: gt + 1)
+        }
         if selfClosing {
             open.removeLast()
             if bindings.count > mark { popBindings(to: mark) }
@@ -661,11 +673,17 @@ package struct XMLTokenizer {
     }
 
     private mutating func endTag<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
-        guard let gt = Self.find(bytes, ">", from: pos + 2) else {
-            if final { throw error("unexpected end of file inside an end tag", at: pos) }
-            return false
+        let nameEnd = Self.scanName(bytes, from: pos + 2, limit: bytes.count)
+        let gt: Int
+        if nameEnd < bytes.count && bytes[nameEnd] == UInt8(ascii: ">") {
+            gt = nameEnd
+        } else {
+            guard let found = Self.find(bytes, ">", from: nameEnd) else {
+                if final { throw error("unexpected end of file inside an end tag", at: pos) }
+                return false
+            }
+            gt = found
         }
-        let nameEnd = Self.scanName(bytes, from: pos + 2, limit: gt)
         for k in nameEnd..<gt where !Self.isSpace(bytes[k]) {
             throw error("unexpected character in end tag", at: k)
         }
@@ -680,7 +698,7 @@ package struct XMLTokenizer {
         if bindings.count > top.bindingMark { popBindings(to: top.bindingMark) }
         if open.isEmpty { rootClosed = true }
         let endLine = line
-        advance(to: gt + 1)
+        if gt == nameEnd { pos = gt + 1 } else { advance(to: gt + 1) }
         try handler.endElement(top.name, line: endLine)
         return true
     }
