@@ -2,8 +2,8 @@ import Foundation
 
 /// `trees-bench WHAT [options]`: benchmarks that print throughput and peak memory.
 ///
-/// Build in release first, as `make install` does (`swift build -c release --static-swift-stdlib`),
-/// then `.build/release/trees-bench store`.
+/// Build in release first, as `make install` does (`swift build -c release --static-swift-stdlib --product trees`,
+/// the same for `--product trees-bench`), then `.build/release/trees-bench store`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: trees-bench store|nmea|extras|interchange [--trees PATH] [options]"
 do {

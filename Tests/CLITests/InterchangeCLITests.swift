@@ -170,6 +170,40 @@ import Testing
         #expect(bad.status == 64)
     }
 
+    /// An export of a few megabytes (written in blocks, handed to writeback as it goes, bounds
+    /// patched in at the end) is complete; a full device is reported as such and leaves no files.
+    @Test func largeExportIsCompleteAndAFullDiskIsReported() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let count = 4000
+        var gpx = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"test\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        for i in 0..<count {
+            gpx += "<wpt lat=\"47.\(String(format: "%04d", i))\" lon=\"8.\(String(format: "%05d", i * 5))\"><name>Tree \(i)</name>"
+            gpx += "<desc>\(String(repeating: "notes ", count: 60))</desc></wpt>\n"
+        }
+        gpx += "</gpx>\n"
+        let source = t.folder.appendingPathComponent("survey.gpx")
+        try gpx.write(to: source, atomically: true, encoding: .utf8)
+        let imported = try t.run(["import", source.path])
+        #expect(imported.status == 0, "\(imported)")
+
+        let out = t.folder.appendingPathComponent("all.gpx")
+        let r = try t.run(["export", "--format", "gpx", "--out", out.path])
+        #expect(r.status == 0, "\(r)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: out.path)[.size] as? Int)
+        #expect(size > 2 << 20)
+        let text = try read(out)
+        #expect(text.hasSuffix("</wpt>\n</gpx>\n"))
+        #expect(text.contains("<bounds minlat=\"47\" minlon=\"8\" maxlat=\"47.3999\" maxlon=\"8.19995\"/>"))
+        let inspected = try t.run(["inspect", out.path, "--json"])
+        #expect(inspected.stdout.contains("\"waypoints\": \(count),"), "\(inspected)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
+
+        let full = try t.run(["export", "--format", "csv", "--out", "/dev/full"])
+        #expect(full.status == 74, "\(full)")
+        #expect(full.stderr == "trees: cannot write /dev/full: No space left on device\n")
+    }
+
     @Test func inspectCountsGPX() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TreesKit
 @testable import TreesStore
@@ -39,6 +40,43 @@ import TreesKit
         try store.write { try $0.insert(tree("Apple")) }
         let again = try open()
         #expect(try again.trees().map(\.species) == ["Apple"])
+    }
+
+    /// A store made by the first schema gets the second one's indexes and keeps its trees; after
+    /// that, opening it and reading leaves the file byte for byte as it was, with no WAL left behind.
+    @Test func upgradesAVersion1StoreAndReadsWriteNothing() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
+        do {
+            let old = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(old, upTo: "v1-trees-collections-photos-preferences")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
+                    VALUES ('0f0e0d0c-0b0a-4908-8706-050403020100', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000')
+                    """)
+            }
+        }
+        do {
+            let store = try open()
+            let indexes = try store.queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tree' AND sql IS NOT NULL ORDER BY name")
+                    .map { "\($0["name"] as String): \($0["sql"] as String)" }
+            }
+            #expect(indexes == [
+                "tree_collectionId: CREATE INDEX tree_collectionId ON tree(collectionId) WHERE collectionId IS NOT NULL",
+                "tree_createdAt_id: CREATE INDEX \"tree_createdAt_id\" ON \"tree\"(\"createdAt\", \"id\")",
+            ])
+            #expect(try store.trees().map(\.id.uuidString) == ["0F0E0D0C-0B0A-4908-8706-050403020100"])
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        do {
+            let store = try open()
+            #expect(try store.trees().count == 1)
+            try store.read { r in try r.forEachTreeBulk(TreeFilter()) { #expect($0.species == "Apple") } }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     @Test func roundTripsEveryField() throws {
