@@ -82,7 +82,7 @@ struct ImportCommand: AsyncParsableCommand {
         let db = try store.open()
         do {
             try db.write { w in
-                if (input.size ?? 0) > 16 << 20 { try w.reserveBulkCache(megabytes: 24) }
+                if (input.size ?? 0) > 16 << 20 { try w.reserveBulkCache(megabytes: 40) }
                 var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photoFolder: db.photoFolder)
                 defer { createdFiles = importer.createdFiles }
                 while let batch = try pipeline.next() {
