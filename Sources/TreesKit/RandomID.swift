@@ -19,3 +19,56 @@ extension UUID {
         return UUID(uuid: bytes)
     }
 }
+
+extension UUID {
+    /// Parses the 36-byte text form `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, hex digits in either case.
+    public init?(text p: UnsafeBufferPointer<UInt8>) {
+        guard p.count == 36,
+              p[8] == UInt8(ascii: "-"), p[13] == UInt8(ascii: "-"), p[18] == UInt8(ascii: "-"), p[23] == UInt8(ascii: "-")
+        else { return nil }
+        var u: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let ok = withUnsafeMutableBytes(of: &u) { out -> Bool in
+            UUIDText.pairOffsets.withUnsafeBufferPointer { offsets in
+                UUIDText.hexValues.withUnsafeBufferPointer { values in
+                    var bad: UInt8 = 0
+                    for k in 0..<16 {
+                        let hi = values[Int(p[offsets[k]])], lo = values[Int(p[offsets[k] + 1])]
+                        bad |= (hi | lo) & 0xF0
+                        out[k] = hi << 4 | lo
+                    }
+                    return bad == 0
+                }
+            }
+        }
+        guard ok else { return nil }
+        self.init(uuid: u)
+    }
+
+    /// Writes the 36-byte text form at `out`, in lower case (the stored form) or upper case.
+    public func writeText(into out: UnsafeMutablePointer<UInt8>, uppercase: Bool = false) {
+        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
+        let d = digits.utf8Start
+        withUnsafeBytes(of: uuid) { raw in
+            var n = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out[n] = UInt8(ascii: "-"); n += 1 }
+                out[n] = d[Int(raw[i] >> 4)]
+                out[n + 1] = d[Int(raw[i] & 0xF)]
+                n += 2
+            }
+        }
+    }
+}
+
+/// Tables for the UUID text form.
+private enum UUIDText {
+    /// Where each byte's two hex digits start in the text.
+    static let pairOffsets = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+    /// The value of each byte as a hex digit, 0xFF for anything else.
+    static let hexValues: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in "0123456789abcdef".utf8.enumerated() { table[Int(c)] = UInt8(i) }
+        for (i, c) in "ABCDEF".utf8.enumerated() { table[Int(c)] = UInt8(10 + i) }
+        return table
+    }()
+}

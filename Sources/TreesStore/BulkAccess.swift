@@ -234,54 +234,11 @@ extension Tree {
 
 /// Hand-written conversions of ids and dates to and from their stored text, on bytes.
 enum BulkText {
-    private static let hex: (UInt64, UInt64) = (0x3736_3534_3332_3130, 0x6665_6463_6261_3938) // "0123456789abcdef"
-
     /// Writes the lower-case UUID text (36 bytes, as `UUID.storageKey`) at `out`.
-    static func write(uuid id: UUID, into out: UnsafeMutablePointer<UInt8>) {
-        withUnsafeBytes(of: id.uuid) { u in
-            withUnsafeBytes(of: hex) { digits in
-                var n = 0
-                for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 { out[n] = UInt8(ascii: "-"); n += 1 }
-                    out[n] = digits[Int(u[i] >> 4)]
-                    out[n + 1] = digits[Int(u[i] & 0xF)]
-                    n += 2
-                }
-            }
-        }
-    }
+    static func write(uuid id: UUID, into out: UnsafeMutablePointer<UInt8>) { id.writeText(into: out) }
 
     /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in either case.
-    static func parseUUID(_ p: UnsafeBufferPointer<UInt8>) -> UUID? {
-        guard p.count == 36 else { return nil }
-        var u: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let ok = withUnsafeMutableBytes(of: &u) { bytes -> Bool in
-            var k = 0
-            var i = 0
-            while i < 36 {
-                if i == 8 || i == 13 || i == 18 || i == 23 {
-                    guard p[i] == UInt8(ascii: "-") else { return false }
-                    i += 1
-                    continue
-                }
-                guard let hi = nibble(p[i]), let lo = nibble(p[i + 1]) else { return false }
-                bytes[k] = hi << 4 | lo
-                k += 1
-                i += 2
-            }
-            return true
-        }
-        return ok ? UUID(uuid: u) : nil
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    static func parseUUID(_ p: UnsafeBufferPointer<UInt8>) -> UUID? { UUID(text: p) }
 
     /// Writes `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond (years 0…9999), at `out`;
     /// returns the length (23).

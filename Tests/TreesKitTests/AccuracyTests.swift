@@ -50,4 +50,29 @@ import TreesKit
             #expect("89AB".contains(Array(text)[19]))
         }
     }
+
+    @Test func textFormRoundTripsInBothCasesAndRefusesAnythingElse() {
+        func parse(_ s: String) -> UUID? { Array(s.utf8).withUnsafeBufferPointer { UUID(text: $0) } }
+        func write(_ id: UUID, uppercase: Bool) -> String {
+            var bytes = [UInt8](repeating: 0, count: 36)
+            bytes.withUnsafeMutableBufferPointer { id.writeText(into: $0.baseAddress!, uppercase: uppercase) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        for id in (0..<200).map({ _ in UUID.random() }) {
+            #expect(write(id, uppercase: true) == id.uuidString)
+            #expect(write(id, uppercase: false) == id.uuidString.lowercased())
+            #expect(parse(id.uuidString) == id)
+            #expect(parse(id.uuidString.lowercased()) == id)
+        }
+        let good = "0f0e0d0c-0b0a-4908-8706-050403020100"
+        #expect(parse(good)?.uuidString == "0F0E0D0C-0B0A-4908-8706-050403020100")
+        for bad in [
+            "", "0f0e0d0c-0b0a-4908-8706-05040302010", "0f0e0d0c-0b0a-4908-8706-0504030201000",
+            "0f0e0d0c0b0a-4908-8706-050403020100-", "0f0e0d0c-0b0a-4908-8706-05040302010g",
+            "0f0e0d0c-0b0a-4908-8706 050403020100", " f0e0d0c-0b0a-4908-8706-050403020100",
+            "0f0e0d0c-0b0a-4908-8706-0504030201é",
+        ] {
+            #expect(parse(bad) == nil, "\(bad)")
+        }
+    }
 }

@@ -306,39 +306,9 @@ enum ByteParsing {
 }
 
 extension ByteParsing {
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     /// A UUID in its 36-character text form (either case), surrounding whitespace ignored.
     static func uuid(_ raw: ArraySlice<UInt8>) -> UUID? {
-        let p = trimmed(raw)
-        guard p.count == 36 else { return nil }
-        var u: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let ok = withUnsafeMutableBytes(of: &u) { b -> Bool in
-            var k = 0
-            var i = p.startIndex
-            let end = p.endIndex
-            while i < end {
-                let offset = i - p.startIndex
-                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                    guard p[i] == UInt8(ascii: "-") else { return false }
-                    i += 1
-                    continue
-                }
-                guard i + 1 < end, let hi = nibble(p[i]), let lo = nibble(p[i + 1]) else { return false }
-                b[k] = hi << 4 | lo
-                k += 1
-                i += 2
-            }
-            return k == 16
-        }
-        return ok ? UUID(uuid: u) : nil
+        trimmed(raw).withUnsafeBufferPointer { UUID(text: $0) }
     }
 
     static func uuid(_ string: String) -> UUID? {
@@ -370,18 +340,14 @@ extension ByteParsing {
 }
 
 extension ByteOutput {
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    private static let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     /// A UUID in text form, lower or upper case, without building a `String`.
     mutating func appendUUID(_ id: UUID, uppercase: Bool = false) {
-        let digits = uppercase ? Self.upperHexDigits : Self.hexDigits
-        withUnsafeBytes(of: id.uuid) { raw in
-            for (i, b) in raw.enumerated() {
-                if i == 4 || i == 6 || i == 8 || i == 10 { append(byte: UInt8(ascii: "-")) }
-                append(byte: digits[Int(b >> 4)])
-                append(byte: digits[Int(b & 0xF)])
-            }
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { raw in
+            let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            id.writeText(into: p, uppercase: uppercase)
+            append(bytes: UnsafeBufferPointer(start: p, count: 36))
         }
     }
 
