@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TreesKit
 
 /// Read access inside one transaction.
@@ -11,13 +12,11 @@ public struct StoreReader {
     /// The tree whose id starts with `prefix` (any case, dashes optional).
     public func tree(matching prefix: String) throws -> Tree {
         let key = try IDPrefix.storageForm(prefix)
-        let rows = try Row.fetchAll(db, sql: "SELECT * FROM tree WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
-                                    arguments: [key, key + "z"])
-        switch rows.count {
+        let trees = try fetchTrees("WHERE id >= ? AND id < ? ORDER BY id LIMIT 11", [key, key + "z"])
+        switch trees.count {
         case 0: throw StoreError.unknownTree(prefix)
-        case 1: return try Tree(row: rows[0])
+        case 1: return trees[0]
         default:
-            let trees = try rows.map(Tree.init(row:))
             let width = IDPrefix.unambiguousLength(of: trees.map(\.id.storageKey))
             var candidates = trees.prefix(10).map { "\($0.id.storageKey.prefix(width)) (\($0.species))" }
             if trees.count > 10 { candidates.append("and more") }
@@ -27,7 +26,7 @@ public struct StoreReader {
 
     /// The tree with exactly this id, if any.
     public func tree(id: UUID) throws -> Tree? {
-        try Row.fetchOne(db, sql: "SELECT * FROM tree WHERE id = ?", arguments: [id.storageKey]).map(Tree.init(row:))
+        try fetchTrees("WHERE id = ?", [id.storageKey]).first
     }
 
     /// Trees matching `filter`, newest first.
@@ -40,10 +39,31 @@ public struct StoreReader {
     /// Visits trees matching `filter`, newest first, without holding them all in memory.
     public func forEachTree(_ filter: TreeFilter, limit: Int? = nil, _ body: (Tree) throws -> Void) throws {
         let (whereSQL, arguments) = Self.whereClause(filter)
-        var sql = "SELECT * FROM tree\(whereSQL) ORDER BY createdAt DESC, id DESC"
-        if let limit { sql += " LIMIT \(max(0, limit))" }
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-        while let row = try cursor.next() { try body(Tree(row: row)) }
+        var clauses = "\(whereSQL) ORDER BY createdAt DESC, id DESC"
+        if let limit { clauses += " LIMIT \(max(0, limit))" }
+        try forEachTree(clauses, arguments, body)
+    }
+
+    /// The trees selected by `clauses` (what follows `FROM tree`).
+    func fetchTrees(_ clauses: String, _ arguments: StatementArguments) throws -> [Tree] {
+        var trees: [Tree] = []
+        try forEachTree(clauses, arguments) { trees.append($0) }
+        return trees
+    }
+
+    /// Visits the trees selected by `clauses` (what follows `FROM tree`), decoding each row by column
+    /// position straight from SQLite's buffers (`Tree(statement:)`).
+    func forEachTree(_ clauses: String, _ arguments: StatementArguments, _ body: (Tree) throws -> Void) throws {
+        let statement = try db.makeStatement(sql: "SELECT \(Tree.storageColumnList) FROM tree \(clauses)")
+        try statement.setArguments(arguments)
+        let s = statement.sqliteStatement
+        defer { sqlite3_reset(s) }
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection))) }
+            try body(Tree(statement: s))
+        }
     }
 
     /// Number of trees matching `filter`.
@@ -62,12 +82,10 @@ public struct StoreReader {
         let m = Geodesy.metresPerDegree(atLatitude: coordinate.latitude)
         let dLat = radius / m.north
         let dLon = m.east > 1e-6 ? radius / m.east : 180
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT * FROM tree WHERE species = ? COLLATE NOCASE
-            AND latitude BETWEEN ? AND ? AND longitude BETWEEN ? AND ?
-            """, arguments: [species, coordinate.latitude - dLat, coordinate.latitude + dLat,
-                             coordinate.longitude - dLon, coordinate.longitude + dLon])
-        return try rows.map(Tree.init(row:)).filter { Geodesy.distance($0.coordinate, coordinate) <= radius }
+        let near = try fetchTrees(
+            "WHERE species = ? COLLATE NOCASE AND latitude BETWEEN ? AND ? AND longitude BETWEEN ? AND ?",
+            [species, coordinate.latitude - dLat, coordinate.latitude + dLat, coordinate.longitude - dLon, coordinate.longitude + dLon])
+        return near.filter { Geodesy.distance($0.coordinate, coordinate) <= radius }
     }
 
     static func whereClause(_ filter: TreeFilter) -> (String, StatementArguments) {

@@ -47,23 +47,6 @@ extension StoreReader {
         let cursor = try Row.fetchCursor(db, sql: "SELECT latitude, longitude, species FROM tree")
         while let row = try cursor.next() { try body(row[0], row[1], row[2]) }
     }
-
-    /// Visits trees matching `filter` in the order of `forEachTree(_:)`, decoding columns straight
-    /// from SQLite's buffers (ids and dates without an intermediate string).
-    public func forEachTreeBulk(_ filter: TreeFilter, _ body: (Tree) throws -> Void) throws {
-        let (whereSQL, arguments) = Self.whereClause(filter)
-        let columns = Tree.storageColumns.joined(separator: ", ")
-        let statement = try db.makeStatement(sql: "SELECT \(columns) FROM tree\(whereSQL) ORDER BY createdAt DESC, id DESC")
-        try statement.setArguments(arguments)
-        let s = statement.sqliteStatement
-        defer { sqlite3_reset(s) }
-        while true {
-            let rc = sqlite3_step(s)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection))) }
-            try body(Tree(statement: s))
-        }
-    }
 }
 
 /// Stores many trees through statements prepared once, binding ids and dates from a scratch

@@ -18,33 +18,6 @@ enum StoredDate {
 extension Tree {
     static let databaseTable = "tree"
 
-    init(row: Row) throws {
-        guard let id = UUID(uuidString: row["id"]) else { throw StoreError.database("malformed tree id \(String(describing: row["id"] as String?))") }
-        let source: String? = row["accuracySource"]
-        let mode: Int? = row["fixMode"]
-        let collection: String? = row["collectionId"]
-        self.init(
-            id: id,
-            coordinate: Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
-            horizontalAccuracy: row["horizontalAccuracy"],
-            accuracySource: source.flatMap(AccuracySource.init(rawValue:)),
-            altitude: row["altitude"],
-            ellipsoidHeight: row["ellipsoidHeight"],
-            species: row["species"],
-            variety: row["variety"],
-            rootstock: row["rootstock"],
-            notes: row["notes"],
-            collectionID: collection.flatMap(UUID.init(uuidString:)),
-            createdAt: row["createdAt"],
-            updatedAt: row["updatedAt"],
-            capture: CaptureInfo(
-                fixTime: row["fixTime"], fixMode: mode.flatMap(FixMode.init(rawValue:)),
-                satellites: row["satellites"], hdop: row["hdop"], averagedEpochs: row["averagedEpochs"],
-                locationSource: row["locationSource"]
-            )
-        )
-    }
-
     var storageArguments: StatementArguments { StatementArguments(storageValues) }
 
     var storageValues: [(any DatabaseValueConvertible)?] {
@@ -56,6 +29,9 @@ extension Tree {
             capture.averagedEpochs, capture.locationSource,
         ]
     }
+
+    /// `storageColumns` joined for a SELECT.
+    static let storageColumnList = storageColumns.joined(separator: ", ")
 
     static let storageColumns = [
         "id", "latitude", "longitude", "horizontalAccuracy", "accuracySource", "altitude", "ellipsoidHeight",

@@ -69,7 +69,7 @@ struct ExportCommand: AsyncParsableCommand {
                 let patchBounds = fmt == .gpx && output.isSeekable
                 if fmt == .gpx && !patchBounds {
                     var bounds: GeoBounds?
-                    try r.forEachTreeBulk(filter) { t in
+                    try r.forEachTree(filter) { t in
                         if bounds == nil { bounds = GeoBounds(t.coordinate) } else { bounds?.include(t.coordinate) }
                     }
                     context.bounds = bounds
@@ -82,7 +82,7 @@ struct ExportCommand: AsyncParsableCommand {
                 let withPhotos = fmt == .gpx ? [] : try r.treeIDsWithPhotos()
                 var bounds: GeoBounds?
                 try writer.begin()
-                try r.forEachTreeBulk(filter) { tree in
+                try r.forEachTree(filter) { tree in
                     var list: [ExportPhoto] = []
                     if withPhotos.contains(tree.id) {
                         for p in try r.photos(of: tree.id) {

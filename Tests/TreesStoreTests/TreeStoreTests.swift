@@ -73,7 +73,7 @@ import TreesKit
         do {
             let store = try open()
             #expect(try store.trees().count == 1)
-            try store.read { r in try r.forEachTreeBulk(TreeFilter()) { #expect($0.species == "Apple") } }
+            try store.read { r in try r.forEachTree(TreeFilter()) { #expect($0.species == "Apple") } }
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
