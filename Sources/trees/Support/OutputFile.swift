@@ -19,20 +19,12 @@ final class OutputFile {
     init(_ destination: ExportCommand.Destination) throws {
         switch destination {
         case .standardOutput:
-            fd = STDOUT_FILENO
-            finalPath = nil
-            temporaryPath = nil
-            ownsDescriptor = false
+            (fd, finalPath, temporaryPath, ownsDescriptor) = (STDOUT_FILENO, nil, nil, false)
         case .file(let path) where Self.isSpecialFile(path):
             // A device or pipe (/dev/null, a FIFO) is written straight through: renaming over it would replace it.
             let d = open(path, O_WRONLY | O_CLOEXEC)
-            guard d >= 0 else {
-                throw CLIError("cannot open \(path) for writing: \(String(cString: strerror(errno)))", status: .cannotCreate)
-            }
-            fd = d
-            finalPath = nil
-            temporaryPath = nil
-            ownsDescriptor = true
+            guard d >= 0 else { throw Self.failure("cannot open \(path) for writing") }
+            (fd, finalPath, temporaryPath, ownsDescriptor) = (d, nil, nil, true)
         case .file(let path):
             let slash = path.lastIndex(of: "/")
             let folder = slash.map { String(path[...$0]) } ?? ""
@@ -44,14 +36,14 @@ final class OutputFile {
                 unlink(temp)
                 d = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             }
-            guard d >= 0 else {
-                throw CLIError("cannot create \(path): \(String(cString: strerror(errno)))", status: .cannotCreate)
-            }
-            fd = d
-            finalPath = path
-            temporaryPath = temp
-            ownsDescriptor = true
+            guard d >= 0 else { throw Self.failure("cannot create \(path)") }
+            (fd, finalPath, temporaryPath, ownsDescriptor) = (d, path, temp, true)
         }
+    }
+
+    /// `what: reason` from `errno`, exit status 73.
+    private static func failure(_ what: String) -> CLIError {
+        CLIError("\(what): \(String(cString: strerror(errno)))", status: .cannotCreate)
     }
 
     deinit {
