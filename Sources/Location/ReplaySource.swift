@@ -47,32 +47,21 @@ public struct ReplaySource: LocationSource {
     /// Throws ``ReplayError`` for a file that cannot be read or holds no NMEA, `CancellationError`
     /// when the task is cancelled, and whatever `handle` throws.
     public func run(_ handle: (Fix) throws -> Void) async throws -> NMEAStatistics {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw ReplayError.cannotOpen(path: path, reason: Self.errorText(errno)) }
-        defer { close(fd) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        var reader = NMEAFixReader()
+        let file = try ReplayFile(path: path)
         var pacer = Pacer(clock: clock, speed: speed)
         var pending: [Fix] = []
         var failure: (any Error)?
-        while true {
+        var more = true
+        while more {
             try Task.checkCancellation()
-            let n = read(fd, buffer.baseAddress, buffer.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReplayError.readFailed(path: path, reason: Self.errorText(errno))
-            }
-            if n == 0 { break }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             if speed == .max {
-                reader.feed(chunk) { fix in
+                more = try file.readChunk { fix in
                     guard failure == nil else { return }
                     do { try handle(fix) } catch { failure = error }
                 }
                 if let failure { throw failure }
             } else {
-                reader.feed(chunk) { pending.append($0) }
+                more = try file.readChunk { pending.append($0) }
                 for fix in pending {
                     try await pacer.wait(for: fix)
                     try handle(fix)
@@ -80,43 +69,105 @@ public struct ReplaySource: LocationSource {
                 pending.removeAll(keepingCapacity: true)
             }
         }
-        reader.finish { pending.append($0) }
-        for fix in pending {
-            try await pacer.wait(for: fix)
-            try handle(fix)
-        }
-        guard reader.statistics.sentences > 0 else { throw ReplayError.noNMEA(path: path) }
-        return reader.statistics
+        return file.statistics
     }
 
+    /// The track as location events, read as the consumer asks for them: at most one chunk's
+    /// fixes are held, however slowly the events are taken.
     public func events() -> AsyncThrowingStream<LocationEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var hadPosition: Bool?
-                    _ = try await run { fix in
-                        if fix.hasPosition {
-                            hadPosition = true
-                        } else if hadPosition == true {
-                            continuation.yield(.fixLost)
-                            hadPosition = false
-                        } else if hadPosition == nil {
-                            continuation.yield(.noFix)
-                            hadPosition = false
-                        }
-                        continuation.yield(.fix(fix))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        let cursor = ReplayCursor(path: path, pacer: Pacer(clock: clock, speed: speed))
+        return AsyncThrowingStream { try await cursor.next() }
     }
 
     static func errorText(_ code: Int32) -> String {
         String(cString: strerror(code))
+    }
+}
+
+/// An open track file read a chunk at a time through the NMEA reader.
+final class ReplayFile {
+    let path: String
+    private let fd: Int32
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var reader = NMEAFixReader()
+    private var ended = false
+
+    init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReplayError.cannotOpen(path: path, reason: ReplaySource.errorText(errno)) }
+        self.path = path
+        self.fd = fd
+        buffer = .allocate(byteCount: ReplaySource.chunkSize, alignment: 16)
+    }
+
+    deinit {
+        close(fd)
+        buffer.deallocate()
+    }
+
+    var statistics: NMEAStatistics { reader.statistics }
+
+    /// Reads the next chunk, passing the fixes completed in it to `body`; false once the file has
+    /// ended (its last fixes passed on). Throws when reading fails or the file held no NMEA.
+    func readChunk(_ body: (Fix) -> Void) throws -> Bool {
+        guard !ended else { return false }
+        var n: Int
+        repeat { n = read(fd, buffer.baseAddress, buffer.count) } while n < 0 && errno == EINTR
+        if n < 0 { throw ReplayError.readFailed(path: path, reason: ReplaySource.errorText(errno)) }
+        if n > 0 {
+            reader.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), emit: body)
+            return true
+        }
+        ended = true
+        reader.finish(emit: body)
+        guard reader.statistics.sentences > 0 else { throw ReplayError.noNMEA(path: path) }
+        return false
+    }
+}
+
+/// Hands out a track's events one at a time, reading the file only when its fixes are used up.
+/// Called by one consumer at a time (the stream's iterator), so its state needs no lock.
+final class ReplayCursor: @unchecked Sendable {
+    private let path: String
+    private var file: ReplayFile?
+    private var pacer: Pacer
+    private var fixes: [Fix] = []
+    private var nextFix = 0
+    private var queued: [LocationEvent] = []
+    private var hadPosition: Bool?
+    private var done = false
+
+    init(path: String, pacer: Pacer) {
+        self.path = path
+        self.pacer = pacer
+    }
+
+    func next() async throws -> LocationEvent? {
+        if !queued.isEmpty { return queued.removeFirst() }
+        while nextFix == fixes.count {
+            if done { return nil }
+            try Task.checkCancellation()
+            if file == nil { file = try ReplayFile(path: path) }
+            fixes.removeAll(keepingCapacity: true)
+            nextFix = 0
+            if try file?.readChunk({ fixes.append($0) }) != true {
+                done = true
+                file = nil
+            }
+        }
+        let fix = fixes[nextFix]
+        nextFix += 1
+        try await pacer.wait(for: fix)
+        if fix.hasPosition {
+            hadPosition = true
+        } else if hadPosition != false {
+            // The first fix without a position: .noFix at the start of a track, .fixLost after one.
+            queued.append(.fix(fix))
+            let event: LocationEvent = hadPosition == nil ? .noFix : .fixLost
+            hadPosition = false
+            return event
+        }
+        return .fix(fix)
     }
 }
 

@@ -93,6 +93,48 @@ private func writeTrack() throws -> String {
         #expect(kinds == ["fix", "fix", "fix", "lost", "nofix-epoch", "nofix-epoch", "fix"])
     }
 
+    /// Events are read as they are taken: while a consumer holds the stream after its first fix,
+    /// the rest of a long track stays unread (the writer of a pipe is held back) instead of being
+    /// buffered ahead of it.
+    @Test func eventsReadOnlyAsFarAsTheConsumerTakes() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).nmea").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        var block = nmeaLine("GPZDA,101500.00,15,03,2025,00,00")
+        for second in 0..<3600 {
+            let time = String(format: "10%02d%02d.00", second / 60, second % 60)
+            block += nmeaLine("GPGGA,\(time),4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+        }
+        let bytes = Array(block.utf8)
+        let total = 8 << 20
+        let written = Counter()
+        let writer = Thread {
+            // The reader closes its end once the stream is dropped: the write then fails (EPIPE)
+            // rather than signalling the whole test process.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            let fd = open(fifo, O_WRONLY)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            while written.value < total {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { return }
+                written.add(n)
+            }
+        }
+        writer.start()
+        var events = ReplaySource(path: fifo, speed: .max).events().makeAsyncIterator()
+        while let event = try await events.next() {
+            if case .fix = event { break }
+        }
+        // The consumer holds the stream but takes nothing more for a while.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(written.value < 3 << 20, "\(written.value) bytes were read ahead of a consumer that took one event")
+        _ = events
+    }
+
     @Test func aTrackStartingWithoutAFixSaysSoFirst() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).nmea")
         try (nmeaLine("GPZDA,101500.00,15,03,2025,00,00") + nmeaLine("GPGGA,101500.00,,,,,0,00,,,,,,,"))
@@ -140,4 +182,12 @@ private func writeTrack() throws -> String {
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
     }
+}
+
+/// A byte count shared between a writer thread and the test.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add(_ n: Int) { lock.withLock { count += n } }
 }
