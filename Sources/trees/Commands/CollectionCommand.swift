@@ -116,19 +116,13 @@ struct CollectionCommand: AsyncParsableCommand {
     struct AddTrees: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Put trees into a collection.")
         @OptionGroup var store: StoreOptions
-        @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
-        @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees.", valueName: "id")) var ids: [String]
-
-        func validate() throws { if ids.isEmpty { throw ValidationError("name at least one tree id") } }
+        @OptionGroup var members: CollectionMembers
 
         func run() async throws {
-            let db = try store.open()
-            let (c, changed) = try db.write { w -> (TreeCollection, Int) in
-                let c = try w.reader.collection(named: name)
-                let trees = try ids.map { try w.reader.tree(matching: $0) }
+            let (c, changed) = try members.change(in: store.open()) { w, c, trees in
                 let changed = try w.assign(trees.map(\.id), to: c.id)
                 try w.setPreference(.lastCollection, c.id.uuidString.lowercased())
-                return (c, changed)
+                return changed
             }
             Output.line("added \(changed) tree\(changed == 1 ? "" : "s") to '\(c.name)'")
         }
@@ -137,24 +131,35 @@ struct CollectionCommand: AsyncParsableCommand {
     struct RemoveTrees: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take trees out of a collection (the trees stay).")
         @OptionGroup var store: StoreOptions
-        @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
-        @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees.", valueName: "id")) var ids: [String]
-
-        func validate() throws { if ids.isEmpty { throw ValidationError("name at least one tree id") } }
+        @OptionGroup var members: CollectionMembers
 
         func run() async throws {
-            let db = try store.open()
-            let (c, changed) = try db.write { w -> (TreeCollection, Int) in
-                let c = try w.reader.collection(named: name)
-                let trees = try ids.map { try w.reader.tree(matching: $0) }
-                let members = trees.filter { $0.collectionID == c.id }.map(\.id)
-                if members.count < trees.count {
-                    let outside = trees.filter { $0.collectionID != c.id }.map(\.shortID)
+            let (c, changed) = try members.change(in: store.open()) { w, c, trees in
+                let outside = trees.filter { $0.collectionID != c.id }.map(\.shortID)
+                if !outside.isEmpty {
                     throw CLIError("tree \(outside.joined(separator: ", ")) is not in '\(c.name)'; nothing changed")
                 }
-                return (c, try w.assign(members, to: nil))
+                return try w.assign(trees.map(\.id), to: nil)
             }
             Output.line("removed \(changed) tree\(changed == 1 ? "" : "s") from '\(c.name)'")
+        }
+    }
+}
+
+/// A collection and trees named on the command line (`collection add|remove NAME ID...`).
+struct CollectionMembers: ParsableArguments {
+    @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
+    @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees.", valueName: "id")) var ids: [String]
+
+    func validate() throws { if ids.isEmpty { throw ValidationError("name at least one tree id") } }
+
+    /// Resolves the collection and the trees and runs `body` on them, all in one transaction;
+    /// returns the collection and what `body` counted.
+    func change(in db: TreeStore, _ body: (StoreWriter, TreeCollection, [Tree]) throws -> Int) throws -> (TreeCollection, Int) {
+        try db.write { w in
+            let c = try w.reader.collection(named: name)
+            let trees = try ids.map { try w.reader.tree(matching: $0) }
+            return (c, try body(w, c, trees))
         }
     }
 }
