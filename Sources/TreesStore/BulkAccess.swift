@@ -111,7 +111,9 @@ public final class BulkTreeWriter {
         return s
     }
 
-    private func failure() -> StoreError { StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection))) }
+    private func failure() -> StoreError {
+        StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+    }
 
     private func run(_ kind: Kind, _ tree: Tree) throws -> Bool {
         let s = try statement(kind)

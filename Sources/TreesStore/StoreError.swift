@@ -12,6 +12,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case duplicateCollection(String)
     case invalidCollectionName(String)
     case database(String)
+    /// The database file could not be written: the disk is full, the file system failed or is read-only.
+    case storage(String)
+
+    /// The error for a failed SQLite call: `storage` for a full disk or an I/O failure, else `database`.
+    static func sqlite(code: Int32, message: String) -> StoreError {
+        switch code & 0xFF {
+        case 13, 10, 8: .storage(message) // SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY
+        default: .database(message)
+        }
+    }
 
     public var description: String {
         switch self {
@@ -37,6 +47,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "'\(name)' is not a usable collection name; expected non-empty text other than 'none'"
         case .database(let message):
             "database error: \(message)"
+        case .storage(let message):
+            "cannot write the database: \(message)"
         }
     }
 }

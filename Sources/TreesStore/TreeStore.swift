@@ -128,7 +128,7 @@ public final class TreeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError.database(error.message ?? error.description)
+            throw StoreError.sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? error.description)
         }
     }
 
@@ -139,7 +139,7 @@ public final class TreeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError.database(error.message ?? error.description)
+            throw StoreError.sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? error.description)
         }
     }
 

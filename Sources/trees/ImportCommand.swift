@@ -106,6 +106,7 @@ struct ImportCommand: AsyncParsableCommand {
             for path in createdFiles { try? FileManager.default.removeItem(atPath: path) }
             if let e = error as? InterchangeError { throw input.failure(e) }
             if let e = error as? ImportRefusal { throw CLIError("\(input.displayName):\(e.line): \(e.reason)", status: .dataError) }
+            if case StoreError.storage = error { throw CLIError("\(CLIError.from(error).message); nothing was imported", status: .ioError) }
             throw CLIError.from(error)
         }
         progress.clear()
@@ -432,8 +433,9 @@ struct TreeImporter {
             let inserted: Bool
             do {
                 inserted = try bulk.insertIfNew(t.tree(id: given, collectionID: collectionID, now: w.now))
-            } catch let e as StoreError {
-                throw ImportRefusal(line: t.line, reason: e.description)
+            } catch StoreError.database(let reason) {
+                // The tree itself is unacceptable (a check failed); a storage failure is not the file's fault.
+                throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
             }
             guard inserted else {
                 summary.alreadyPresent += 1
@@ -462,8 +464,8 @@ struct TreeImporter {
         }
         do {
             try bulk.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
-        } catch let e as StoreError {
-            throw ImportRefusal(line: t.line, reason: e.description)
+        } catch StoreError.database(let reason) {
+            throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
         }
         positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species)
         summary.imported += 1

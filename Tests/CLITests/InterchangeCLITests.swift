@@ -204,6 +204,39 @@ import Testing
         #expect(full.stderr == "trees: cannot write /dev/full: No space left on device\n")
     }
 
+    /// When the store cannot be written (here the file-size limit stops the write-ahead log
+    /// growing, as a full disk would), the import is refused as an I/O failure, not blamed on a
+    /// line of the file, and the store is exactly as it was.
+    @Test func anImportThatCannotBeWrittenChangesNothing() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("many.gpx")
+        var gpx = "<gpx version=\"1.1\" creator=\"test\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        for i in 0..<5000 {
+            gpx += "<wpt lat=\"47.\(String(format: "%04d", i))\" lon=\"8.5\"><name>Tree \(i)</name><desc>\(String(repeating: "x", count: 200))</desc></wpt>\n"
+        }
+        try (gpx + "</gpx>\n").write(to: source, atomically: true, encoding: .utf8)
+        let before = try t.dump()
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // 256 KiB of file at most, and the limit's signal ignored so writes fail with EFBIG instead.
+        process.arguments = ["-c", "ulimit -f 256; trap '' XFSZ; exec \"$0\" \"$@\"", TreesProcess.executable.path, "import", source.path]
+        process.environment = t.environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74, "\(message)")
+        #expect(message == "trees: cannot write the database: disk I/O error; nothing was imported\n")
+        #expect(try t.dump() == before)
+        let list = try t.run(["list", "--json"])
+        #expect(list.status == 0)
+        #expect(!list.stdout.contains("Tree 1"))
+    }
+
     @Test func inspectCountsGPX() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
