@@ -32,7 +32,8 @@ public final class TreeStore: Sendable {
         photoFolder = folder + "/photos"
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
-        if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+        let exists = fm.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists {
             if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
             try Self.checkExisting(path: path, busyTimeout: busyTimeout)
         } else {
@@ -59,6 +60,8 @@ public final class TreeStore: Sendable {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
+        } catch let error as DatabaseError where exists && Self.isStorageFailure(error) {
+            throw .storage("\(path): \(Self.reason(error))")
         } catch {
             throw .cannotCreate(path: path, reason: Self.reason(error))
         }
@@ -101,9 +104,17 @@ public final class TreeStore: Sendable {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
             throw .database("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
+        } catch let error as DatabaseError where isStorageFailure(error) {
+            // A full disk or a failing file system says nothing about what the file holds.
+            throw .storage("\(path): \(reason(error))")
         } catch {
             throw .notATreesDatabase(path: path, reason: reason(error))
         }
+    }
+
+    /// A full disk, an I/O failure, a read-only file system or files that cannot be opened beside the database.
+    static func isStorageFailure(_ error: DatabaseError) -> Bool {
+        [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode)
     }
 
     static func reason(_ error: any Error) -> String {

@@ -226,16 +226,7 @@ struct GPSPrinter {
     }
 
     /// Unbuffered, so every line is out when the process is interrupted.
-    static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 { if errno == EINTR { continue }; return }
-            offset += n
-        }
-        bytes.removeAll()
-    }
+    static func write(_ text: String) { Output.text(text) }
 
     /// A status event as one JSON object: `{"class":"STATUS","event":"reconnecting","attempt":2,"delay":2}`.
     static func statusJSON(_ event: LocationEvent) -> String {

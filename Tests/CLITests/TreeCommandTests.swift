@@ -58,6 +58,31 @@ import Testing
         #expect(try t.run(["list", "--json"]).stdout == "[]\n")
     }
 
+    /// Standard output on a full device: each command says so on standard error and exits 74,
+    /// instead of crashing.
+    @Test func outputThatCannotBeWrittenIsAnIOError() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let added = try t.run(["add", "--lat", "51.5", "--lon", "-0.12", "--species", "Apple"])
+        let id = added.stdout.trimmingCharacters(in: .newlines)
+        let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/orchard-walk.nmea").path
+        for arguments in [["list"], ["show", id, "--json"], ["stats"], ["export", "--format", "csv", "--out", "-"],
+                          ["replay", track, "--speed", "max", "--jsonl"]] {
+            let process = Process()
+            process.executableURL = TreesProcess.executable
+            process.arguments = arguments
+            process.environment = t.environment
+            process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            let err = Pipe()
+            process.standardError = err
+            try process.run()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 74, "\(arguments): \(message)")
+            #expect(message == "trees: cannot write standard output: No space left on device\n", "\(arguments)")
+        }
+    }
+
     @Test func listFiltersSearchAndLimitNewestFirst() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

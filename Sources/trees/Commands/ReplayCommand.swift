@@ -165,17 +165,8 @@ struct OutputBuffer {
     }
 
     mutating func flush() throws {
-        var offset = 0
-        try bytes.withUnsafeBytes { b in
-            guard let base = b.baseAddress else { return }
-            while offset < b.count {
-                let n = Foundation.write(STDOUT_FILENO, base + offset, b.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw CLIError("cannot write to standard output: \(String(cString: strerror(errno)))", status: .ioError)
-                }
-                offset += n
-            }
+        if let code = bytes.withUnsafeBytes({ writeAll(STDOUT_FILENO, $0) }) {
+            throw CLIError("cannot write standard output: \(String(cString: strerror(code)))", status: .ioError)
         }
         bytes.removeAll(keepingCapacity: true)
     }

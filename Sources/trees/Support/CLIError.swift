@@ -52,10 +52,3 @@ struct CLIError: Error, CustomStringConvertible {
         }
     }
 }
-
-/// Writes to standard error, unbuffered.
-enum StandardError {
-    static func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
-    }
-}

@@ -132,15 +132,3 @@ extension TreeCollection {
     }
 }
 
-/// Writes command output to standard output.
-enum Output {
-    static func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
-    static func text(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    static func json(_ value: JSON) { line(value.serialized()) }
-}

@@ -62,17 +62,7 @@ final class OutputFile {
     var isSeekable: Bool { finalPath != nil }
 
     func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw OutputError(errno: errno)
-                }
-                offset += n
-            }
-        }
+        if let code = bytes.withUnsafeBytes({ writeAll(fd, $0) }) { throw OutputError(errno: code) }
         written += Int64(bytes.count)
         if temporaryPath != nil, written - handedToWriteback >= Self.writebackStep {
             startWriteback(handedToWriteback, written - handedToWriteback)

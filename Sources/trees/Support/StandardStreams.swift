@@ -1,0 +1,48 @@
+import Foundation
+
+/// Writes to a file descriptor with `write(2)`, retrying short writes and EINTR; the `errno` of a
+/// failure, nil when everything was written.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    guard var p = bytes.baseAddress else { return nil }
+    var left = bytes.count
+    while left > 0 {
+        let n = Foundation.write(fd, p, left)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        p += n
+        left -= n
+    }
+    return nil
+}
+
+/// Writes command output to standard output, unbuffered.
+///
+/// Output that cannot be written (a full disk, a closed device) ends the command: the reason goes
+/// to standard error and the exit status is 74. (A closed pipe ends it by SIGPIPE, as for any tool
+/// in a pipeline.)
+enum Output {
+    static func line(_ text: String = "") { self.text(text + "\n") }
+
+    static func text(_ text: String) {
+        var t = text
+        t.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func json(_ value: JSON) { line(value.serialized()) }
+
+    static func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let code = writeAll(STDOUT_FILENO, bytes) else { return }
+        StandardError.write("trees: cannot write standard output: \(String(cString: strerror(code)))\n")
+        exit(ExitStatus.ioError.rawValue)
+    }
+}
+
+/// Writes to standard error, unbuffered; a failure is ignored (there is nowhere left to report it).
+enum StandardError {
+    static func write(_ text: String) {
+        var t = text
+        t.withUTF8 { _ = writeAll(STDERR_FILENO, UnsafeRawBufferPointer($0)) }
+    }
+}
