@@ -207,6 +207,22 @@ import Testing
     /// When the store cannot be written (here the file-size limit stops the write-ahead log
     /// growing, as a full disk would), the import is refused as an I/O failure, not blamed on a
     /// line of the file, and the store is exactly as it was.
+    /// Runs `trees` with files limited to `fileKiB` KiB (and the limit's signal ignored, so writes
+    /// beyond it fail with EFBIG as they would on a full disk).
+    static func runLimited(_ t: TreesProcess, fileKiB: Int, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "ulimit -f \(fileKiB); trap '' XFSZ; exec \"$0\" \"$@\"", TreesProcess.executable.path] + arguments
+        process.environment = t.environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, message)
+    }
+
     @Test func anImportThatCannotBeWrittenChangesNothing() throws {
         let t = try populated()
         defer { t.cleanUp() }
@@ -218,19 +234,13 @@ import Testing
         try (gpx + "</gpx>\n").write(to: source, atomically: true, encoding: .utf8)
         let before = try t.dump()
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        // 256 KiB of file at most, and the limit's signal ignored so writes fail with EFBIG instead.
-        process.arguments = ["-c", "ulimit -f 256; trap '' XFSZ; exec \"$0\" \"$@\"", TreesProcess.executable.path, "import", source.path]
-        process.environment = t.environment
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 74, "\(message)")
-        #expect(message == "trees: cannot write the database: disk I/O error; nothing was imported\n")
+        let refused = try Self.runLimited(t, fileKiB: 256, ["import", source.path])
+        #expect(refused.status == 74, "\(refused.stderr)")
+        #expect(refused.stderr == "trees: cannot write the database: disk I/O error; nothing was imported\n")
+        // Not a byte to spare: the store is not even opened, and is not called "not a trees database".
+        let full = try Self.runLimited(t, fileKiB: 0, ["add", "--lat", "1", "--lon", "2", "--species", "Fig"])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr == "trees: cannot write the database: \(t.database): disk I/O error\n")
         #expect(try t.dump() == before)
         let list = try t.run(["list", "--json"])
         #expect(list.status == 0)
