@@ -218,7 +218,7 @@ struct EpochAssembler {
 
     /// Sets the receiver's date from RMC or ZDA at a given time of day.
     mutating func setDate(year: Int, month: Int, day: Int, timeOfDay: Int) {
-        dateDays = Self.daysSince1970(year: year, month: month, day: day)
+        dateDays = CivilDate.days(year: year, month: month, day: day)
         dateTimeOfDay = timeOfDay
     }
 
@@ -232,16 +232,5 @@ struct EpochAssembler {
             dateDays = d - 1
         }
         dateTimeOfDay = timeOfDay
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -104,21 +104,8 @@ public enum FixJSON {
 
     /// `2025-03-15T10:15:00.000Z`, from the date's milliseconds (rounded).
     public static func appendTimestamp(_ date: Date, to out: inout [UInt8]) {
-        let totalMs = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var days = totalMs / 86_400_000
-        var ms = totalMs % 86_400_000
-        if ms < 0 { ms += 86_400_000; days -= 1 }
-        // Civil date from days since 1970 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func digits(_ v: Int64, _ width: Int) {
+        let f = UTCFields(date) ?? UTCFields(Date(timeIntervalSince1970: 0))!
+        func digits(_ v: Int, _ width: Int) {
             var buf: (UInt8, UInt8, UInt8, UInt8) = (48, 48, 48, 48)
             var x = v
             withUnsafeMutableBytes(of: &buf) { b in
@@ -127,13 +114,13 @@ public enum FixJSON {
                 out.append(contentsOf: b[(4 - width)...])
             }
         }
-        digits(year, 4)
-        out.append(UInt8(ascii: "-")); digits(month, 2)
-        out.append(UInt8(ascii: "-")); digits(day, 2)
-        out.append(UInt8(ascii: "T")); digits(ms / 3_600_000, 2)
-        out.append(UInt8(ascii: ":")); digits(ms / 60_000 % 60, 2)
-        out.append(UInt8(ascii: ":")); digits(ms / 1000 % 60, 2)
-        out.append(UInt8(ascii: ".")); digits(ms % 1000, 3)
+        digits(f.year, 4)
+        out.append(UInt8(ascii: "-")); digits(f.month, 2)
+        out.append(UInt8(ascii: "-")); digits(f.day, 2)
+        out.append(UInt8(ascii: "T")); digits(f.hour, 2)
+        out.append(UInt8(ascii: ":")); digits(f.minute, 2)
+        out.append(UInt8(ascii: ":")); digits(f.second, 2)
+        out.append(UInt8(ascii: ".")); digits(f.millisecond, 3)
         out.append(UInt8(ascii: "Z"))
     }
 }

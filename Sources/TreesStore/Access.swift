@@ -61,7 +61,9 @@ public struct StoreReader {
         while true {
             let rc = sqlite3_step(s)
             if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw StoreError.database(String(cString: sqlite3_errmsg(db.sqliteConnection))) }
+            guard rc == SQLITE_ROW else {
+                throw StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
             try body(Tree(statement: s))
         }
     }

@@ -228,14 +228,7 @@ enum BulkText {
     /// Writes `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond (years 0…9999), at `out`;
     /// returns the length (23).
     static func write(date: Date, into out: UnsafeMutablePointer<UInt8>) -> Int {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var secs = ms / 1000
-        var millis = ms % 1000
-        if millis < 0 { millis += 1000; secs -= 1 }
-        var days = secs / 86400
-        var rem = secs % 86400
-        if rem < 0 { rem += 86400; days -= 1 }
-        let (y, m, d) = civil(Int(days))
+        let f = UTCFields(date) ?? UTCFields(Date(timeIntervalSince1970: 0))!
         var n = 0
         func put(_ v: Int, _ width: Int) {
             var x = abs(v)
@@ -244,9 +237,9 @@ enum BulkText {
             n += width
         }
         func sep(_ c: UInt8) { out[n] = c; n += 1 }
-        put(y, 4); sep(UInt8(ascii: "-")); put(m, 2); sep(UInt8(ascii: "-")); put(d, 2); sep(UInt8(ascii: " "))
-        put(Int(rem / 3600), 2); sep(UInt8(ascii: ":")); put(Int(rem % 3600 / 60), 2); sep(UInt8(ascii: ":"))
-        put(Int(rem % 60), 2); sep(UInt8(ascii: ".")); put(Int(millis), 3)
+        put(f.year, 4); sep(UInt8(ascii: "-")); put(f.month, 2); sep(UInt8(ascii: "-")); put(f.day, 2); sep(UInt8(ascii: " "))
+        put(f.hour, 2); sep(UInt8(ascii: ":")); put(f.minute, 2); sep(UInt8(ascii: ":"))
+        put(f.second, 2); sep(UInt8(ascii: ".")); put(f.millisecond, 3)
         return n
     }
 
@@ -271,29 +264,8 @@ enum BulkText {
             guard p[19] == UInt8(ascii: "."), let f = num(20, 3) else { return nil }
             ms = f
         }
-        let days = daysFromCivil(y, mo, d)
+        let days = CivilDate.days(year: y, month: mo, day: d)
         let total = Int64(days) * 86_400_000 + Int64(h * 3_600_000 + mi * 60_000 + s * 1000 + ms)
         return Date(timeIntervalSince1970: Double(total) / 1000)
-    }
-
-    private static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
-
-    private static func civil(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (m <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, m, d)
     }
 }

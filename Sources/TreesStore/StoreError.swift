@@ -17,9 +17,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// The error for a failed SQLite call: `storage` for a full disk or an I/O failure, else `database`.
     static func sqlite(code: Int32, message: String) -> StoreError {
+        isStorageFailure(code: code) ? .storage(message) : .database(message)
+    }
+
+    /// True for SQLite result codes (primary or extended) that say the files could not be written
+    /// or opened: a full disk, an I/O failure, a read-only file system, files beside the database
+    /// that cannot be created. They say nothing about what the database holds.
+    static func isStorageFailure(code: Int32) -> Bool {
         switch code & 0xFF {
-        case 13, 10, 8: .storage(message) // SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY
-        default: .database(message)
+        case 13, 10, 8, 14: true // SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN
+        default: false
         }
     }
 

@@ -60,7 +60,7 @@ public final class TreeStore: Sendable {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
-        } catch let error as DatabaseError where exists && Self.isStorageFailure(error) {
+        } catch let error as DatabaseError where exists && StoreError.isStorageFailure(code: error.extendedResultCode.rawValue) {
             throw .storage("\(path): \(Self.reason(error))")
         } catch {
             throw .cannotCreate(path: path, reason: Self.reason(error))
@@ -78,6 +78,8 @@ public final class TreeStore: Sendable {
             try migrator.migrate(queue)
         } catch let error as StoreError {
             throw error
+        } catch let error as DatabaseError {
+            throw .sqlite(code: error.extendedResultCode.rawValue, message: Self.reason(error))
         } catch {
             throw .database(Self.reason(error))
         }
@@ -104,17 +106,12 @@ public final class TreeStore: Sendable {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
             throw .database("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
-        } catch let error as DatabaseError where isStorageFailure(error) {
+        } catch let error as DatabaseError where StoreError.isStorageFailure(code: error.extendedResultCode.rawValue) {
             // A full disk or a failing file system says nothing about what the file holds.
             throw .storage("\(path): \(reason(error))")
         } catch {
             throw .notATreesDatabase(path: path, reason: reason(error))
         }
-    }
-
-    /// A full disk, an I/O failure, a read-only file system or files that cannot be opened beside the database.
-    static func isStorageFailure(_ error: DatabaseError) -> Bool {
-        [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode)
     }
 
     static func reason(_ error: any Error) -> String {

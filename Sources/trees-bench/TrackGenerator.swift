@@ -213,7 +213,7 @@ enum TrackGenerator {
             w.end()
         }
         // ZDA
-        let (year, month, day) = civil(days)
+        let (year, month, day) = CivilDate.date(days: days)
         if style.zda {
             w.begin(style.multiGNSS ? "GNZDA" : "GPZDA"); w.comma(); w.time(sod); w.comma()
             w.integer(day, width: 2); w.comma(); w.integer(month, width: 2); w.comma(); w.integer(year, width: 4)
@@ -261,27 +261,9 @@ enum TrackGenerator {
         }
     }
 
-    /// (year, month, day) of days since 1970.
-    static func civil(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
     /// Seconds since 1970 of a UTC date and time.
     static func seconds(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int) -> Int {
-        let yy = mo <= 2 ? y - 1 : y
-        let era = (yy >= 0 ? yy : yy - 399) / 400
-        let yoe = yy - era * 400
-        let doy = (153 * ((mo + 9) % 12) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return (era * 146_097 + doe - 719_468) * 86_400 + h * 3600 + mi * 60 + s
+        CivilDate.days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s
     }
 }
 
@@ -618,7 +600,7 @@ extension TrackGenerator {
                 var w = NMEATextWriter()
                 w.append("  <wpt lat=\""); w.fixed(lat, places: 8); w.append("\" lon=\""); w.fixed(lon, places: 8); w.append("\">\n")
                 w.append("   <ele>"); w.fixed(44.0 + p.north * 0.02 + 0.05 * random.gaussian(), places: 2); w.append("</ele>\n")
-                let (y, mo, d) = civil((start + i * 45) / 86_400)
+                let (y, mo, d) = CivilDate.date(days: (start + i * 45) / 86_400)
                 let sod = (start + i * 45) % 86_400
                 w.append("   <time>"); w.integer(y, width: 4); w.append("-"); w.integer(mo, width: 2); w.append("-"); w.integer(d, width: 2)
                 w.append("T"); w.integer(sod / 3600, width: 2); w.append(":"); w.integer(sod / 60 % 60, width: 2); w.append(":")

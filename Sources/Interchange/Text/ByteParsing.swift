@@ -1,4 +1,5 @@
 import Foundation
+import TreesKit
 
 /// Hand-written parsers for numbers and ISO 8601 times over UTF-8 bytes, and the matching
 /// formatters. They avoid `String` work on the hot paths of the readers and writers.
@@ -112,30 +113,6 @@ enum ByteParsing {
 
     // MARK: - ISO 8601
 
-    /// Days from 1970-01-01 to the given proleptic Gregorian date (negative before).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
-
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (m <= 2 ? y + 1 : y, m, d)
-    }
-
     private static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
@@ -180,7 +157,7 @@ enum ByteParsing {
         year *= yearSign
         guard expect(UInt8(ascii: "-")), let month = number(2), expect(UInt8(ascii: "-")), let day = number(2) else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
-        var seconds = Double(daysFromCivil(year: year, month: month, day: day) * 86400)
+        var seconds = Double(CivilDate.days(year: year, month: month, day: day) * 86400)
         if i == end { return Date(timeIntervalSince1970: seconds) }
         guard i < end, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: " ") else { return nil }
         i += 1
@@ -233,26 +210,17 @@ enum ByteParsing {
 
     /// `2024-05-01T10:00:00Z`, with milliseconds (`…00.250Z`) when the time has a fraction of a second.
     static func iso8601(_ date: Date) -> String {
-        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
-        guard totalMillis.magnitude < 9e15 else { return "1970-01-01T00:00:00Z" }
-        let ms = Int64(totalMillis)
-        var secs = ms / 1000
-        var millis = ms % 1000
-        if millis < 0 { millis += 1000; secs -= 1 }
-        var days = secs / 86400
-        var rem = secs % 86400
-        if rem < 0 { rem += 86400; days -= 1 }
-        let civil = civilFromDays(Int(days))
+        guard let f = UTCFields(date) else { return "1970-01-01T00:00:00Z" }
         var out = ""
         out.reserveCapacity(24)
-        if civil.year < 0 { out += "-" }
-        pad(&out, abs(civil.year), 4); out += "-"
-        pad(&out, civil.month, 2); out += "-"
-        pad(&out, civil.day, 2); out += "T"
-        pad(&out, Int(rem / 3600), 2); out += ":"
-        pad(&out, Int(rem % 3600 / 60), 2); out += ":"
-        pad(&out, Int(rem % 60), 2)
-        if millis != 0 { out += "."; pad(&out, Int(millis), 3) }
+        if f.year < 0 { out += "-" }
+        pad(&out, abs(f.year), 4); out += "-"
+        pad(&out, f.month, 2); out += "-"
+        pad(&out, f.day, 2); out += "T"
+        pad(&out, f.hour, 2); out += ":"
+        pad(&out, f.minute, 2); out += ":"
+        pad(&out, f.second, 2)
+        if f.millisecond != 0 { out += "."; pad(&out, f.millisecond, 3) }
         out += "Z"
         return out
     }
@@ -363,24 +331,14 @@ extension ByteOutput {
 
     /// An ISO 8601 UTC time, as `ByteParsing.iso8601` writes it, without building a `String`.
     mutating func appendISO8601(_ date: Date) {
-        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
-        guard totalMillis.magnitude < 2.5e14 else { append(ByteParsing.iso8601(date)); return }
-        let ms = Int64(totalMillis)
-        var secs = ms / 1000
-        var millis = ms % 1000
-        if millis < 0 { millis += 1000; secs -= 1 }
-        var days = secs / 86400
-        var rem = secs % 86400
-        if rem < 0 { rem += 86400; days -= 1 }
-        let civil = ByteParsing.civilFromDays(Int(days))
-        guard civil.year >= 0 && civil.year <= 9999 else { append(ByteParsing.iso8601(date)); return }
-        appendPadded(civil.year, 4); append(byte: UInt8(ascii: "-"))
-        appendPadded(civil.month, 2); append(byte: UInt8(ascii: "-"))
-        appendPadded(civil.day, 2); append(byte: UInt8(ascii: "T"))
-        appendPadded(Int(rem / 3600), 2); append(byte: UInt8(ascii: ":"))
-        appendPadded(Int(rem % 3600 / 60), 2); append(byte: UInt8(ascii: ":"))
-        appendPadded(Int(rem % 60), 2)
-        if millis != 0 { append(byte: UInt8(ascii: ".")); appendPadded(Int(millis), 3) }
+        guard let f = UTCFields(date), f.year >= 0 && f.year <= 9999 else { append(ByteParsing.iso8601(date)); return }
+        appendPadded(f.year, 4); append(byte: UInt8(ascii: "-"))
+        appendPadded(f.month, 2); append(byte: UInt8(ascii: "-"))
+        appendPadded(f.day, 2); append(byte: UInt8(ascii: "T"))
+        appendPadded(f.hour, 2); append(byte: UInt8(ascii: ":"))
+        appendPadded(f.minute, 2); append(byte: UInt8(ascii: ":"))
+        appendPadded(f.second, 2)
+        if f.millisecond != 0 { append(byte: UInt8(ascii: ".")); appendPadded(f.millisecond, 3) }
         append(byte: UInt8(ascii: "Z"))
     }
 }

@@ -43,8 +43,6 @@ struct CLIError: Error, CustomStringConvertible {
             case .cannotCreate, .notATreesDatabase, .newerSchema: return CLIError(e.description, status: .cannotCreate)
             case .invalidID, .invalidCollectionName: return CLIError(e.description, status: .usage)
             case .storage: return CLIError(e.description, status: .ioError)
-            case .database(let message) where message.contains("disk is full") || message.contains("I/O"):
-                return CLIError(e.description, status: .ioError)
             default: return CLIError(e.description, status: .failure)
             }
         default:
