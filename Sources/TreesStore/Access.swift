@@ -237,7 +237,11 @@ public struct StoreWriter {
             throw StoreError.database(problem)
         }
         if let a = tree.horizontalAccuracy, let problem = CoordinateCheck.accuracyProblem(a) { throw StoreError.database(problem) }
-        if tree.species.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw StoreError.database("species is empty") }
+        // Blank means only white space, ASCII or Unicode; tested without building a trimmed copy.
+        let blank = tree.species.unicodeScalars.allSatisfy { c in
+            c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
+        }
+        if blank { throw StoreError.database("species is empty") }
     }
 
     // MARK: Collections

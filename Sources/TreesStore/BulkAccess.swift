@@ -3,10 +3,9 @@ import GRDB
 import GRDBSQLite
 import TreesKit
 
-// Fast paths for imports and exports of many trees: one prepared statement reused for every row,
-// columns read by position, ids and dates converted by hand. They store and read exactly what
-// `insert(_:)` and `forEachTree(_:)` do (dates as UTC `yyyy-MM-dd HH:mm:ss.SSS` text, rounded to
-// the millisecond).
+// Storing many trees (imports) through prepared statements, and decoding tree rows by column
+// position (every read of trees). They store and read exactly what `insert(_:)` does: ids as
+// lower-case text, dates as UTC `yyyy-MM-dd HH:mm:ss.SSS` text, rounded to the millisecond.
 
 extension StoreWriter {
     /// Gives this connection a larger page cache for a bulk import, so the indexes of a large
@@ -17,18 +16,6 @@ extension StoreWriter {
 
     /// Prepared statements for storing many trees in this transaction (an import).
     public func bulkTrees() -> BulkTreeWriter { BulkTreeWriter(db: db) }
-
-    /// The checks of `check(_:)`, with a blank-species test that needs no Foundation string work.
-    static func bulkCheck(_ tree: Tree) throws {
-        if let problem = CoordinateCheck.latitudeProblem(tree.latitude) ?? CoordinateCheck.longitudeProblem(tree.longitude) {
-            throw StoreError.database(problem)
-        }
-        if let a = tree.horizontalAccuracy, let problem = CoordinateCheck.accuracyProblem(a) { throw StoreError.database(problem) }
-        let blank = tree.species.unicodeScalars.allSatisfy { c in
-            c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
-        }
-        if blank { throw StoreError.database("species is empty") }
-    }
 }
 
 extension StoreReader {
@@ -68,19 +55,19 @@ public final class BulkTreeWriter {
 
     /// Inserts a new tree; fails when its id is stored.
     public func insert(_ tree: Tree) throws {
-        try StoreWriter.bulkCheck(tree)
+        try StoreWriter.check(tree)
         _ = try run(.insert, tree)
     }
 
     /// Inserts or replaces the tree with the same id.
     public func upsert(_ tree: Tree) throws {
-        try StoreWriter.bulkCheck(tree)
+        try StoreWriter.check(tree)
         _ = try run(.upsert, tree)
     }
 
     /// Inserts a new tree unless one with the same id is stored; true when it was inserted.
     public func insertIfNew(_ tree: Tree) throws -> Bool {
-        try StoreWriter.bulkCheck(tree)
+        try StoreWriter.check(tree)
         return try run(.insertIfNew, tree)
     }
 
@@ -163,7 +150,7 @@ public final class BulkTreeWriter {
     }
 
     private func bindUUID(_ id: UUID, _ index: Int32, _ s: OpaquePointer) {
-        BulkText.write(uuid: id, into: scratch)
+        id.writeText(into: scratch)
         scratch.withMemoryRebound(to: CChar.self, capacity: 36) { _ = sqlite3_bind_text(s, index, $0, 36, bulkTransient) }
     }
 }
@@ -186,7 +173,7 @@ extension Tree {
         func text(_ i: Int32) -> String? { isNull(i) ? nil : String(decoding: bytes(i), as: UTF8.self) }
         func double(_ i: Int32) -> Double? { isNull(i) ? nil : sqlite3_column_double(s, i) }
         func int(_ i: Int32) -> Int? { isNull(i) ? nil : Int(sqlite3_column_int64(s, i)) }
-        func uuid(_ i: Int32) -> UUID? { isNull(i) ? nil : BulkText.parseUUID(bytes(i)) }
+        func uuid(_ i: Int32) -> UUID? { isNull(i) ? nil : UUID(text: bytes(i)) }
         func date(_ i: Int32) throws -> Date? {
             guard !isNull(i) else { return nil }
             let b = bytes(i)
@@ -217,14 +204,8 @@ extension Tree {
     }
 }
 
-/// Hand-written conversions of ids and dates to and from their stored text, on bytes.
+/// Dates to and from their stored text, on bytes.
 enum BulkText {
-    /// Writes the lower-case UUID text (36 bytes, as `UUID.storageKey`) at `out`.
-    static func write(uuid id: UUID, into out: UnsafeMutablePointer<UInt8>) { id.writeText(into: out) }
-
-    /// Parses `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in either case.
-    static func parseUUID(_ p: UnsafeBufferPointer<UInt8>) -> UUID? { UUID(text: p) }
-
     /// Writes `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond (years 0…9999), at `out`;
     /// returns the length (23).
     static func write(date: Date, into out: UnsafeMutablePointer<UInt8>) -> Int {
