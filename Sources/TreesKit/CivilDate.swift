@@ -14,6 +14,15 @@ public enum CivilDate {
         return era * 146_097 + doe - 719_468
     }
 
+    /// Days in `month` (1…12) of `year` (proleptic Gregorian).
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     /// The date `days` after 1970-01-01.
     public static func date(days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468

@@ -54,7 +54,7 @@ public struct StoreReader {
     /// Visits the trees selected by `clauses` (what follows `FROM tree`), decoding each row by column
     /// position straight from SQLite's buffers (`Tree(statement:)`).
     func forEachTree(_ clauses: String, _ arguments: StatementArguments, _ body: (Tree) throws -> Void) throws {
-        let statement = try db.makeStatement(sql: "SELECT \(Tree.storageColumnList) FROM tree \(clauses)")
+        let statement = try db.makeStatement(sql: "SELECT \(Tree.storageColumnList), rowid FROM tree \(clauses)")
         try statement.setArguments(arguments)
         let s = statement.sqliteStatement
         defer { sqlite3_reset(s) }
@@ -76,7 +76,8 @@ public struct StoreReader {
 
     /// Distinct species in the store, most used first.
     public func species() throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT species FROM tree GROUP BY species COLLATE NOCASE ORDER BY COUNT(*) DESC, species")
+        try DatabaseValue.fetchAll(db, sql: "SELECT species FROM tree GROUP BY species COLLATE NOCASE ORDER BY COUNT(*) DESC, species")
+            .compactMap(StoredValue.text)
     }
 
     /// Trees of `species` (ignoring case) whose position is within `radius` metres of `coordinate`.
@@ -144,29 +145,29 @@ public struct StoreReader {
     /// All collections, alphabetical (ignoring case), with tree counts.
     public func collections() throws -> [CollectionSummary] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT collection.*, (SELECT COUNT(*) FROM tree WHERE tree.collectionId = collection.id) AS treeCount
+            SELECT collection.rowid, collection.*, (SELECT COUNT(*) FROM tree WHERE tree.collectionId = collection.id) AS treeCount
             FROM collection ORDER BY name COLLATE NOCASE, name
             """)
-        return try rows.map { CollectionSummary(collection: try TreeCollection(row: $0), treeCount: $0["treeCount"]) }
+        return try rows.map { CollectionSummary(collection: try TreeCollection(row: $0), treeCount: ($0["treeCount"] as Int?) ?? 0) }
     }
 
     /// The collection named `name` (ignoring case).
     public func collection(named name: String) throws -> TreeCollection {
-        if let row = try Row.fetchOne(db, sql: "SELECT * FROM collection WHERE name = ? COLLATE NOCASE", arguments: [name]) {
+        if let row = try Row.fetchOne(db, sql: "SELECT rowid, * FROM collection WHERE name = ? COLLATE NOCASE", arguments: [name]) {
             return try TreeCollection(row: row)
         }
-        let known = try String.fetchAll(db, sql: "SELECT name FROM collection ORDER BY name COLLATE NOCASE")
+        let known = try DatabaseValue.fetchAll(db, sql: "SELECT name FROM collection ORDER BY name COLLATE NOCASE").compactMap(StoredValue.text)
         throw StoreError.unknownCollection(name, known: known)
     }
 
     public func collection(id: UUID) throws -> TreeCollection? {
-        try Row.fetchOne(db, sql: "SELECT * FROM collection WHERE id = ?", arguments: [id.storageKey]).map(TreeCollection.init(row:))
+        try Row.fetchOne(db, sql: "SELECT rowid, * FROM collection WHERE id = ?", arguments: [id.storageKey]).map(TreeCollection.init(row:))
     }
 
     // MARK: Photos and preferences
 
     public func photos(of treeID: UUID) throws -> [Photo] {
-        try Row.fetchAll(db, sql: "SELECT * FROM photo WHERE treeId = ? ORDER BY capturedAt, id", arguments: [treeID.storageKey])
+        try Row.fetchAll(db, sql: "SELECT rowid, * FROM photo WHERE treeId = ? ORDER BY capturedAt, id", arguments: [treeID.storageKey])
             .map(Photo.init(row:))
     }
 
@@ -176,7 +177,7 @@ public struct StoreReader {
     }
 
     public func preference(_ key: PreferenceKey) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM preference WHERE key = ?", arguments: [key.rawValue])
+        try DatabaseValue.fetchOne(db, sql: "SELECT value FROM preference WHERE key = ?", arguments: [key.rawValue]).flatMap(StoredValue.text)
     }
 }
 
@@ -222,7 +223,8 @@ public struct StoreWriter {
     public func deleteTrees(_ ids: [UUID]) throws -> [String] {
         var hashes: Set<String> = []
         for id in ids {
-            hashes.formUnion(try String.fetchAll(db, sql: "SELECT sha256 FROM photo WHERE treeId = ?", arguments: [id.storageKey]))
+            hashes.formUnion(try DatabaseValue.fetchAll(db, sql: "SELECT sha256 FROM photo WHERE treeId = ?", arguments: [id.storageKey])
+                .compactMap(StoredValue.text))
             try db.execute(sql: "DELETE FROM tree WHERE id = ?", arguments: [id.storageKey])
         }
         return try hashes.sorted().filter { try reader.photoReferences(sha256: $0) == 0 }
@@ -242,6 +244,14 @@ public struct StoreWriter {
             c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
         }
         if blank { throw StoreError.database("species is empty") }
+        try checkDate(tree.createdAt, "the tree's creation time")
+        try checkDate(tree.updatedAt, "the tree's update time")
+        if let t = tree.capture.fixTime { try checkDate(t, "the tree's fix time") }
+    }
+
+    /// Refuses a date the store would keep as another value (outside years 0000 to 9999).
+    static func checkDate(_ date: Date, _ what: String) throws {
+        if let problem = StorableDates.problem(date) { throw StoreError.unstorable("\(what): \(problem)") }
     }
 
     // MARK: Collections
@@ -259,6 +269,9 @@ public struct StoreWriter {
 
     /// Inserts a collection value as it is (for imports); fails on a duplicate name.
     public func insert(_ c: TreeCollection) throws {
+        _ = try Self.validName(c.name)
+        try Self.checkDate(c.createdAt, "collection \(c.name)'s creation time")
+        try Self.checkDate(c.updatedAt, "collection \(c.name)'s update time")
         try db.execute(sql: "INSERT INTO collection (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
                        arguments: [c.id.storageKey, c.name, StoredDate.normalised(c.createdAt), StoredDate.normalised(c.updatedAt)])
     }
@@ -309,6 +322,8 @@ public struct StoreWriter {
     // MARK: Photos and preferences
 
     public func insert(_ photo: Photo) throws {
+        try Self.checkDate(photo.capturedAt, "the photo's capture time")
+        try Self.checkDate(photo.createdAt, "the photo's creation time")
         try db.execute(sql: """
             INSERT INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
             """, arguments: [photo.id.storageKey, photo.treeID.storageKey, photo.sha256, photo.format, photo.byteCount,
@@ -317,7 +332,7 @@ public struct StoreWriter {
 
     /// Deletes a photo row; returns true when no row refers to its file any more.
     public func deletePhoto(_ id: UUID) throws -> (photo: Photo, orphaned: Bool)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM photo WHERE id = ?", arguments: [id.storageKey]) else { return nil }
+        guard let row = try Row.fetchOne(db, sql: "SELECT rowid, * FROM photo WHERE id = ?", arguments: [id.storageKey]) else { return nil }
         let photo = try Photo(row: row)
         try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id.storageKey])
         return (photo, try reader.photoReferences(sha256: photo.sha256) == 0)

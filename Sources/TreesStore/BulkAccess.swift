@@ -22,9 +22,9 @@ extension StoreReader {
     /// Ids of the trees that have at least one photo.
     public func treeIDsWithPhotos() throws -> Set<UUID> {
         var ids = Set<UUID>()
-        let cursor = try String.fetchCursor(db, sql: "SELECT DISTINCT treeId FROM photo")
-        while let text = try cursor.next() {
-            if let id = UUID(uuidString: text) { ids.insert(id) }
+        let cursor = try DatabaseValue.fetchCursor(db, sql: "SELECT DISTINCT treeId FROM photo")
+        while let value = try cursor.next() {
+            if let text = StoredValue.text(value), let id = UUID(uuidString: text) { ids.insert(id) }
         }
         return ids
     }
@@ -32,7 +32,11 @@ extension StoreReader {
     /// Visits the position and species of every stored tree (for finding duplicates without ids).
     public func forEachPosition(_ body: (_ latitude: Double, _ longitude: Double, _ species: String) throws -> Void) throws {
         let cursor = try Row.fetchCursor(db, sql: "SELECT latitude, longitude, species FROM tree")
-        while let row = try cursor.next() { try body(row[0], row[1], row[2]) }
+        while let row = try cursor.next() {
+            // Damaged rows are reported by every read of trees; here they only cannot be duplicates.
+            guard let lat = StoredValue.number(row[0]), let lon = StoredValue.number(row[1]), let species = StoredValue.text(row[2]) else { continue }
+            try body(lat, lon, species)
+        }
     }
 }
 
@@ -131,16 +135,16 @@ public final class BulkTreeWriter {
             index += 1
             if let value { bindUUID(value, index, s) } else { sqlite3_bind_null(s, index) }
         }
-        func date(_ value: Date?) {
+        func date(_ value: Date?) throws {
             index += 1
             guard let value else { sqlite3_bind_null(s, index); return }
-            let n = BulkText.write(date: value, into: scratch)
+            let n = try BulkText.write(date: value, into: scratch)
             scratch.withMemoryRebound(to: CChar.self, capacity: n) { _ = sqlite3_bind_text(s, index, $0, Int32(n), bulkTransient) }
         }
         uuid(tree.id); double(tree.latitude); double(tree.longitude); double(tree.horizontalAccuracy)
         text(tree.accuracySource?.rawValue); double(tree.altitude); double(tree.ellipsoidHeight); text(tree.species)
         text(tree.variety); text(tree.rootstock); text(tree.notes); uuid(tree.collectionID)
-        date(tree.createdAt); date(tree.updatedAt); date(tree.capture.fixTime)
+        try date(tree.createdAt); try date(tree.updatedAt); try date(tree.capture.fixTime)
         int(tree.capture.fixMode?.rawValue); int(tree.capture.satellites); double(tree.capture.hdop)
         int(tree.capture.averagedEpochs); text(tree.capture.locationSource)
         let rc = sqlite3_step(s)
@@ -162,54 +166,111 @@ extension Tree {
     static let insertIfNewSQL =
         "INSERT OR IGNORE INTO tree (\(storageColumns.joined(separator: ", "))) VALUES (\(storageColumns.map { _ in "?" }.joined(separator: ", ")))"
 
-    /// Decodes the current row of a statement whose columns are `Tree.storageColumns`, in that order.
+    /// Column kinds of `storageColumns`, in that order, for `trees doctor`.
+    static let columnKinds: [ColumnKind] = [
+        .id, .latitude, .longitude, .accuracy, .optionalText, .optionalReal, .optionalReal, .nonBlankText,
+        .optionalText, .optionalText, .optionalText, .optionalID, .date, .date, .optionalDate, .optionalInteger,
+        .optionalInteger, .optionalReal, .optionalInteger, .optionalText,
+    ]
+
+    /// Decodes the current row of a statement whose columns are `Tree.storageColumns` followed by
+    /// `rowid`, in that order, straight from SQLite's buffers. A value that is not what its column
+    /// holds is a `StoreError.damagedRow` naming the row and column, never a trap.
     init(statement s: OpaquePointer) throws {
-        func isNull(_ i: Int32) -> Bool { sqlite3_column_type(s, i) == SQLITE_NULL }
+        func type(_ i: Int32) -> Int32 { sqlite3_column_type(s, i) }
         func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
             // sqlite3_column_text before sqlite3_column_bytes, as SQLite asks.
             let p = sqlite3_column_text(s, i)
             return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
         }
-        func text(_ i: Int32) -> String? { isNull(i) ? nil : String(decoding: bytes(i), as: UTF8.self) }
-        func double(_ i: Int32) -> Double? { isNull(i) ? nil : sqlite3_column_double(s, i) }
-        func int(_ i: Int32) -> Int? { isNull(i) ? nil : Int(sqlite3_column_int64(s, i)) }
-        func uuid(_ i: Int32) -> UUID? { isNull(i) ? nil : UUID(text: bytes(i)) }
+        func damaged(_ i: Int32) -> StoreError {
+            // The slow path: the checked reading of the same value says why.
+            let value = DatabaseValue(sqliteStatement: s, index: i)
+            let reason: String
+            if case .failure(let p) = StoredValue.check(value, as: Tree.columnKinds[Int(i)]) { reason = p.reason } else { reason = "unreadable value" }
+            let id = type(0) == SQLITE_NULL ? nil : String(decoding: bytes(0), as: UTF8.self)
+            return .damagedRow(table: "tree", row: sqlite3_column_int64(s, 20), id: id, column: Tree.storageColumns[Int(i)], reason: reason)
+        }
+        func text(_ i: Int32) throws -> String? {
+            switch type(i) {
+            case SQLITE_NULL: return nil
+            case SQLITE_BLOB:
+                guard let t = String(validating: bytes(i), as: UTF8.self) else { throw damaged(i) }
+                return t
+            default: return String(decoding: bytes(i), as: UTF8.self)
+            }
+        }
+        func number(_ i: Int32) throws -> Double? {
+            switch type(i) {
+            case SQLITE_NULL: return nil
+            case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(s, i)
+            default: throw damaged(i)
+            }
+        }
+        func finite(_ i: Int32) throws -> Double? {
+            guard let v = try number(i) else { return nil }
+            guard v.isFinite else { throw damaged(i) }
+            return v
+        }
+        func int(_ i: Int32) throws -> Int? {
+            switch type(i) {
+            case SQLITE_NULL: return nil
+            case SQLITE_INTEGER: return Int(sqlite3_column_int64(s, i))
+            default:
+                guard case .success(.integer(let v)) = StoredValue.check(DatabaseValue(sqliteStatement: s, index: i), as: .optionalInteger) else {
+                    throw damaged(i)
+                }
+                return v
+            }
+        }
+        func uuid(_ i: Int32) throws -> UUID? {
+            guard type(i) != SQLITE_NULL else { return nil }
+            guard let id = UUID(text: bytes(i)) else { throw damaged(i) }
+            return id
+        }
         func date(_ i: Int32) throws -> Date? {
-            guard !isNull(i) else { return nil }
-            let b = bytes(i)
-            if let d = BulkText.parseDate(b) { return d }
-            let t = String(decoding: b, as: UTF8.self)
-            guard let d = Date.fromDatabaseValue(t.databaseValue) else { throw StoreError.database("malformed date \(t)") }
+            guard type(i) != SQLITE_NULL else { return nil }
+            if type(i) == SQLITE_TEXT, let d = BulkText.parseDate(bytes(i)) { return d }
+            guard case .success(let d) = StoredValue.date(DatabaseValue(sqliteStatement: s, index: i)) else { throw damaged(i) }
             return d
         }
-        guard let id = uuid(0) else { throw StoreError.database("malformed tree id \(text(0) ?? "NULL")") }
-        guard let created = try date(12), let updated = try date(13) else { throw StoreError.database("tree \(id) has no dates") }
+        guard let id = try uuid(0) else { throw damaged(0) }
+        guard let latitude = try number(1), CoordinateCheck.latitudeProblem(latitude) == nil else { throw damaged(1) }
+        guard let longitude = try number(2), CoordinateCheck.longitudeProblem(longitude) == nil else { throw damaged(2) }
+        let accuracy = try number(3)
+        if let accuracy, CoordinateCheck.accuracyProblem(accuracy) != nil { throw damaged(3) }
+        guard let species = try text(7), !StoredValue.isBlank(species) else { throw damaged(7) }
+        guard let created = try date(12) else { throw damaged(12) }
+        guard let updated = try date(13) else { throw damaged(13) }
         self.init(
             id: id,
-            coordinate: Coordinate(latitude: sqlite3_column_double(s, 1), longitude: sqlite3_column_double(s, 2)),
-            horizontalAccuracy: double(3),
-            accuracySource: text(4).flatMap(AccuracySource.init(rawValue:)),
-            altitude: double(5),
-            ellipsoidHeight: double(6),
-            species: text(7) ?? "",
-            variety: text(8),
-            rootstock: text(9),
-            notes: text(10),
-            collectionID: uuid(11),
+            coordinate: Coordinate(latitude: latitude, longitude: longitude),
+            horizontalAccuracy: accuracy,
+            accuracySource: try text(4).flatMap(AccuracySource.init(rawValue:)),
+            altitude: try finite(5),
+            ellipsoidHeight: try finite(6),
+            species: species,
+            variety: try text(8),
+            rootstock: try text(9),
+            notes: try text(10),
+            collectionID: try uuid(11),
             createdAt: created,
             updatedAt: updated,
             capture: CaptureInfo(
-                fixTime: try date(14), fixMode: int(15).flatMap(FixMode.init(rawValue:)), satellites: int(16),
-                hdop: double(17), averagedEpochs: int(18), locationSource: text(19)))
+                fixTime: try date(14), fixMode: try int(15).flatMap(FixMode.init(rawValue:)), satellites: try int(16),
+                hdop: try finite(17), averagedEpochs: try int(18), locationSource: try text(19)))
     }
 }
 
 /// Dates to and from their stored text, on bytes.
 enum BulkText {
-    /// Writes `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond (years 0…9999), at `out`;
-    /// returns the length (23).
-    static func write(date: Date, into out: UnsafeMutablePointer<UInt8>) -> Int {
-        let f = UTCFields(date) ?? UTCFields(Date(timeIntervalSince1970: 0))!
+    /// Writes `yyyy-MM-dd HH:mm:ss.SSS` in UTC, rounded to the millisecond, at `out`; returns the
+    /// length (23). `date` must lie within `StorableDates` (every write checks it first): any other
+    /// date is refused rather than written as another value.
+    static func write(date: Date, into out: UnsafeMutablePointer<UInt8>) throws -> Int {
+        guard StorableDates.contains(date), let f = UTCFields(date) else {
+            throw StoreError.unstorable(StorableDates.problem(date) ?? "a time outside \(StorableDates.span)")
+        }
         var n = 0
         func put(_ v: Int, _ width: Int) {
             var x = abs(v)
@@ -239,7 +300,8 @@ enum BulkText {
         guard p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"), p[10] == UInt8(ascii: " ") || p[10] == UInt8(ascii: "T"),
               p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"),
               let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              let s = num(17, 2), (1...12).contains(mo), (1...31).contains(d) else { return nil }
+              let s = num(17, 2), (1...12).contains(mo), d >= 1, d <= CivilDate.daysIn(month: mo, year: y), h <= 23, mi <= 59,
+              s <= 59 else { return nil }
         var ms = 0
         if p.count == 23 {
             guard p[19] == UInt8(ascii: "."), let f = num(20, 3) else { return nil }

@@ -53,18 +53,29 @@ extension Tree {
 }
 
 extension TreeCollection {
+    /// Column kinds, for reading back and for `trees doctor`.
+    static let columns: [(String, ColumnKind)] = [("id", .id), ("name", .nonBlankText), ("createdAt", .date), ("updatedAt", .date)]
+
+    /// Decodes a row read with `SELECT rowid, *`; a damaged value is a `StoreError.damagedRow`.
     init(row: Row) throws {
-        guard let id = UUID(uuidString: row["id"]) else { throw StoreError.database("malformed collection id") }
-        self.init(id: id, name: row["name"], createdAt: row["createdAt"], updatedAt: row["updatedAt"])
+        let r = CheckedRow(table: "collection", row: row)
+        self.init(id: try r.id("id"), name: try r.text("name", .nonBlankText), createdAt: try r.date("createdAt"),
+                  updatedAt: try r.date("updatedAt"))
     }
 }
 
 extension Photo {
+    /// Column kinds, for reading back and for `trees doctor`.
+    static let columns: [(String, ColumnKind)] = [
+        ("id", .id), ("treeId", .id), ("sha256", .nonBlankText), ("format", .nonBlankText), ("byteCount", .integer),
+        ("capturedAt", .date), ("createdAt", .date),
+    ]
+
+    /// Decodes a row read with `SELECT rowid, *`; a damaged value is a `StoreError.damagedRow`.
     init(row: Row) throws {
-        guard let id = UUID(uuidString: row["id"]), let tree = UUID(uuidString: row["treeId"]) else {
-            throw StoreError.database("malformed photo id")
-        }
-        self.init(id: id, treeID: tree, sha256: row["sha256"], format: row["format"], byteCount: row["byteCount"],
-                  capturedAt: row["capturedAt"], createdAt: row["createdAt"])
+        let r = CheckedRow(table: "photo", row: row)
+        self.init(id: try r.id("id"), treeID: try r.id("treeId"), sha256: try r.text("sha256", .nonBlankText),
+                  format: try r.text("format", .nonBlankText), byteCount: try r.integer("byteCount"),
+                  capturedAt: try r.date("capturedAt"), createdAt: try r.date("createdAt"))
     }
 }

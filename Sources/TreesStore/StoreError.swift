@@ -14,6 +14,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case database(String)
     /// The database file could not be written: the disk is full, the file system failed or is read-only.
     case storage(String)
+    /// A value already in the store cannot be read as what its column holds (written by hand, by an
+    /// older version, or damaged): the table, SQLite's row id, the row's id text when it has one,
+    /// the column and why.
+    case damagedRow(table: String, row: Int64, id: String?, column: String, reason: String)
+    /// A value that would be stored as something other than itself (a date outside years 0000 to 9999).
+    case unstorable(String)
 
     /// The error for a failed SQLite call: `storage` for a full disk or an I/O failure, else `database`.
     static func sqlite(code: Int32, message: String) -> StoreError {
@@ -56,6 +62,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "database error: \(message)"
         case .storage(let message):
             "cannot write the database: \(message)"
+        case .damagedRow(let table, let row, let id, let column, let reason):
+            "the store holds a damaged value: \(table) row \(row)\(id.map { " (id \($0.prefix(40)))" } ?? ""), column \(column): "
+                + "\(reason); 'trees doctor' lists damaged rows and 'trees doctor --repair' mends what it can"
+        case .unstorable(let reason):
+            "cannot store \(reason)"
         }
     }
 }

@@ -13,6 +13,10 @@ public final class TreeStore: Sendable {
     public let photoFolder: String
     let queue: DatabaseQueue
     let clock: WallClock
+    /// True when the store was opened for reading only: the file (or its folder, which must hold
+    /// the WAL files) is not writable by this user. Reads work as always; writes fail with
+    /// `StoreError.storage` naming the cause.
+    public let isReadOnly: Bool
 
     /// The default database path: `$XDG_DATA_HOME/trees/trees.sqlite`, else `~/.local/share/trees/trees.sqlite`.
     public static func defaultPath(environment: [String: String]) -> String {
@@ -43,6 +47,12 @@ public final class TreeStore: Sendable {
                 throw .cannotCreate(path: path, reason: Self.reason(error))
             }
             guard fm.isWritableFile(atPath: folder) else { throw .cannotCreate(path: path, reason: "the folder \(folder) is not writable") }
+        }
+        let readOnly = exists && !Self.isWritable(path: path, folder: folder)
+        isReadOnly = readOnly
+        if readOnly {
+            queue = try Self.openReadOnly(path: path, folder: folder, busyTimeout: busyTimeout)
+            return
         }
         var config = Configuration()
         config.foreignKeysEnabled = true
@@ -85,13 +95,63 @@ public final class TreeStore: Sendable {
         }
     }
 
-    /// Refuses a file that is not SQLite, or is another program's SQLite database, without changing it.
-    private static func checkExisting(path: String, busyTimeout: TimeInterval) throws(StoreError) {
+    /// True when this user can write the database file and the files SQLite keeps beside it in WAL
+    /// mode (`-wal`, `-shm`): existing ones writable, missing ones creatable in the folder.
+    static func isWritable(path: String, folder: String) -> Bool {
+        guard access(path, W_OK) == 0 else { return false }
+        if access(folder, W_OK) == 0 { return true }
+        return ["-wal", "-shm"].allSatisfy { access(path + $0, W_OK) == 0 }
+    }
+
+    /// Opens a store this user may read but not write, without writing anything: no migration, no
+    /// change of journal mode. A WAL database whose `-shm` file cannot be created (a read-only
+    /// folder or mount) and that has no pending `-wal` is opened as immutable, which SQLite reads
+    /// without shared memory.
+    private static func openReadOnly(path: String, folder: String, busyTimeout: TimeInterval) throws(StoreError) -> DatabaseQueue {
+        do {
+            let queue = try readOnlyQueue(path: path, busyTimeout: busyTimeout)
+            try queue.read { db in
+                if try Schema.migrator.hasBeenSuperseded(db) {
+                    let applied = try Schema.migrator.appliedIdentifiers(db)
+                    let known = Set(Schema.migrator.migrations)
+                    throw StoreError.newerSchema(path: path, migration: applied.first { !known.contains($0) } ?? "?")
+                }
+            }
+            return queue
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw .sqlite(code: error.extendedResultCode.rawValue, message: "\(path) (opened read-only): \(reason(error))")
+        } catch {
+            throw .database(reason(error))
+        }
+    }
+
+    /// A read-only connection that writes nothing beside the file. A WAL database whose `-shm`
+    /// file cannot be created (a read-only folder or mount) and that has no pending `-wal` is
+    /// opened as immutable, which SQLite reads without shared memory.
+    static func readOnlyQueue(path: String, busyTimeout: TimeInterval) throws -> DatabaseQueue {
         var config = Configuration()
         config.readonly = true
         config.busyMode = .timeout(busyTimeout)
+        config.label = "trees"
+        config.prepareDatabase { db in db.add(function: TextSearch.containsFunction) }
+        let fm = FileManager.default
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let canMakeShm = access(folder, W_OK) == 0 || access(path + "-shm", W_OK) == 0
+        let walSize = (try? fm.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        guard !canMakeShm && walSize == 0 else { return try DatabaseQueue(path: path, configuration: config) }
+        var uri = URLComponents()
+        uri.scheme = "file"
+        uri.path = path.hasPrefix("/") ? path : fm.currentDirectoryPath + "/" + path
+        uri.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        return try DatabaseQueue(path: uri.string ?? path, configuration: config)
+    }
+
+    /// Refuses a file that is not SQLite, or is another program's SQLite database, without changing it.
+    private static func checkExisting(path: String, busyTimeout: TimeInterval) throws(StoreError) {
         do {
-            let probe = try DatabaseQueue(path: path, configuration: config)
+            let probe = try readOnlyQueue(path: path, busyTimeout: busyTimeout)
             defer { try? probe.close() }
             try probe.read { db in
                 let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
@@ -131,8 +191,13 @@ public final class TreeStore: Sendable {
 
     /// Runs `body` in one immediate transaction: everything it writes is stored, or nothing is.
     public func write<T>(_ body: (StoreWriter) throws -> T) throws -> T {
+        if isReadOnly { throw StoreError.storage("\(path) is read-only for this user (the file or its folder cannot be written)") }
         do {
-            return try queue.write { db in try body(StoreWriter(db: db, now: now())) }
+            let now = now()
+            if let problem = StorableDates.problem(now) {
+                throw StoreError.unstorable("the current time: \(problem); check the system clock")
+            }
+            return try queue.write { db in try body(StoreWriter(db: db, now: now)) }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {

@@ -16,7 +16,7 @@ struct Trees: AsyncParsableCommand {
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, RemoveCommand.self,
             CollectionCommand.self, CaptureCommand.self, ReplayCommand.self,
             ImportCommand.self, ExportCommand.self, InspectCommand.self,
-            PhotoCommand.self, StatsCommand.self,
+            PhotoCommand.self, StatsCommand.self, DoctorCommand.self,
             MapCommand.self,
             GPSCommand.self,
         ]

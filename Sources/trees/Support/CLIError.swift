@@ -43,6 +43,7 @@ struct CLIError: Error, CustomStringConvertible {
             case .cannotCreate, .notATreesDatabase, .newerSchema: return CLIError(e.description, status: .cannotCreate)
             case .invalidID, .invalidCollectionName: return CLIError(e.description, status: .usage)
             case .storage: return CLIError(e.description, status: .ioError)
+            case .damagedRow, .unstorable: return CLIError(e.description, status: .dataError)
             default: return CLIError(e.description, status: .failure)
             }
         default:

@@ -18,7 +18,17 @@ struct StoreOptions: ParsableArguments {
         return TreeStore.defaultPath(environment: env)
     }
 
-    func open() throws -> TreeStore {
+    /// Opens the store. A store this user may read but not write opens for reading; `forWriting`
+    /// refuses it at once instead of at the first write.
+    func open(forWriting: Bool = false) throws -> TreeStore {
+        let store = try openStore()
+        if forWriting && store.isReadOnly {
+            throw CLIError.from(StoreError.storage("\(store.path) is read-only for this user (the file or its folder cannot be written)"))
+        }
+        return store
+    }
+
+    private func openStore() throws -> TreeStore {
         do {
             return try TreeStore(path: resolvedPath, clock: Self.clock)
         } catch {

@@ -1,0 +1,222 @@
+import Foundation
+import GRDB
+import TreesKit
+
+/// One problem found in a store by `examine()`: a damaged value, a reference to a row that is gone,
+/// or damage SQLite itself reports.
+public struct StoreFinding: Sendable, Equatable {
+    /// The table (`tree`, `collection`, `photo`, `treeHistory`, `preference`), or `database` for
+    /// SQLite's own integrity check.
+    public var table: String
+    /// SQLite's row id, when the finding is about one row.
+    public var row: Int64?
+    /// The row's `id` text (or the preference key), when it has one.
+    public var id: String?
+    /// The column, when the finding is about one value.
+    public var column: String?
+    /// What is wrong.
+    public var reason: String
+    /// What `repair` does about it; nil when it cannot be mended (`repair(removingUnrepairable:)`
+    /// can remove the row instead).
+    public var remedy: String?
+}
+
+/// What `repair` did.
+public struct StoreRepairReport: Sendable, Equatable {
+    /// Everything found before repairing.
+    public var findings: [StoreFinding]
+    /// Findings mended.
+    public var mended: Int
+    /// Rows removed because they could not be mended (only when asked).
+    public var removed: Int
+    /// Findings left as they were.
+    public var left: Int
+}
+
+extension TreeStore {
+    /// Every damaged value and dangling reference in the store, and SQLite's own integrity
+    /// findings, without changing anything.
+    public func examine() throws -> [StoreFinding] {
+        try read { reader in try StoreDoctor(db: reader.db, now: now()).scan().map(\.finding) }
+    }
+
+    /// Mends what can be mended, in one transaction: a damaged date takes its row's other date
+    /// (or the current time), a damaged optional value is cleared, a blank species becomes
+    /// "Unknown", a blank collection name gets a made-up unique name, a reference to a row that
+    /// is gone is cleared (or, for a photo or history line, removed). Every mended tree gets a
+    /// line in its history saying what was there. Rows that cannot be mended (a damaged id or
+    /// position) are removed only when `removingUnrepairable` is true.
+    public func repair(removingUnrepairable: Bool) throws -> StoreRepairReport {
+        try write { w in
+            let doctor = StoreDoctor(db: w.db, now: w.now)
+            let found = try doctor.scan()
+            var mended = 0, removed = 0, left = 0
+            var removedRows = Set<String>()
+            for item in found {
+                let key = "\(item.finding.table)/\(item.finding.row ?? -1)"
+                if removedRows.contains(key) { continue }
+                if let action = item.action {
+                    try doctor.apply(action, for: item.finding)
+                    mended += 1
+                } else if removingUnrepairable, let row = item.finding.row, item.finding.table != "database" {
+                    try w.db.execute(sql: "DELETE FROM \(item.finding.table) WHERE rowid = ?", arguments: [row])
+                    removedRows.insert(key)
+                    removed += 1
+                } else {
+                    left += 1
+                }
+            }
+            return StoreRepairReport(findings: found.map(\.finding), mended: mended, removed: removed, left: left)
+        }
+    }
+}
+
+/// Scans and mends a store's rows with the same column checks every read uses.
+struct StoreDoctor {
+    let db: Database
+    let now: Date
+
+    enum Action {
+        /// Set one column of one row, with a history line when the row is a tree.
+        case set(table: String, row: Int64, column: String, value: DatabaseValue, note: String)
+        case delete(table: String, row: Int64)
+    }
+
+    struct Item {
+        var finding: StoreFinding
+        var action: Action?
+    }
+
+    static let tables: [(name: String, columns: [(String, ColumnKind)])] = [
+        ("collection", TreeCollection.columns),
+        ("tree", Array(zip(Tree.storageColumns, Tree.columnKinds))),
+        ("photo", Photo.columns),
+        ("treeHistory", [("treeId", .id), ("changedAt", .date), ("change", .text)]),
+        ("preference", [("key", .text), ("value", .text)]),
+    ]
+
+    func scan() throws -> [Item] {
+        var items: [Item] = []
+        let check = try DatabaseValue.fetchAll(db, sql: "PRAGMA quick_check").compactMap(StoredValue.text)
+        if check != ["ok"] {
+            for line in check.prefix(100) {
+                items.append(Item(finding: StoreFinding(table: "database", reason: "SQLite integrity check: \(line)", remedy: nil)))
+            }
+        }
+        for (table, columns) in Self.tables {
+            let rows = try Row.fetchCursor(db, sql: "SELECT rowid, * FROM \(table) ORDER BY rowid")
+            while let row = try rows.next() {
+                items += examine(row: row, table: table, columns: columns)
+            }
+        }
+        items += try danglingReferences()
+        return items
+    }
+
+    private func examine(row: Row, table: String, columns: [(String, ColumnKind)]) -> [Item] {
+        let rowID = (row["rowid"] as DatabaseValue).storage.int64Value ?? 0
+        let id = table == "preference" ? StoredValue.text(row["key"]) : (row.hasColumn("id") ? StoredValue.text(row["id"]) : nil)
+        var problems: [String: String] = [:]
+        for (column, kind) in columns {
+            if case .failure(let p) = StoredValue.check(row[column] as DatabaseValue, as: kind) { problems[column] = p.reason }
+        }
+        guard !problems.isEmpty else { return [] }
+        let good = { (column: String) -> Bool in problems[column] == nil }
+        var items: [Item] = []
+        for (column, kind) in columns {
+            guard let reason = problems[column] else { continue }
+            let value = row[column] as DatabaseValue
+            let shown = StoredValue.shown(value)
+            var action: Action?
+            var remedy: String?
+            func set(_ v: DatabaseValue, _ what: String) {
+                action = .set(table: table, row: rowID, column: column, value: v, note: "\(column) was \(shown)")
+                remedy = what
+            }
+            switch (table, column, kind) {
+            case (_, _, .date):
+                let siblings = table == "tree" ? ["updatedAt", "createdAt", "fixTime"]
+                    : table == "photo" ? ["createdAt", "capturedAt"] : ["updatedAt", "createdAt"]
+                if let other = siblings.first(where: { $0 != column && good($0) && !(row[$0] as DatabaseValue).isNull }) {
+                    set(row[other], "set to its \(other)")
+                } else if table == "treeHistory" {
+                    action = .delete(table: table, row: rowID); remedy = "history line removed"
+                } else {
+                    set(now.databaseValue, "set to the current time")
+                }
+            case (_, _, .optionalText):
+                if case .blob(let d) = value.storage {
+                    set(String(decoding: d, as: UTF8.self).databaseValue, "kept as text, invalid UTF-8 replaced")
+                } else {
+                    set(.null, "cleared")
+                }
+            case (_, _, .optionalID), (_, _, .optionalDate), (_, _, .optionalReal), (_, _, .optionalInteger), (_, _, .accuracy):
+                set(.null, "cleared")
+            case ("tree", "species", _):
+                set("Unknown".databaseValue, "set to Unknown")
+            case ("collection", "name", _):
+                set("Collection \(rowID)".databaseValue, "renamed Collection \(rowID)")
+            case ("photo", "byteCount", _):
+                remedy = nil
+            case ("treeHistory", _, _), ("preference", _, _):
+                action = .delete(table: table, row: rowID)
+                remedy = table == "preference" ? "preference removed" : "history line removed"
+            default:
+                remedy = nil
+            }
+            items.append(Item(finding: StoreFinding(table: table, row: rowID, id: id, column: column, reason: reason, remedy: remedy),
+                              action: action))
+        }
+        // A row with a part that cannot be mended is not half mended: it is left (or removed) whole.
+        if items.contains(where: { $0.action == nil }) {
+            return items.map { item in
+                var i = item
+                if i.action != nil {
+                    i.action = nil
+                    i.finding.remedy = nil
+                }
+                return i
+            }
+        }
+        return items
+    }
+
+    private func danglingReferences() throws -> [Item] {
+        var items: [Item] = []
+        let rows = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        for r in rows {
+            guard let table = StoredValue.text(r[0]), let rowID = (r[1] as DatabaseValue).storage.int64Value,
+                  let parent = StoredValue.text(r[2]) else { continue }
+            let id = try DatabaseValue.fetchOne(db, sql: "SELECT id FROM \(table) WHERE rowid = ?", arguments: [rowID])
+                .flatMap(StoredValue.text)
+            switch table {
+            case "tree":
+                items.append(Item(
+                    finding: StoreFinding(table: table, row: rowID, id: id, column: "collectionId",
+                                          reason: "it refers to a \(parent) that does not exist", remedy: "cleared (no collection)"),
+                    action: .set(table: table, row: rowID, column: "collectionId", value: .null, note: "collectionId referred to a missing collection")))
+            default:
+                items.append(Item(
+                    finding: StoreFinding(table: table, row: rowID, id: id, column: "treeId",
+                                          reason: "it refers to a \(parent) that does not exist", remedy: "row removed"),
+                    action: .delete(table: table, row: rowID)))
+            }
+        }
+        return items
+    }
+
+    func apply(_ action: Action, for finding: StoreFinding) throws {
+        switch action {
+        case .set(let table, let row, let column, let value, let note):
+            try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE rowid = ?", arguments: [value, row])
+            if table == "tree", let id = finding.id {
+                try db.execute(sql: """
+                    INSERT INTO treeHistory (treeId, changedAt, change, latitude, longitude, horizontalAccuracy)
+                    SELECT id, ?, ?, latitude, longitude, horizontalAccuracy FROM tree WHERE id = ? AND rowid = ?
+                    """, arguments: [now, "repaired: \(note)", id, row])
+            }
+        case .delete(let table, let row):
+            try db.execute(sql: "DELETE FROM \(table) WHERE rowid = ?", arguments: [row])
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import GRDB
+import TreesKit
+
+/// What a stored column holds; every value read back is checked against it, so a damaged value
+/// (written by hand, by an older version, or by a fault) is named instead of trapping.
+enum ColumnKind: Sendable, Equatable {
+    /// A UUID as text; never NULL.
+    case id
+    /// A UUID as text, or NULL.
+    case optionalID
+    /// Text; never NULL.
+    case text
+    /// Text with something other than white space in it; never NULL.
+    case nonBlankText
+    /// Text, or NULL.
+    case optionalText
+    /// A date the store can hold; never NULL.
+    case date
+    /// A date the store can hold, or NULL.
+    case optionalDate
+    /// Degrees, -90…90; never NULL.
+    case latitude
+    /// Degrees, -180…180; never NULL.
+    case longitude
+    /// Metres, 0 or more, or NULL.
+    case accuracy
+    /// A finite number, or NULL.
+    case optionalReal
+    /// A whole number; never NULL.
+    case integer
+    /// A whole number, or NULL.
+    case optionalInteger
+
+    var isNullable: Bool {
+        switch self {
+        case .optionalID, .optionalText, .optionalDate, .accuracy, .optionalReal, .optionalInteger: true
+        default: false
+        }
+    }
+}
+
+/// A checked column value.
+enum ColumnValue: Equatable {
+    case null
+    case text(String)
+    case id(UUID)
+    case date(Date)
+    case real(Double)
+    case integer(Int)
+}
+
+/// Why a stored value is not what its column holds.
+struct ColumnProblem: Error, Equatable {
+    var reason: String
+}
+
+/// Reading stored values back, checked.
+enum StoredValue {
+    /// `value` checked against `kind`.
+    static func check(_ value: DatabaseValue, as kind: ColumnKind) -> Result<ColumnValue, ColumnProblem> {
+        if value.isNull {
+            return kind.isNullable ? .success(.null) : .failure(ColumnProblem(reason: "it is empty (NULL)"))
+        }
+        switch kind {
+        case .id, .optionalID:
+            guard let text = self.text(value) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not a UUID")) }
+            var t = text
+            guard let id = t.withUTF8({ UUID(text: $0) }) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not a UUID")) }
+            return .success(.id(id))
+        case .text, .optionalText:
+            guard let text = self.text(value) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not text")) }
+            return .success(.text(text))
+        case .nonBlankText:
+            guard let text = self.text(value) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not text")) }
+            guard !isBlank(text) else { return .failure(ColumnProblem(reason: "it is blank")) }
+            return .success(.text(text))
+        case .date, .optionalDate:
+            return date(value).map(ColumnValue.date)
+        case .latitude, .longitude, .accuracy, .optionalReal:
+            guard let v = number(value) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not a number")) }
+            let problem: String? = switch kind {
+            case .latitude: CoordinateCheck.latitudeProblem(v)
+            case .longitude: CoordinateCheck.longitudeProblem(v)
+            case .accuracy: CoordinateCheck.accuracyProblem(v)
+            default: v.isFinite ? nil : "\(v) is not a finite number"
+            }
+            if let problem { return .failure(ColumnProblem(reason: problem)) }
+            return .success(.real(v))
+        case .integer, .optionalInteger:
+            switch value.storage {
+            case .int64(let i): return .success(.integer(Int(i)))
+            case .double(let d) where d.isFinite && d == d.rounded() && d.magnitude < 9e15: return .success(.integer(Int(d)))
+            default: return .failure(ColumnProblem(reason: "\(shown(value)) is not a whole number"))
+            }
+        }
+    }
+
+    /// A stored date: the store's `yyyy-MM-dd HH:mm:ss.SSS` text (or another form SQLite date
+    /// functions and GRDB write), within the span a store holds.
+    static func date(_ value: DatabaseValue) -> Result<Date, ColumnProblem> {
+        let parsed: Date?
+        switch value.storage {
+        case .string(let s):
+            var s = s
+            parsed = s.withUTF8 { BulkText.parseDate($0) } ?? Date.fromDatabaseValue(value)
+        case .int64, .double:
+            parsed = Date.fromDatabaseValue(value)
+        case .blob, .null:
+            parsed = nil
+        }
+        guard let parsed else {
+            if case .string(let s) = value.storage, looksLikeFarDate(s) {
+                return .failure(ColumnProblem(reason: "\(shown(value)) is outside \(StorableDates.span)"))
+            }
+            return .failure(ColumnProblem(reason: "\(shown(value)) is not a date"))
+        }
+        if let problem = StorableDates.problem(parsed, text: text(value)) { return .failure(ColumnProblem(reason: problem)) }
+        return .success(parsed)
+    }
+
+    /// True for date text whose year has a sign or more than four digits (`12345-01-01 …`).
+    static func looksLikeFarDate(_ s: String) -> Bool {
+        var digits = s.utf8.drop { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+") }
+        let signed = digits.count < s.utf8.count
+        var n = 0
+        while let c = digits.first, c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") { n += 1; digits = digits.dropFirst() }
+        return n >= 4 && digits.first == UInt8(ascii: "-") && (signed || n > 4)
+    }
+
+    /// Text of a TEXT value, or of a BLOB holding valid UTF-8; numbers as SQLite prints them.
+    static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .string(let s): s
+        case .blob(let d): String(validating: d, as: UTF8.self)
+        case .int64(let i): String(i)
+        case .double(let d): String(d)
+        case .null: nil
+        }
+    }
+
+    static func number(_ value: DatabaseValue) -> Double? {
+        switch value.storage {
+        case .int64(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { c in
+            c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
+        }
+    }
+
+    /// A stored value as a message quotes it: text in quotes (shortened, control characters
+    /// escaped), a blob by its size, numbers as they are.
+    static func shown(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .string(let s): "\"\(TerminalText.escaped(String(s.prefix(60))))\""
+        case .blob(let d): "a blob of \(d.count) bytes"
+        case .int64(let i): String(i)
+        case .double(let d): String(d)
+        case .null: "NULL"
+        }
+    }
+}
+
+/// A row read with `SELECT rowid, …`: its values checked column by column, failing with the
+/// table, row and column of the first damaged value.
+struct CheckedRow {
+    let table: String
+    let row: Row
+
+    var rowID: Int64 { (row["rowid"] as DatabaseValue).storage.int64Value ?? 0 }
+
+    /// The row's `id` text, for messages, when it has one.
+    var idText: String? { StoredValue.text(row["id"] as DatabaseValue) }
+
+    func value(_ column: String, _ kind: ColumnKind) throws -> ColumnValue {
+        switch StoredValue.check(row[column] as DatabaseValue, as: kind) {
+        case .success(let v): return v
+        case .failure(let p):
+            throw StoreError.damagedRow(table: table, row: rowID, id: idText, column: column, reason: p.reason)
+        }
+    }
+
+    func id(_ column: String) throws -> UUID {
+        guard case .id(let v) = try value(column, .id) else { throw unreachable(column) }
+        return v
+    }
+
+    func text(_ column: String, _ kind: ColumnKind = .text) throws -> String {
+        guard case .text(let v) = try value(column, kind) else { throw unreachable(column) }
+        return v
+    }
+
+    func date(_ column: String) throws -> Date {
+        guard case .date(let v) = try value(column, .date) else { throw unreachable(column) }
+        return v
+    }
+
+    func integer(_ column: String) throws -> Int {
+        guard case .integer(let v) = try value(column, .integer) else { throw unreachable(column) }
+        return v
+    }
+
+    private func unreachable(_ column: String) -> StoreError {
+        .damagedRow(table: table, row: rowID, id: idText, column: column, reason: "unexpected value")
+    }
+}
+
+extension DatabaseValue.Storage {
+    var int64Value: Int64? {
+        if case .int64(let i) = self { return i }
+        return nil
+    }
+}
