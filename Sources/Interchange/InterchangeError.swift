@@ -17,13 +17,15 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     case invalidCSV(line: Int, reason: String)
     /// The format of a file could not be told from its name or content.
     case unknownFormat(String)
+    /// A value that would be stored as something other than itself (a time outside years 0000 to 9999).
+    case unstorableValue(line: Int, reason: String)
 
     /// The 1-based line of the problem, when it has one.
     public var line: Int? {
         switch self {
         case .malformedXML(let l, _, _), .notGPX(let l, _, _), .malformedJSON(let l, _, _), .invalidContent(let l, _, _):
             l
-        case .invalidCSV(let l, _): l
+        case .invalidCSV(let l, _), .unstorableValue(let l, _): l
         case .unsupportedEncoding, .unknownFormat: nil
         }
     }
@@ -33,7 +35,7 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .malformedXML(_, let c, _), .notGPX(_, let c, _), .malformedJSON(_, let c, _), .invalidContent(_, let c, _):
             c
-        case .invalidCSV, .unsupportedEncoding, .unknownFormat: nil
+        case .invalidCSV, .unsupportedEncoding, .unknownFormat, .unstorableValue: nil
         }
     }
 
@@ -41,7 +43,7 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
     public var reason: String {
         switch self {
         case .malformedXML(_, _, let r), .notGPX(_, _, let r), .malformedJSON(_, _, let r), .invalidContent(_, _, let r),
-             .invalidCSV(_, let r):
+             .invalidCSV(_, let r), .unstorableValue(_, let r):
             r
         case .unsupportedEncoding(let name): "unsupported encoding \"\(name)\"; use UTF-8, UTF-16, ISO-8859-1 or windows-1252"
         case .unknownFormat(let r): r

@@ -24,32 +24,86 @@ public struct PhotoLibrary: Sendable {
         public var alreadyAttached: [String]
     }
 
-    /// Adds photo files to a tree inside `writer`'s transaction.
-    ///
-    /// Each file must be a JPEG, PNG or HEIC image (recognised by its bytes). The capture date is
-    /// EXIF DateTimeOriginal when present (read in `timeZone` unless the file records its own UTC
-    /// offset), else the file's modification time. Any bad file refuses the whole call: no rows are
-    /// written and files copied by this call are removed again.
+    /// Photo files checked, hashed and copied into the folder, not yet recorded: the slow part of
+    /// adding photos, done before the write transaction so the store is not locked while a large
+    /// file is copied.
+    public struct StagedPhotos: Sendable {
+        var items: [Staged]
+        /// Problems that did not stop a file, e.g. a modification time that could not be used.
+        public var warnings: [String]
+    }
+
+    /// Checks, hashes and copies `files` into the folder, outside any transaction. Each must be a
+    /// regular JPEG, PNG or HEIC file (recognised by its bytes). The capture date is EXIF
+    /// DateTimeOriginal when present (read in `timeZone` unless the file records its own UTC
+    /// offset), else the file's modification time; a date a store cannot hold is ignored with a
+    /// warning. Any bad file refuses the whole call, and files it copied are removed again.
+    public func stage(files: [String], timeZone: TimeZone = .current) throws -> StagedPhotos {
+        var staged = StagedPhotos(items: [], warnings: [])
+        do {
+            for file in files { staged.items.append(try stage(file, timeZone: timeZone, warnings: &staged.warnings)) }
+        } catch {
+            for s in staged.items where s.isNewFile { try? FileManager.default.removeItem(atPath: path(sha256: s.sha256, format: s.format.rawValue)) }
+            throw error
+        }
+        return staged
+    }
+
+    /// Records staged photos for a tree inside `writer`'s transaction (short: rows only).
+    public func attach(_ staged: StagedPhotos, to treeID: UUID, in writer: StoreWriter) throws -> Addition {
+        guard try writer.treeExists(treeID) else { throw StoreError.unknownTree(ShortID.of(treeID)) }
+        var known = Set(try writer.reader.photos(of: treeID).map(\.sha256))
+        var result = Addition(added: [], alreadyAttached: [])
+        for s in staged.items {
+            guard known.insert(s.sha256).inserted else {
+                result.alreadyAttached.append(s.path)
+                continue
+            }
+            let photo = Photo(treeID: treeID, sha256: s.sha256, format: s.format.rawValue, byteCount: s.byteCount,
+                              capturedAt: s.capturedAt ?? writer.now, createdAt: writer.now)
+            try writer.insert(photo)
+            result.added.append(photo)
+        }
+        return result
+    }
+
+    /// Removes the files staging copied that no row refers to (after `attach` failed or its
+    /// transaction was rolled back).
+    public func discard(_ staged: StagedPhotos, store: TreeStore) {
+        for s in staged.items where s.isNewFile {
+            let referenced = (try? store.read { try $0.photoReferences(sha256: s.sha256) }) ?? 1
+            if referenced == 0 { try? FileManager.default.removeItem(atPath: path(sha256: s.sha256, format: s.format.rawValue)) }
+        }
+    }
+
+    /// Stages, then attaches in one short transaction of `store`: the file copying holds no lock.
+    public func add(files: [String], toTreeMatching prefix: String, in store: TreeStore, timeZone: TimeZone = .current)
+        throws -> (tree: Tree, addition: Addition, warnings: [String])
+    {
+        _ = try store.tree(matching: prefix) // refuse an unknown tree before copying anything
+        let staged = try stage(files: files, timeZone: timeZone)
+        do {
+            let (tree, addition) = try store.write { w in
+                let tree = try w.reader.tree(matching: prefix)
+                return (tree, try attach(staged, to: tree.id, in: w))
+            }
+            return (tree, addition, staged.warnings)
+        } catch {
+            discard(staged, store: store)
+            throw error
+        }
+    }
+
+    /// Adds photo files to a tree inside `writer`'s transaction: staging and attaching in one
+    /// go, which holds the write lock while files are copied. For small files inside a larger
+    /// transaction; `add(files:toTreeMatching:in:)` copies before locking.
     public func add(files: [String], to treeID: UUID, in writer: StoreWriter, timeZone: TimeZone = .current) throws -> Addition {
         guard try writer.treeExists(treeID) else { throw StoreError.unknownTree(ShortID.of(treeID)) }
-        var staged: [Staged] = []
+        let staged = try stage(files: files, timeZone: timeZone)
         do {
-            for file in files { staged.append(try stage(file, timeZone: timeZone)) }
-            var known = Set(try writer.reader.photos(of: treeID).map(\.sha256))
-            var result = Addition(added: [], alreadyAttached: [])
-            for s in staged {
-                guard known.insert(s.sha256).inserted else {
-                    result.alreadyAttached.append(s.path)
-                    continue
-                }
-                let photo = Photo(treeID: treeID, sha256: s.sha256, format: s.format.rawValue, byteCount: s.byteCount,
-                                  capturedAt: s.capturedAt, createdAt: writer.now)
-                try writer.insert(photo)
-                result.added.append(photo)
-            }
-            return result
+            return try attach(staged, to: treeID, in: writer)
         } catch {
-            for s in staged where s.isNewFile { try? FileManager.default.removeItem(atPath: path(sha256: s.sha256, format: s.format.rawValue)) }
+            for s in staged.items where s.isNewFile { try? FileManager.default.removeItem(atPath: path(sha256: s.sha256, format: s.format.rawValue)) }
             throw error
         }
     }
@@ -155,20 +209,39 @@ public struct PhotoLibrary: Sendable {
         var sha256: String
         var format: PhotoFormat
         var byteCount: Int
-        var capturedAt: Date
+        /// EXIF DateTimeOriginal or the file's modification time; nil when neither is usable (the
+        /// time the photo is recorded is used then).
+        var capturedAt: Date?
         /// True when this call created the stored file (so a refusal removes it again).
         var isNewFile: Bool
     }
 
     /// Reads `file` once: recognises its format, hashes it while copying it to a temporary file in the
     /// folder, then renames that to `<sha256>.<ext>` (or drops it when the folder already has those bytes).
-    func stage(_ file: String, timeZone: TimeZone) throws -> Staged {
+    func stage(_ file: String, timeZone: TimeZone, warnings: inout [String]) throws -> Staged {
         let fm = FileManager.default
         let (input, format) = try Self.open(file)
         defer { try? input.close() }
         let metadata = PhotoMetadata.read(format: format, Self.reader(input))
-        let modified = (try? fm.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
-        let capturedAt = metadata.dateTimeOriginal?.date(in: timeZone) ?? modified
+        var capturedAt: Date?
+        if let exif = metadata.dateTimeOriginal, let date = exif.date(in: timeZone) {
+            if let problem = StorableDates.problem(date) {
+                warnings.append("\(file): EXIF DateTimeOriginal \(problem); ignored")
+            } else {
+                capturedAt = date
+            }
+        }
+        if capturedAt == nil {
+            var info = stat()
+            if stat(file, &info) == 0 {
+                let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+                if let problem = StorableDates.problem(modified) {
+                    warnings.append("\(file): its modification time \(problem); ignored, the photo is dated now")
+                } else {
+                    capturedAt = modified
+                }
+            }
+        }
 
         do {
             try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -223,7 +296,19 @@ public struct PhotoLibrary: Sendable {
             throw PhotoError.unreadable(path: file, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw PhotoError.unreadable(path: file, reason: "it is a directory") }
-        guard let input = FileHandle(forReadingAtPath: file) else { throw PhotoError.unreadable(path: file, reason: "permission denied") }
+        // Only regular files: opening a FIFO with no writer would wait for ever, and a device or
+        // socket is not a photo. Opened without blocking, then checked on the open descriptor, so
+        // the file cannot be swapped between the check and the read.
+        let fd = Foundation.open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw PhotoError.unreadable(path: file, reason: String(cString: strerror(errno))) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw PhotoError.unreadable(path: file, reason: "it is not a regular file (a pipe, device or socket)")
+        }
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
+        let input = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         let head: [UInt8]
         do {
             head = [UInt8](try input.read(upToCount: PhotoFormat.headerLength) ?? Data())

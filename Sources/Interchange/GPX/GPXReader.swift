@@ -361,7 +361,7 @@ struct GPXParser: XMLHandler {
             events.append(.segmentEnd(track: track.index, segment: track.segments.count - 1, points: track.segments.last ?? 0))
         case .field(let field):
             capturing = false
-            setField(field, line: line)
+            try setField(field, line: line)
         }
     }
 
@@ -387,10 +387,15 @@ struct GPXParser: XMLHandler {
         return v
     }
 
-    private mutating func time(_ what: @autoclosure () -> String, line: Int) -> Date? {
+    /// A time; one that cannot be read is ignored with a diagnostic, one outside what a store can
+    /// hold (years 0000 to 9999) refuses the file, so it is never stored as another value.
+    private mutating func time(_ what: @autoclosure () -> String, line: Int) throws -> Date? {
         guard let v = ByteParsing.date(text[...]) else {
             if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not an ISO 8601 time; ignored") }
             return nil
+        }
+        if let problem = StorableDates.problem(v, text: trimmedString) {
+            throw InterchangeError.unstorableValue(line: line, reason: "\(what()) \(problem)")
         }
         return v
     }
@@ -408,10 +413,10 @@ struct GPXParser: XMLHandler {
         return t.isEmpty ? nil : String(decoding: t, as: UTF8.self)
     }
 
-    private mutating func setField(_ field: Field, line: Int) {
+    private mutating func setField(_ field: Field, line: Int) throws {
         switch field {
         case .ele: point.elevation = number("<ele>", line: line)
-        case .time: point.time = time("<time>", line: line)
+        case .time: point.time = try time("<time>", line: line)
         case .name: point.name = string
         case .cmt: point.comment = string
         case .desc: point.description = string
@@ -430,12 +435,12 @@ struct GPXParser: XMLHandler {
         case .trackDesc: track.description = string
         case .metaName: let s = string; summary?.metadata.name = s
         case .metaDesc: let s = string; summary?.metadata.description = s
-        case .metaTime: let t = time("metadata <time>", line: line); summary?.metadata.time = t
-        case .trees(let f): setTreesField(f, line: line)
+        case .metaTime: let t = try time("metadata <time>", line: line); summary?.metadata.time = t
+        case .trees(let f): try setTreesField(f, line: line)
         }
     }
 
-    private mutating func setTreesField(_ field: TreesField, line: Int) {
+    private mutating func setTreesField(_ field: TreesField, line: Int) throws {
         // Built only for a diagnostic: most fields never need it.
         func what() -> String { "<trees:\(field.rawValue)>" }
         switch field {
@@ -451,10 +456,10 @@ struct GPXParser: XMLHandler {
             if let s, point.trees.accuracySource == nil { diagnose(line, "\(what()) \"\(s)\" is not a known accuracy source; ignored") }
         case .collection: point.trees.collection = string
         case .collectionId: point.trees.collectionID = uuid(what(), line: line)
-        case .createdAt: point.trees.createdAt = time(what(), line: line)
-        case .updatedAt: point.trees.updatedAt = time(what(), line: line)
+        case .createdAt: point.trees.createdAt = try time(what(), line: line)
+        case .updatedAt: point.trees.updatedAt = try time(what(), line: line)
         case .ellipsoidHeight: point.trees.ellipsoidHeight = number(what(), line: line)
-        case .fixTime: point.trees.fixTime = time(what(), line: line)
+        case .fixTime: point.trees.fixTime = try time(what(), line: line)
         case .averagedEpochs: point.trees.averagedEpochs = integer(what(), line: line)
         case .locationSource: point.trees.locationSource = string
         }

@@ -132,6 +132,19 @@ struct CaptureSaver {
         let capture = CaptureInfo(fixTime: fix.time, fixMode: fix.mode, satellites: fix.satellitesUsed, hdop: fix.hdop,
                                   averagedEpochs: frozen.epochs, locationSource: sourceDescription)
         let ellipsoid = fix.ellipsoidHeight ?? fix.altitudeMSL.flatMap { alt in fix.geoidSeparation.map { alt + $0 } }
+        // Photo files are copied and hashed before the store is locked; the transaction records rows only.
+        let photos = try PhotoAttachment.stage(choices.photos, store: store)
+        do {
+            return try save(frozen, choices: choices, existing: existing, capture: capture, ellipsoid: ellipsoid, photos: photos)
+        } catch {
+            if let photos { store.photoLibrary.discard(photos, store: store) }
+            throw error
+        }
+    }
+
+    private func save(_ frozen: FrozenFix, choices: CaptureChoices, existing: Tree?, capture: CaptureInfo, ellipsoid: Double?,
+                      photos: PhotoLibrary.StagedPhotos?) throws -> Tree {
+        let fix = frozen.fix
         return try store.write { w -> Tree in
             let collection = try choices.collectionName.map { try w.collection(namedOrNew: $0) }
             var tree: Tree
@@ -152,17 +165,19 @@ struct CaptureSaver {
                 try w.insert(tree)
                 try w.setPreference(.lastCollection, collection?.id.uuidString.lowercased())
             }
-            try PhotoAttachment.attach(choices.photos, to: tree.id, in: w, store: store)
+            if let photos { _ = try PhotoErrors.mapped { try store.photoLibrary.attach(photos, to: tree.id, in: w) } }
             return tree
         }
     }
 }
 
-/// Attaches photo files to a tree inside a store transaction.
+/// Photo files chosen during a capture, copied into the store's photo folder before the tree is saved.
 enum PhotoAttachment {
-    static func attach(_ paths: [String], to tree: UUID, in writer: StoreWriter, store: TreeStore) throws {
-        guard !paths.isEmpty else { return }
-        _ = try PhotoErrors.mapped { try store.photoLibrary.add(files: paths, to: tree, in: writer) }
+    static func stage(_ paths: [String], store: TreeStore) throws -> PhotoLibrary.StagedPhotos? {
+        guard !paths.isEmpty else { return nil }
+        let staged = try PhotoErrors.mapped { try store.photoLibrary.stage(files: paths) }
+        for w in staged.warnings { StandardError.write("warning: \(TerminalText.escaped(w))\n") }
+        return staged
     }
 }
 

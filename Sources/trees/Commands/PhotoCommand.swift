@@ -30,14 +30,11 @@ struct PhotoCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let db = try store.open()
+            let db = try store.open(forWriting: true)
             let library = db.photoLibrary
-            let (tree, result) = try PhotoErrors.mapped {
-                try db.write { w in
-                    let tree = try w.reader.tree(matching: id)
-                    return (tree, try library.add(files: files, to: tree.id, in: w))
-                }
-            }
+            // Files are copied and hashed before the store is locked; the transaction only records rows.
+            let (tree, result, warnings) = try PhotoErrors.mapped { try library.add(files: files, toTreeMatching: id, in: db) }
+            for w in warnings { StandardError.write("warning: \(TerminalText.escaped(w))\n") }
             for file in result.alreadyAttached {
                 StandardError.write("\(file): tree \(tree.shortID) already has this photo; skipped\n")
             }
