@@ -17,6 +17,37 @@ public enum TerminalText {
         return out
     }
 
+    /// Like `escaped`, for a whole screen of human output: line feeds and tabs stay, and so do
+    /// colour sequences (`ESC [ digits ; … m`) when `keepingColour` (output painted by the command
+    /// line, whose stored and imported text is escaped before it is painted); every other control
+    /// character is escaped, so text cannot move the cursor, clear the screen or set the window title.
+    public static func escapedKeepingLayout(_ text: String, keepingColour: Bool = false) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" }) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 8)
+        var i = 0
+        while i < scalars.count {
+            let c = scalars[i]
+            if keepingColour, c == "\u{1B}", i + 1 < scalars.count, scalars[i + 1] == "[" {
+                var j = i + 2
+                while j < scalars.count, ("0"..."9").contains(scalars[j]) || scalars[j] == ";" { j += 1 }
+                if j < scalars.count, scalars[j] == "m" {
+                    for k in i...j { out.unicodeScalars.append(scalars[k]) }
+                    i = j + 1
+                    continue
+                }
+            }
+            if isControl(c) && c != "\n" && c != "\t" {
+                out += "\\u{" + String(c.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(c)
+            }
+            i += 1
+        }
+        return out
+    }
+
     static func isControl(_ c: Unicode.Scalar) -> Bool {
         c.value < 0x20 || c.value == 0x7F || (0x80...0x9F).contains(c.value)
             || c.value == 0x2028 || c.value == 0x2029 || (0x202A...0x202E).contains(c.value) || (0x2066...0x2069).contains(c.value)

@@ -113,7 +113,7 @@ struct ImportCommand: AsyncParsableCommand {
         if json {
             Output.json(summary.json(file: file, format: fmt, dryRun: dryRun))
         } else {
-            Output.text(summary.text(file: input.displayName, dryRun: dryRun))
+            Output.human(summary.text(file: input.displayName, dryRun: dryRun))
         }
     }
 }

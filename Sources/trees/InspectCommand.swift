@@ -36,7 +36,7 @@ struct InspectCommand: AsyncParsableCommand {
         if json {
             Output.json(Self.json(report, file: file))
         } else {
-            Output.text(Self.text(report, file: file))
+            Output.human(Self.text(report, file: file))
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TreesKit
 
 @main
 struct Trees: AsyncParsableCommand {
@@ -32,13 +33,13 @@ struct Trees: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as CLIError {
-            StandardError.write("trees: \(error.message)\n")
+            StandardError.write("trees: \(TerminalText.escaped(error.message))\n")
             Foundation.exit(error.status.rawValue)
         } catch {
             if let exit = error as? ExitCode { Foundation.exit(exit.rawValue) }
             if Self.isArgumentParserError(error) { Self.exit(withError: error) }
             let cli = CLIError.from(error)
-            StandardError.write("trees: \(cli.message)\n")
+            StandardError.write("trees: \(TerminalText.escaped(cli.message))\n")
             Foundation.exit(cli.status.rawValue)
         }
     }

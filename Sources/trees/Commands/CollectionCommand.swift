@@ -37,8 +37,8 @@ struct CollectionCommand: AsyncParsableCommand {
             }
             guard !all.isEmpty else { StandardError.write("no collections\n"); return }
             var table = TextTable(headers: ["NAME", "TREES", "CREATED"])
-            for s in all { table.rows.append([s.collection.name, String(s.treeCount), Format.date(s.collection.createdAt)]) }
-            Output.text(table.render(terminal: .current))
+            for s in all { table.rows.append([TerminalText.escaped(s.collection.name), String(s.treeCount), Format.date(s.collection.createdAt)]) }
+            Output.human(table.render(terminal: .current))
         }
     }
 
@@ -61,16 +61,16 @@ struct CollectionCommand: AsyncParsableCommand {
                     ]))
                     return
                 }
-                Output.line("\(terminal.bold(c.name)): \(trees.count) tree\(trees.count == 1 ? "" : "s"), created \(Format.date(c.createdAt))")
+                Output.line("\(terminal.bold(TerminalText.escaped(c.name))): \(trees.count) tree\(trees.count == 1 ? "" : "s"), created \(Format.date(c.createdAt))")
                 var counts: [String: Int] = [:]
                 for t in trees { counts[t.species, default: 0] += 1 }
                 if !counts.isEmpty {
-                    Output.line(counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                    Output.line(counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\(TerminalText.escaped($0.key)) \($0.value)" }.joined(separator: ", "))
                     var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "CREATED"])
                     for t in trees {
-                        table.rows.append([t.shortID, t.species, t.variety ?? "", terminal.badge(metres: t.horizontalAccuracy), Format.date(t.createdAt)])
+                        table.rows.append([t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""), terminal.badge(metres: t.horizontalAccuracy), Format.date(t.createdAt)])
                     }
-                    Output.text(table.render(terminal: terminal))
+                    Output.human(table.render(terminal: terminal))
                 }
             }
         }

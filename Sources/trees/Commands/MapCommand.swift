@@ -51,8 +51,10 @@ struct MapCommand: AsyncParsableCommand {
         let db = try store.open()
         let library = db.photoLibrary
         var budget = Self.previewBudget
-        let (page, collectionName) = try db.write { w -> (MapPage, String?) in
-            let r = w.reader
+        // A store this user may only read can be mapped; only a new --labels choice needs a write.
+        let (page, collectionName) = try (labels == nil ? db.read { r in try makePage(r, now: db.now(), remember: nil) }
+            : db.write { w in try makePage(w.reader, now: w.now, remember: w) })
+        func makePage(_ r: StoreReader, now: Date, remember w: StoreWriter?) throws -> (MapPage, String?) {
             var filter = TreeFilter()
             var chosen: TreeCollection?
             if let scope = try resolveCollection(collection, in: r) {
@@ -62,7 +64,7 @@ struct MapCommand: AsyncParsableCommand {
             let chosenLabels: MapPage.Labels
             if let labels {
                 chosenLabels = labels
-                try w.setPreference(.mapLabels, labels.rawValue)
+                try w?.setPreference(.mapLabels, labels.rawValue)
             } else {
                 chosenLabels = try r.preference(.mapLabels).flatMap(MapPage.Labels.init(rawValue:)) ?? .species
             }
@@ -83,7 +85,7 @@ struct MapCommand: AsyncParsableCommand {
             guard !items.isEmpty else { throw CLIError("no trees to map", status: .failure) }
             let title = chosen.map { "Trees — \($0.name)" } ?? (collection != nil ? "Trees in no collection" : "Trees")
             return (MapPage(title: title, items: items, labels: chosenLabels, colouring: color, tiles: tiles,
-                            generatedAt: w.now), chosen?.name)
+                            generatedAt: now), chosen?.name)
         }
         let html = page.html()
         if out == "-" {

@@ -67,7 +67,7 @@ struct PhotoCommand: AsyncParsableCommand {
             for p in photos {
                 table.rows.append([ShortID.of(p.id), p.format, Format.bytes(p.byteCount), Format.date(p.capturedAt), library.path(of: p)])
             }
-            Output.text(table.render(terminal: .current))
+            Output.human(table.render(terminal: .current))
         }
     }
 

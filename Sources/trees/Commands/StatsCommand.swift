@@ -39,7 +39,7 @@ struct StatsCommand: AsyncParsableCommand {
         } else if stats.total == 0 {
             StandardError.write("no trees\n")
         } else {
-            Output.text(stats.render(terminal: .current))
+            Output.human(stats.render(terminal: .current))
         }
     }
 }
@@ -120,7 +120,7 @@ struct TreeStats {
         var out = "\(total) tree\(total == 1 ? "" : "s"), \(withPhotos) with photos\n"
         func section(_ title: String, _ tally: Tally, none: String) {
             var table = TextTable(headers: [title, "TREES"])
-            for row in tally.rows { table.rows.append([row.name ?? none, String(row.count)]) }
+            for row in tally.rows { table.rows.append([row.name.map(TerminalText.escaped) ?? none, String(row.count)]) }
             out += "\n" + table.render(terminal: terminal)
         }
         section("SPECIES", species, none: "—")

@@ -118,14 +118,15 @@ struct ListCommand: AsyncParsableCommand {
             var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"])
             try r.forEachTree(filter, limit: limit) { t in
                 table.rows.append([
-                    t.shortID, t.species, t.variety ?? "", terminal.badge(metres: t.horizontalAccuracy),
-                    t.collectionID.flatMap { names[$0] } ?? "", Format.date(t.createdAt),
+                    t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""),
+                    terminal.badge(metres: t.horizontalAccuracy),
+                    TerminalText.escaped(t.collectionID.flatMap { names[$0] } ?? ""), Format.date(t.createdAt),
                 ])
             }
             if table.rows.isEmpty {
                 StandardError.write("no trees\n")
             } else {
-                Output.text(table.render(terminal: terminal))
+                Output.human(table.render(terminal: terminal))
             }
         }
     }
@@ -159,17 +160,17 @@ enum TreeDetails {
             }
             var lines: [(String, String)] = [
                 ("id", t.id.uuidString.lowercased()),
-                ("species", t.species),
-                ("variety", t.variety ?? "—"),
-                ("rootstock", t.rootstock ?? "—"),
-                ("collection", collectionName ?? "—"),
+                ("species", TerminalText.escaped(t.species)),
+                ("variety", TerminalText.escaped(t.variety ?? "—")),
+                ("rootstock", TerminalText.escaped(t.rootstock ?? "—")),
+                ("collection", TerminalText.escaped(collectionName ?? "—")),
                 ("position", "\(Format.degrees(t.latitude)), \(Format.degrees(t.longitude))"),
                 ("accuracy", terminal.badge(metres: t.horizontalAccuracy)
                     + (t.accuracySource.map { " (\($0.rawValue))" } ?? "") + " — radius of the 95% circle"),
                 ("altitude", t.altitude.map { String(format: "%.1f m above mean sea level", $0) } ?? "—"),
             ]
             if let h = t.ellipsoidHeight { lines.append(("ellipsoid height", String(format: "%.1f m", h))) }
-            lines.append(("notes", t.notes ?? "—"))
+            lines.append(("notes", TerminalText.escapedKeepingLayout(t.notes ?? "—")))
             let c = t.capture
             if !c.isEmpty {
                 var parts: [String] = []
@@ -178,7 +179,7 @@ enum TreeDetails {
                 if let s = c.satellites { parts.append("\(s) satellites") }
                 if let h = c.hdop { parts.append(String(format: "HDOP %.1f", h)) }
                 if let n = c.averagedEpochs, n > 1 { parts.append("averaged over \(n) epochs") }
-                if let src = c.locationSource { parts.append("from \(src)") }
+                if let src = c.locationSource { parts.append("from \(TerminalText.escaped(src))") }
                 lines.append(("captured", parts.joined(separator: ", ")))
             }
             lines.append(("photos", photos.isEmpty ? "none" : "\(photos.count)"))

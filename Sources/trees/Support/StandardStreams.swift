@@ -1,4 +1,5 @@
 import Foundation
+import TreesKit
 
 /// Writes to a file descriptor with `write(2)`, retrying short writes and EINTR; the `errno` of a
 /// failure, nil when everything was written.
@@ -23,14 +24,23 @@ func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
 /// to standard error and the exit status is 74. (A closed pipe ends it by SIGPIPE, as for any tool
 /// in a pipeline.)
 enum Output {
-    static func line(_ text: String = "") { self.text(text + "\n") }
+    /// A line of human output: control characters in it (from stored or imported text) are
+    /// escaped, colour sequences and tabs kept.
+    static func line(_ text: String = "") { human(text + "\n") }
 
+    /// Human output: control characters escaped; line feeds, tabs and (when colour is on) colour
+    /// sequences kept.
+    static func human(_ text: String) {
+        self.text(TerminalText.escapedKeepingLayout(text, keepingColour: Terminal.current.colour))
+    }
+
+    /// Text written as it is (machine formats, the live view's own terminal control).
     static func text(_ text: String) {
         var t = text
         t.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
-    static func json(_ value: JSON) { line(value.serialized()) }
+    static func json(_ value: JSON) { text(value.serialized() + "\n") }
 
     static func write(_ bytes: UnsafeRawBufferPointer) {
         guard let code = writeAll(STDOUT_FILENO, bytes) else { return }

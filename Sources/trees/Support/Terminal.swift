@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TreesKit
 
 /// What the terminal can do: whether streams are TTYs and whether colour is wanted.
@@ -101,21 +100,42 @@ enum Format {
     /// `HH:mm:ss` in the local time zone.
     static func clock(_ date: Date) -> String { local("HH:mm:ss", date) }
 
-    /// Formats in the local time zone with a fixed pattern; one formatter per pattern, made once
-    /// (a listing of 100,000 trees must not build 100,000 formatters).
+    /// Formats in the local time zone with one of the patterns above (`yyyy`, `MM`, `dd`, `HH`,
+    /// `mm`, `ss`, `ZZZZZ` and literal separators), in the proleptic Gregorian calendar: a stored
+    /// date shows as the same calendar day as its ISO 8601 text, even before 1582 where
+    /// Foundation's formatters switch to the Julian calendar.
     static func local(_ pattern: String, _ date: Date) -> String {
-        formatters.withLock { cache in
-            if let f = cache[pattern] { return f.string(from: date) }
-            let f = DateFormatter()
-            f.locale = Locale(identifier: "en_US_POSIX")
-            f.timeZone = TimeZone.current
-            f.dateFormat = pattern
-            cache[pattern] = f
-            return f.string(from: date)
+        let offset = zone.secondsFromGMT(for: date)
+        guard let f = UTCFields(date.addingTimeInterval(TimeInterval(offset))) else { return "?" }
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
+        var out = ""
+        var rest = Substring(pattern)
+        while let c = rest.first {
+            let run = rest.prefix { $0 == c }
+            rest = rest.dropFirst(run.count)
+            switch (c, run.count) {
+            case ("y", _):
+                let y = String(abs(f.year))
+                out += (f.year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - y.count)) + y
+            case ("M", _): out += two(f.month)
+            case ("d", _): out += two(f.day)
+            case ("H", _): out += two(f.hour)
+            case ("m", _): out += two(f.minute)
+            case ("s", _): out += two(f.second)
+            case ("Z", _):
+                if offset == 0 {
+                    out += "Z"
+                } else {
+                    let m = abs(offset) / 60
+                    out += (offset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
+                }
+            default: out += run
+            }
         }
+        return out
     }
 
-    private static let formatters = Mutex<[String: DateFormatter]>([:])
+    private static let zone = TimeZone.current
 }
 
 /// A plain text table with columns sized to their widest cell; ANSI colour is ignored when measuring.

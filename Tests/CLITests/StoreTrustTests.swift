@@ -1,0 +1,314 @@
+import Foundation
+import Testing
+
+/// A store stays readable and exact whatever reaches it: values it cannot hold are refused where
+/// they are read, damaged rows already in a file are named (never a trap) and mended by
+/// `trees doctor`, a store this user may only read can be read, photos never lock others out.
+@Suite struct StoreTrustTests {
+    /// Runs `sqlite3` on the test store (to damage it as a hand edit or an older version would).
+    @discardableResult
+    func sqlite(_ t: TreesProcess, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [t.database, sql]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A store with one tree in a collection, and that tree's id.
+    func store() throws -> (TreesProcess, String) {
+        let t = try TreesProcess()
+        #expect(try t.run(["collection", "create", "North"]).status == 0)
+        let r = try t.run(["add", "--lat", "51.5", "--lon", "-0.1", "--species", "Apple", "--collection", "North"])
+        #expect(r.status == 0, "\(r)")
+        let id = try sqlite(t, "SELECT id FROM tree").trimmingCharacters(in: .whitespacesAndNewlines)
+        return (t, id)
+    }
+
+    static let readers: [[String]] = [
+        ["list"], ["list", "--json"], ["stats"], ["collection", "list"], ["export", "--format", "json", "--out", "-"],
+        ["export", "--format", "gpx", "--out", "-"], ["map", "--out", "-"],
+    ]
+
+    static let damages: [(sql: String, table: String, column: String, reason: String)] = [
+        ("UPDATE tree SET createdAt = '12345-01-01 00:00:00.000'", "tree", "createdAt",
+         "\"12345-01-01 00:00:00.000\" is outside years 0000 to 9999 (UTC)"),
+        ("UPDATE tree SET updatedAt = 'yesterday'", "tree", "updatedAt", "\"yesterday\" is not a date"),
+        ("UPDATE tree SET latitude = 'north'", "tree", "latitude", "\"north\" is not a number"),
+        ("UPDATE tree SET longitude = 540", "tree", "longitude", "longitude 540 is out of range; expected degrees between -180 and 180"),
+        ("UPDATE tree SET hdop = 'high'", "tree", "hdop", "\"high\" is not a number"),
+        ("UPDATE tree SET satellites = 'many'", "tree", "satellites", "\"many\" is not a whole number"),
+        ("UPDATE tree SET collectionId = 'not-an-id'", "tree", "collectionId", "\"not-an-id\" is not a UUID"),
+        ("UPDATE collection SET createdAt = '-0001-01-01 00:00:00.000'", "collection", "createdAt",
+         "\"-0001-01-01 00:00:00.000\" is outside years 0000 to 9999 (UTC)"),
+        ("UPDATE collection SET name = X'FFFE'", "collection", "name", "a blob of 2 bytes is not text"),
+    ]
+
+    @Test(arguments: damages.indices)
+    func aDamagedValueIsNamedByEveryReadNeverATrap(index: Int) throws {
+        let damage = Self.damages[index]
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        try sqlite(t, damage.sql)
+        let rowID = try sqlite(t, "SELECT rowid FROM \(damage.table)").trimmingCharacters(in: .whitespacesAndNewlines)
+        let rowText = damage.table == "tree" ? id : try sqlite(t, "SELECT id FROM collection").trimmingCharacters(in: .whitespacesAndNewlines)
+        let expected = "trees: the store holds a damaged value: \(damage.table) row \(rowID) (id \(rowText)), column \(damage.column): "
+            + "\(damage.reason); 'trees doctor' lists damaged rows and 'trees doctor --repair' mends what it can\n"
+        let before = t.snapshot()
+        // Reading collections alone (`collection list`) does not read tree rows.
+        let readers = damage.table == "tree" ? Self.readers.filter { $0 != ["collection", "list"] } : Self.readers
+        for command in readers + [["show", String(id.prefix(8))]] {
+            let r = try t.run(command)
+            #expect(r.status == 65, "\(command): \(r)")
+            #expect(r.stderr == expected, "\(command)")
+        }
+        #expect(t.snapshot() == before, "reads changed the file")
+    }
+
+    @Test func doctorListsMendsAndRemoves() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        let second = try t.run(["add", "--lat", "52", "--lon", "1", "--species", "Pear", "--collection", "none"])
+        #expect(second.status == 0)
+        let pear = try sqlite(t, "SELECT id FROM tree WHERE species = 'Pear'").trimmingCharacters(in: .whitespacesAndNewlines)
+        let collection = try sqlite(t, "SELECT id FROM collection").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+        try sqlite(t, """
+            UPDATE tree SET createdAt = '12345-01-01 00:00:00.000', hdop = 'x' WHERE species = 'Apple';
+            UPDATE tree SET latitude = 'north' WHERE species = 'Pear';
+            UPDATE collection SET updatedAt = 'soon';
+            """)
+        let apple = id
+        let dump = try t.dump()
+        let listed = try t.run(["doctor"])
+        #expect(listed.status == 65)
+        #expect(listed.stdout == """
+            collection row 1 (\(collection)) updatedAt: "soon" is not a date; repairable: set to its createdAt
+            tree row 1 (\(apple)) createdAt: "12345-01-01 00:00:00.000" is outside years 0000 to 9999 (UTC); repairable: set to its updatedAt
+            tree row 1 (\(apple)) hdop: "x" is not a number; repairable: cleared
+            tree row 2 (\(pear)) latitude: "north" is not a number; not repairable: 'trees doctor --repair --remove-unrepairable' removes the row
+            4 problems found, 3 repairable: run 'trees doctor --repair'.
+
+            """)
+        #expect(try t.dump() == dump, "doctor without --repair changed the store")
+
+        let mended = try t.run(["doctor", "--repair"])
+        #expect(mended.status == 65, "\(mended)")
+        #expect(mended.stdout.hasSuffix("4 problems found: 3 mended, 1 left.\n"))
+        #expect(try sqlite(t, "SELECT createdAt = updatedAt, hdop IS NULL FROM tree WHERE species = 'Apple'") == "1|1\n")
+        #expect(try sqlite(t, "SELECT change FROM treeHistory ORDER BY rowid") == """
+            repaired: createdAt was "12345-01-01 00:00:00.000"
+            repaired: hdop was "x"
+
+            """)
+
+        let removed = try t.run(["doctor", "--repair", "--remove-unrepairable"])
+        #expect(removed.status == 0, "\(removed)")
+        #expect(removed.stdout == """
+            tree row 2 (\(pear)) latitude: "north" is not a number; row removed
+            1 problem found: 0 mended, 1 row removed.
+
+            """)
+        let list = try t.run(["list", "--json"])
+        #expect(list.status == 0, "\(list)")
+        #expect(list.stdout.lowercased().contains(apple) && !list.stdout.lowercased().contains(pear))
+        #expect(try t.run(["doctor", "--json"]).stdout == "{\n  \"findings\": [],\n  \"sound\": true\n}\n")
+    }
+
+    @Test func doctorRemovesDanglingReferences() throws {
+        let (t, _) = try store()
+        defer { t.cleanUp() }
+        try sqlite(t, "PRAGMA foreign_keys = OFF; DELETE FROM collection;")
+        let r = try t.run(["doctor", "--repair"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("collectionId: it refers to a collection that does not exist; mended: cleared (no collection)"))
+        #expect(try sqlite(t, "SELECT collectionId IS NULL FROM tree") == "1\n")
+    }
+
+    /// GPX times are kept exactly or the file is refused: never stored as another year.
+    @Test(arguments: ["12345-01-01T00:00:00Z", "-0001-06-01T00:00:00Z", "999999-01-01T00:00:00Z", "9999-12-31T23:59:59.9999Z"])
+    func gpxTimesOutsideTheStoreAreRefusedWithTheirLine(time: String) throws {
+        let (t, _) = try store()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("far.gpx")
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+              <wpt lat="51.1" lon="0.1"><time>2024-05-01T10:00:00Z</time><name>Pear</name></wpt>
+              <wpt lat="51.2" lon="0.2">
+                <time>\(time)</time>
+                <name>Plum</name>
+              </wpt>
+            </gpx>
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let dump = try t.dump()
+        let r = try t.run(["import", file.path])
+        #expect(r.status == 65)
+        #expect(r.stderr == "trees: \(file.path):5: <time> \"\(time)\" is outside years 0000 to 9999 (UTC)\n")
+        #expect(try t.dump() == dump)
+    }
+
+    @Test func theLastMillisecondOfYear9999IsKept() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("edge.gpx")
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+              <wpt lat="51.1" lon="0.1"><time>9999-12-31T23:59:59.999Z</time><name>Pear</name></wpt>
+              <wpt lat="51.2" lon="0.2"><time>0000-01-01T00:00:00Z</time><name>Plum</name></wpt>
+            </gpx>
+            """.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try t.run(["import", file.path]).status == 0)
+        #expect(try sqlite(t, "SELECT createdAt FROM tree ORDER BY createdAt") == "0000-01-01 00:00:00.000\n9999-12-31 23:59:59.999\n")
+        let list = try t.run(["list", "--json"])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("\"9999-12-31T23:59:59.999Z\""))
+    }
+
+    @Test func aStoreThisUserMayOnlyReadCanBeRead() throws {
+        let (t, id) = try store()
+        defer {
+            chmod(t.folder.path, 0o755)
+            t.cleanUp()
+        }
+        #expect(try t.run(["map", "--out", t.folder.appendingPathComponent("m.html").path]).status == 0)
+        // The store's folder and file are made read-only; as root the commands run as nobody.
+        #expect(chmod(t.database, 0o444) == 0)
+        #expect(chmod(t.folder.path, 0o555) == 0)
+        let before = t.snapshot()
+        if getuid() == 0 {
+            #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv (util-linux) is needed")
+        }
+        func run(_ args: [String]) throws -> TreesProcess.Result {
+            guard getuid() == 0 else { return try t.run(args) }
+            return try Self.runAsNobody(t, args)
+        }
+        for command in Self.readers + [["show", String(id.prefix(8))], ["doctor"]] {
+            let r = try run(command)
+            #expect(r.status == 0, "\(command): \(r)")
+        }
+        let write = try run(["add", "--lat", "1", "--lon", "1", "--species", "Fig"])
+        #expect(write.status == 74)
+        #expect(write.stderr == "trees: cannot write the database: \(t.database) is read-only for this user (the file or its folder cannot be written)\n")
+        #expect(t.snapshot() == before)
+        #expect(!FileManager.default.fileExists(atPath: t.database + "-shm"))
+    }
+
+    /// Runs the built binary as user nobody through setpriv, with the test's environment.
+    static func runAsNobody(_ t: TreesProcess, _ arguments: [String]) throws -> TreesProcess.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups", TreesProcess.executable.path] + arguments
+        process.environment = t.environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return TreesProcess.Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test func photoAddRefusesAPipeInsteadOfWaiting() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        let fifo = t.folder.appendingPathComponent("photo.jpg").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Should the command ever block on the pipe again, a writer is attached after a minute so
+        // the test fails instead of hanging.
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            if done.wait(timeout: .now() + 60) == .timedOut {
+                let fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                if fd >= 0 { close(fd) }
+            }
+        }
+        let r = try t.run(["photo", "add", String(id.prefix(8)), fifo])
+        done.signal()
+        #expect(r.status == 66, "\(r)")
+        #expect(r.stderr == "trees: cannot read \(fifo): it is not a regular file (a pipe, device or socket)\n")
+    }
+
+    @Test func aLargePhotoDoesNotLockOthersOut() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        // A sparse 96 MB JPEG: copying and hashing it takes seconds, long enough to overlap.
+        let big = t.folder.appendingPathComponent("big.jpg").path
+        let header: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
+        #expect(FileManager.default.createFile(atPath: big, contents: Data(header)))
+        #expect(truncate(big, 96 << 20) == 0)
+        let photo = Process()
+        photo.executableURL = TreesProcess.executable
+        photo.arguments = ["photo", "add", String(id.prefix(8)), big]
+        photo.environment = t.environment
+        photo.standardOutput = FileHandle.nullDevice
+        photo.standardError = FileHandle.nullDevice
+        try photo.run()
+        // Wait until the copy has begun (its temporary file exists in the photo folder).
+        let photos = t.folder.appendingPathComponent("photos").path
+        let deadline = Date().addingTimeInterval(120)
+        func copying() -> Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: photos)) ?? []).contains { $0.hasPrefix(".incoming-") }
+        }
+        while !copying() && photo.isRunning && Date() < deadline { usleep(2000) }
+        #expect(copying(), "the photo copy never started")
+        let add = try t.run(["add", "--lat", "51.6", "--lon", "-0.2", "--species", "Fig", "--collection", "none"])
+        let stillCopying = photo.isRunning && copying()
+        photo.waitUntilExit()
+        #expect(add.status == 0, "\(add)")
+        #expect(stillCopying, "the photo finished before the other write ran; the overlap was not tested")
+        #expect(photo.terminationStatus == 0)
+        #expect(try sqlite(t, "SELECT COUNT(*) FROM photo") == "1\n")
+        #expect(try sqlite(t, "SELECT COUNT(*) FROM tree") == "2\n")
+    }
+
+    @Test func controlCharactersFromFilesAreEscapedOnTheTerminal() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("hostile.json")
+        // A species with a screen clear, a carriage return and a title change (ESC ] … BEL); a
+        // note that would paint the terminal red; a collection name with a backspace.
+        try #"""
+            {"collections": [{"id": "0E5C0C1E-0000-4000-8000-000000000001", "name": "Blo\bck", "createdAt": "2024-05-01T10:00:00Z", "updatedAt": "2024-05-01T10:00:00Z"}],
+             "trees": [{"id": "4F1C2E1A-1111-4222-8333-944455556666", "latitude": 1, "longitude": 2,
+                        "species": "Apple\u001b[2J\rX\u001b]0;owned\u0007", "notes": "bad\u001b[31mred",
+                        "collectionId": "0E5C0C1E-0000-4000-8000-000000000001",
+                        "createdAt": "2024-05-01T10:00:00Z", "updatedAt": "2024-05-01T10:00:00Z"}]}
+            """#.write(to: file, atomically: true, encoding: .utf8)
+        let imported = try t.run(["import", file.path])
+        #expect(imported.status == 0, "\(imported)")
+        func clean(_ text: String) -> Bool { !text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value == 0x7F } }
+        for command in [["list"], ["show", "4f1c"], ["collection", "list"], ["collection", "show", "Blo\u{8}ck"], ["stats"]] {
+            let r = try t.run(command)
+            #expect(r.status == 0, "\(command): \(r)")
+            #expect(clean(r.stdout), "\(command): \(r.stdout.debugDescription)")
+        }
+        #expect(try t.run(["list"]).stdout.contains(#"Apple\u{1b}[2J\u{d}X\u{1b}]0;owned\u{7}"#))
+        #expect(try t.run(["show", "4f1c"]).stdout.contains(#"notes       bad\u{1b}[31mred"# + "\n"))
+        #expect(try t.run(["collection", "list"]).stdout.contains(#"Blo\u{8}ck"#))
+        // Machine output keeps the text exactly (JSON escapes it its own way).
+        let json = try t.run(["list", "--json"])
+        #expect(json.stdout.contains(#""species": "Apple\u001b[2J\rX\u001b]0;owned\u0007""#), "\(json.stdout)")
+        // An error quoting a hostile value is escaped too.
+        let missing = try t.run(["collection", "show", "No\u{1B}[2Jpe"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains(#"No\u{1b}[2Jpe"#))
+        #expect(!missing.stderr.contains("\u{1B}"))
+    }
+}
