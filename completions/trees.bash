@@ -173,13 +173,13 @@ _trees() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|map|gps|help)
+    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|doctor|map|gps|help)
         # Offer subcommand argument completions
         "_trees_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats map gps help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats doctor map gps help' -- "${cur}"))
         ;;
     esac
 }
@@ -690,6 +690,21 @@ _trees_stats() {
         return
         ;;
     '--collection')
+        return
+        ;;
+    esac
+}
+
+_trees_doctor() {
+    repeating_flags=()
+    non_repeating_flags=(--repair --remove-unrepairable --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
         return
         ;;
     esac
