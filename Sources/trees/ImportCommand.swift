@@ -376,7 +376,11 @@ struct TreeImporter {
         } else if let existing = try? w.reader.collection(named: c.name) {
             collectionMap[c.id] = existing.id
         } else {
-            try w.insert(TreeCollection(id: c.id, name: c.name, createdAt: c.createdAt ?? w.now, updatedAt: c.updatedAt))
+            do {
+                try w.insert(TreeCollection(id: c.id, name: c.name, createdAt: c.createdAt ?? w.now, updatedAt: c.updatedAt))
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: c.line)
+            }
             collectionMap[c.id] = c.id
             summary.collectionsCreated.append(c.name)
         }
@@ -392,22 +396,38 @@ struct TreeImporter {
                 return .some(cid)
             }
             guard let name = t.collectionName else { return .none }
-            let id = try named(name, id: cid)
+            let id = try named(name, id: cid, line: t.line)
             collectionMap[cid] = id
             return .some(id)
         }
-        if let name = t.collectionName { return .some(try named(name, id: nil)) }
+        if let name = t.collectionName { return .some(try named(name, id: nil, line: t.line)) }
         return .some(nil)
     }
 
-    private mutating func named(_ name: String, id: UUID?) throws -> UUID {
+    /// A value the store refuses (a reserved or blank collection name, a date it cannot hold),
+    /// as a refusal of the file at the line that holds it.
+    static func refusal(_ error: StoreError, line: Int) -> any Error {
+        switch error {
+        case .invalidCollectionName(let name):
+            ImportRefusal(line: line, reason: "collection name \"\(name.prefix(60))\" is reserved or blank; 'none' means no collection")
+        case .unstorable(let reason): ImportRefusal(line: line, reason: "cannot store \(reason)")
+        default: error
+        }
+    }
+
+    private mutating func named(_ name: String, id: UUID?, line: Int) throws -> UUID {
         let key = name.lowercased()
         if let known = namedCollections[key] { return known }
         let resolved: UUID
         if let existing = try? w.reader.collection(named: name) {
             resolved = existing.id
         } else {
-            let created = try w.createCollection(named: name, id: id ?? .random())
+            let created: TreeCollection
+            do {
+                created = try w.createCollection(named: name, id: id ?? .random())
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: line)
+            }
             summary.collectionsCreated.append(created.name)
             resolved = created.id
         }
@@ -436,6 +456,8 @@ struct TreeImporter {
             } catch StoreError.database(let reason) {
                 // The tree itself is unacceptable (a check failed); a storage failure is not the file's fault.
                 throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: t.line)
             }
             guard inserted else {
                 summary.alreadyPresent += 1
@@ -452,7 +474,13 @@ struct TreeImporter {
                 summary.alreadyPresent += 1
                 return
             case .replace:
-                try bulk.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
+                do {
+                    try bulk.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
+                } catch StoreError.database(let reason) {
+                    throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
+                } catch let e as StoreError {
+                    throw Self.refusal(e, line: t.line)
+                }
                 summary.replaced += 1
                 return
             case .newID:
@@ -466,6 +494,8 @@ struct TreeImporter {
             try bulk.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
         } catch StoreError.database(let reason) {
             throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
+        } catch let e as StoreError {
+            throw Self.refusal(e, line: t.line)
         }
         positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species)
         summary.imported += 1
@@ -523,8 +553,12 @@ struct TreeImporter {
             }
             createdFiles.append(path)
         }
-        try w.insert(Photo(treeID: treeID, sha256: hash, format: format, byteCount: bytes.count,
-                           capturedAt: photo.capturedAt ?? w.now, createdAt: w.now))
+        do {
+            try w.insert(Photo(treeID: treeID, sha256: hash, format: format, byteCount: bytes.count,
+                               capturedAt: photo.capturedAt ?? w.now, createdAt: w.now))
+        } catch let e as StoreError {
+            throw Self.refusal(e, line: line)
+        }
         summary.photos += 1
     }
 }
