@@ -278,6 +278,29 @@ import Testing
         #expect(try sqlite(t, "SELECT COUNT(*) FROM tree") == "2\n")
     }
 
+    /// A photo whose file time is past year 9999 (tmpfs keeps such times; ext4 stops at 2446) is
+    /// dated now with a warning, and the store stays readable.
+    @Test func aPhotoFileTimeBeyondYear9999IsIgnoredWithAWarning() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        let folder = "/dev/shm/trees-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let photo = folder + "/far.png"
+        #expect(FileManager.default.createFile(atPath: photo, contents: Data(TestImages.png())))
+        var times = [timespec(tv_sec: 0, tv_nsec: 0), timespec(tv_sec: 400_000_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, photo, &times, 0) == 0)
+        var info = stat()
+        #expect(stat(photo, &info) == 0)
+        try #require(info.st_mtim.tv_sec == 400_000_000_000, "the file system under /dev/shm did not keep a far file time")
+        let r = try t.run(["photo", "add", String(id.prefix(8)), photo])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr == "warning: \(photo): its modification time 14645-06-30T15:06:40Z is outside years 0000 to 9999 (UTC); ignored, the photo is dated now\n")
+        #expect(try sqlite(t, "SELECT capturedAt FROM photo") == "2026-05-01 10:00:00.000\n")
+        #expect(try t.run(["list"]).status == 0)
+        #expect(try t.run(["photo", "list", String(id.prefix(8))]).status == 0)
+    }
+
     @Test func controlCharactersFromFilesAreEscapedOnTheTerminal() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
