@@ -39,15 +39,12 @@ struct ExportCommand: AsyncParsableCommand {
         guard let fmt = ExportFormat(rawValue: format.lowercased()) else { return }
         let db = try store.open()
         let now = db.now()
-        let destination = try Self.destination(out, format: fmt, collectionName: collection, now: now)
+        let slug = collection.map(TextTools.slug) ?? ""
+        let generatedName = "\(slug.isEmpty ? "trees" : slug)_\(Format.fileStamp(now)).\(fmt.fileExtension)"
+        let destination = try OutputDestination.resolve(out, generatedName: generatedName)
         var written = 0
         var sinkError: (any Error)?
-        let output: OutputFile
-        do {
-            output = try OutputFile(destination)
-        } catch {
-            throw CLIError("cannot write \(destination.displayName): \(error.localizedDescription)", status: .cannotCreate)
-        }
+        let output = try OutputFile(destination)
         do {
             try db.read { r in
                 var filter = TreeFilter()
@@ -111,47 +108,10 @@ struct ExportCommand: AsyncParsableCommand {
             try output.commit()
         } catch {
             output.abandon()
-            if let sinkError {
-                throw CLIError("cannot write \(destination.displayName): \(sinkError.localizedDescription)", status: .ioError)
-            }
-            throw CLIError.from(error)
+            throw CLIError.from(sinkError ?? error)
         }
         if case .file(let path) = destination {
             Output.line("Exported \(written) tree\(written == 1 ? "" : "s") to \(path)")
         }
-    }
-
-    enum Destination {
-        case standardOutput
-        case file(String)
-
-        var displayName: String {
-            switch self {
-            case .standardOutput: "standard output"
-            case .file(let p): p
-            }
-        }
-    }
-
-    /// The output path: `-`, a file, or a generated name in a folder (default: the current folder).
-    static func destination(_ out: String?, format: ExportFormat, collectionName: String?, now: Date) throws -> Destination {
-        if out == "-" { return .standardOutput }
-        var isDirectory: ObjCBool = false
-        let folder: String
-        if let out {
-            if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), isDirectory.boolValue {
-                folder = out
-            } else if out.hasSuffix("/") {
-                throw CLIError("folder \(out) does not exist", status: .cannotCreate)
-            } else {
-                return .file(out)
-            }
-        } else {
-            folder = "."
-        }
-        let slug = collectionName.map(TextTools.slug) ?? ""
-        let prefix = slug.isEmpty ? "trees" : slug
-        let name = "\(prefix)_\(Format.fileStamp(now)).\(format.fileExtension)"
-        return .file(folder == "." ? name : (folder.hasSuffix("/") ? folder + name : folder + "/" + name))
     }
 }

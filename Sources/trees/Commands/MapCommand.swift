@@ -88,32 +88,17 @@ struct MapCommand: AsyncParsableCommand {
                             generatedAt: now), chosen?.name)
         }
         let html = page.html()
-        if out == "-" {
-            Output.text(html)
-            return
+        let slug = collectionName.map(TextTools.slug) ?? ""
+        let generatedName = "\(slug.isEmpty ? "trees" : slug)_\(Format.fileStamp(db.now())).html"
+        let destination = try OutputDestination.resolve(out, generatedName: generatedName)
+        let output = try OutputFile(destination)
+        do {
+            try output.write(html)
+            try output.commit()
+        } catch {
+            output.abandon()
+            throw error
         }
-        let path = out ?? "\(collectionName.map(TextTools.slug).flatMap { $0.isEmpty ? nil : $0 } ?? "trees")_\(Format.fileStamp(db.now())).html"
-        try Self.writeAtomically(Data(html.utf8), to: path)
-        Output.line(path)
-    }
-
-
-    /// Writes through a temporary file beside `path` and a rename: never a half-written page.
-    static func writeAtomically(_ data: Data, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError("cannot write \(path): the folder \(folder) does not exist", status: .cannotCreate)
-        }
-        let temporary = folder + "/.\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
-            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))", status: .cannotCreate)
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw CLIError("cannot write \(path): \(reason)", status: .cannotCreate)
-        }
+        if case .file(let path) = destination { Output.line(path) }
     }
 }

@@ -1,68 +1,180 @@
 import Foundation
 
-/// An output file written under a temporary name beside its destination and renamed into place on
-/// `commit()`, so no half-written file is ever left; standard output, devices and pipes are written
-/// straight through.
+/// Where a command writes its output: standard output, or a path (a regular file, a device, a pipe).
+enum OutputDestination: Equatable {
+    case standardOutput
+    case file(String)
+
+    var displayName: String {
+        switch self {
+        case .standardOutput: "standard output"
+        case .file(let path): path
+        }
+    }
+
+    /// The destination an `--out` value names: `-` is standard output; a folder (or no value, for
+    /// the current folder) gets `generatedName` inside it; anything else is the file itself.
+    static func resolve(_ out: String?, generatedName: String) throws -> OutputDestination {
+        guard let out else { return .file(generatedName) }
+        if out == "-" { return .standardOutput }
+        guard !out.isEmpty else { throw CLIError("--out needs a file, a folder or - for standard output", status: .usage) }
+        var st = stat()
+        if stat(out, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
+            return .file(out.hasSuffix("/") ? out + generatedName : out + "/" + generatedName)
+        }
+        if out.hasSuffix("/") { throw CLIError("cannot write \(out): the folder does not exist", status: .cannotCreate) }
+        return .file(out)
+    }
+}
+
+/// The one way `trees` writes an output file: under a temporary name beside the destination,
+/// renamed into place by `commit()`, so a reader never sees a half-written file.
 ///
+/// - A file that already exists keeps its permissions (and, where this user may set it, its owner);
+///   a new file gets the usual `0666` less the umask.
+/// - A symbolic link is followed: its target is replaced and the link stays.
+/// - Devices and pipes (`/dev/null`, a FIFO) are written straight through, never renamed over.
+/// - SIGINT, SIGTERM or SIGHUP while the file is written remove the temporary file, and the process
+///   exits with 128 + the signal.
+///
+/// Failing to open is exit status 73, failing to write 74; messages name the path as given.
 /// Blocks are handed to the kernel's writeback as they are written (`sync_file_range`), so the
 /// `fdatasync` before the rename waits only for the last of them.
 final class OutputFile {
     private let fd: Int32
+    /// The destination as the user named it, for messages.
+    private let name: String
+    /// The regular file the temporary file replaces (a symbolic link's target), nil when written straight through.
     private let finalPath: String?
-    private let temporaryPath: String?
+    /// Set until the temporary file is renamed into place or removed.
+    private var temporaryPath: String?
     private let ownsDescriptor: Bool
     private var written: Int64 = 0
     private var handedToWriteback: Int64 = 0
     /// Bytes written between two writeback requests.
     private static let writebackStep: Int64 = 1 << 20
 
-    init(_ destination: ExportCommand.Destination) throws {
-        switch destination {
-        case .standardOutput:
+    init(_ destination: OutputDestination) throws {
+        name = destination.displayName
+        guard case .file(let path) = destination else {
             (fd, finalPath, temporaryPath, ownsDescriptor) = (STDOUT_FILENO, nil, nil, false)
-        case .file(let path) where Self.isSpecialFile(path):
-            // A device or pipe (/dev/null, a FIFO) is written straight through: renaming over it would replace it.
-            let d = open(path, O_WRONLY | O_CLOEXEC)
-            guard d >= 0 else { throw Self.failure("cannot open \(path) for writing") }
-            (fd, finalPath, temporaryPath, ownsDescriptor) = (d, nil, nil, true)
-        case .file(let path):
-            let slash = path.lastIndex(of: "/")
-            let folder = slash.map { String(path[...$0]) } ?? ""
-            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-            let temp = "\(folder).\(name).\(getpid()).tmp"
-            var d = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            if d < 0 && errno == EEXIST {
-                // Left by an earlier process with the same id that was killed mid-export.
-                unlink(temp)
-                d = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            }
-            guard d >= 0 else { throw Self.failure("cannot create \(path)") }
-            (fd, finalPath, temporaryPath, ownsDescriptor) = (d, path, temp, true)
+            return
         }
-    }
+        let target: String
+        var existing: stat?
+        var st = stat()
+        if stat(path, &st) == 0 {
+            switch st.st_mode & S_IFMT {
+            case S_IFREG:
+                existing = st
+                target = Self.realPath(path) ?? path
+            case S_IFDIR:
+                throw CLIError("cannot write \(path): it is a folder", status: .cannotCreate)
+            default:
+                // A device or a pipe: renaming over it would replace it, so it is opened and written.
+                let d = open(path, O_WRONLY | O_CLOEXEC)
+                guard d >= 0 else { throw Self.cannotCreate(path, String(cString: strerror(errno))) }
+                (fd, finalPath, temporaryPath, ownsDescriptor) = (d, nil, nil, true)
+                return
+            }
+        } else if errno == ENOENT {
+            target = try Self.linkTarget(path)
+        } else {
+            throw Self.cannotCreate(path, String(cString: strerror(errno)))
+        }
 
-    /// `what: reason` from `errno`, exit status 73.
-    private static func failure(_ what: String) -> CLIError {
-        CLIError("\(what): \(String(cString: strerror(errno)))", status: .cannotCreate)
+        let slash = target.lastIndex(of: "/")
+        let folder = slash.map { String(target[...$0]) } ?? ""
+        let base = slash.map { String(target[target.index(after: $0)...]) } ?? target
+        // A name near the file system's limit of 255 bytes leaves no room for the decoration.
+        let temp = "\(folder).\(base.utf8.count > 200 ? "trees-output" : base).\(getpid()).tmp"
+        // A replaced file's content stays private to its owner until its own permissions are copied.
+        let mode: mode_t = existing == nil ? 0o666 : 0o600
+        InterruptCleanup.arm(temp)
+        var d = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        if d < 0 && errno == EEXIST {
+            // Left by an earlier process with the same id that was killed mid-write.
+            unlink(temp)
+            d = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        }
+        guard d >= 0 else {
+            let code = errno
+            InterruptCleanup.disarm()
+            if code == ENOENT {
+                let shown = folder.isEmpty ? "." : String(folder.dropLast(folder.count > 1 ? 1 : 0))
+                throw Self.cannotCreate(path, "the folder \(shown) does not exist")
+            }
+            throw Self.cannotCreate(path, String(cString: strerror(code)))
+        }
+        if let existing {
+            // The owner first: changing it may clear set-user-ID and set-group-ID bits.
+            var mine = stat()
+            if fstat(d, &mine) == 0, mine.st_uid != existing.st_uid || mine.st_gid != existing.st_gid {
+                _ = fchown(d, existing.st_uid, existing.st_gid)
+            }
+            _ = fchmod(d, existing.st_mode & 0o7777)
+        }
+        (fd, finalPath, temporaryPath, ownsDescriptor) = (d, target, temp, true)
     }
 
     deinit {
+        abandon()
         if ownsDescriptor && fd >= 0 { close(fd) }
     }
 
-    /// True when `path` exists and is not a regular file or folder (a character device, a FIFO, a socket).
-    static func isSpecialFile(_ path: String) -> Bool {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return false }
-        let kind = st.st_mode & S_IFMT
-        return kind != S_IFREG && kind != S_IFDIR
+    /// `cannot write PATH: reason`, exit status 73.
+    private static func cannotCreate(_ path: String, _ reason: String) -> CLIError {
+        CLIError("cannot write \(path): \(reason)", status: .cannotCreate)
+    }
+
+    /// `cannot write NAME: reason` from `errno`, exit status 74.
+    private func writeFailure(_ code: Int32) -> CLIError {
+        CLIError("cannot write \(name): \(String(cString: strerror(code)))", status: .ioError)
+    }
+
+    /// The canonical path of an existing file, symbolic links resolved.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Where a path that does not exist yet will be created: `path` itself, or the end of the chain
+    /// of symbolic links that starts there and leads to no file.
+    private static func linkTarget(_ path: String) throws -> String {
+        var current = path
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        for _ in 0..<40 {
+            var st = stat()
+            guard lstat(current, &st) == 0, st.st_mode & S_IFMT == S_IFLNK else { return current }
+            let n = readlink(current, &buffer, buffer.count - 1)
+            guard n > 0 else { throw cannotCreate(path, String(cString: strerror(errno))) }
+            let link = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if link.hasPrefix("/") {
+                current = link
+            } else if let slash = current.lastIndex(of: "/") {
+                current = String(current[...slash]) + link
+            } else {
+                current = link
+            }
+        }
+        throw cannotCreate(path, String(cString: strerror(ELOOP)))
     }
 
     /// True for a file (which can be patched after writing), false for standard output and devices.
     var isSeekable: Bool { finalPath != nil }
 
     func write(_ bytes: [UInt8]) throws {
-        if let code = bytes.withUnsafeBytes({ writeAll(fd, $0) }) { throw OutputError(errno: code) }
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    func write(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if let code = writeAll(fd, bytes) { throw writeFailure(code) }
         written += Int64(bytes.count)
         if temporaryPath != nil, written - handedToWriteback >= Self.writebackStep {
             startWriteback(handedToWriteback, written - handedToWriteback)
@@ -73,24 +185,24 @@ final class OutputFile {
     /// Overwrites bytes already written at `offset`.
     func patch(at offset: Int, _ bytes: [UInt8]) throws {
         let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
-        if n != bytes.count { throw OutputError(errno: n < 0 ? errno : EIO) }
+        if n != bytes.count { throw writeFailure(n < 0 ? errno : EIO) }
     }
 
-    /// Makes the file durable and renames it to its final name.
+    /// Makes the file durable and renames it to its final name; nothing to do for standard output and devices.
     func commit() throws {
         guard let finalPath, let temporaryPath else { return }
-        guard fdatasync(fd) == 0 else { throw OutputError(errno: errno) }
-        guard rename(temporaryPath, finalPath) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw CLIError("cannot rename the export to \(finalPath): \(reason)", status: .ioError)
-        }
+        guard fdatasync(fd) == 0 else { throw writeFailure(errno) }
+        guard rename(temporaryPath, finalPath) == 0 else { throw writeFailure(errno) }
+        self.temporaryPath = nil
+        InterruptCleanup.disarm()
     }
 
-    /// Removes the temporary file after a failure.
+    /// Removes the temporary file after a failure (the destination is left as it was).
     func abandon() {
         guard let temporaryPath else { return }
         unlink(temporaryPath)
+        self.temporaryPath = nil
+        InterruptCleanup.disarm()
     }
 
     /// Asks the kernel to start writing a range to disk now, without waiting for it.
@@ -105,8 +217,55 @@ final class OutputFile {
     }()
 }
 
-/// A failed write of an output file, described as the C library describes its `errno`.
-struct OutputError: Error, LocalizedError {
-    let errno: Int32
-    var errorDescription: String? { String(cString: strerror(errno)) }
+/// Removes the temporary file of the output file being written when SIGINT, SIGTERM or SIGHUP ends
+/// the process, which then exits with 128 + the signal (130, 143, 129).
+///
+/// A signal handler may call only async-signal-safe functions, so the path waits in a C buffer
+/// allocated once, and the handler does nothing but `unlink` and `_exit`. A signal the process was
+/// started with ignored (`nohup`) stays ignored. One output file is written at a time.
+enum InterruptCleanup {
+    private static let signals = [SIGINT, SIGTERM, SIGHUP]
+    /// The temporary file's path, NUL-terminated; empty when nothing is armed.
+    nonisolated(unsafe) private static let path: UnsafeMutablePointer<CChar> = {
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: Int(PATH_MAX) + 1)
+        p.initialize(to: 0)
+        return p
+    }()
+    /// The handlers that were in place before `arm`, put back by `disarm`.
+    nonisolated(unsafe) private static var previous: [(Int32, sigaction)] = []
+
+    /// Installs the handlers for `temporaryPath`; a path too long for the buffer (which `open` would refuse anyway) is not armed.
+    static func arm(_ temporaryPath: String) {
+        disarm()
+        let bytes = Array(temporaryPath.utf8)
+        guard bytes.count <= Int(PATH_MAX), !bytes.contains(0) else { return }
+        for (i, b) in bytes.enumerated() { path[i] = CChar(bitPattern: b) }
+        path[bytes.count] = 0
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signal in
+            unlink(InterruptCleanup.path)
+            _exit(128 + signal)
+        }
+        sigemptyset(&action.sa_mask)
+        for s in signals { sigaddset(&action.sa_mask, s) }
+        action.sa_flags = 0
+        for s in signals {
+            var old = sigaction()
+            guard sigaction(s, nil, &old) == 0 else { continue }
+            if let handler = old.__sigaction_handler.sa_handler, unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                continue
+            }
+            if sigaction(s, &action, nil) == 0 { previous.append((s, old)) }
+        }
+    }
+
+    /// Puts back the handlers `arm` replaced, then forgets the path.
+    static func disarm() {
+        for (s, old) in previous {
+            var old = old
+            sigaction(s, &old, nil)
+        }
+        previous = []
+        path[0] = 0
+    }
 }
