@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `trees capture` end to end: the built binary on the sample tracks.
-@Suite struct CaptureTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct CaptureTests {
     static let tracks = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks")
 
     struct Expected: Sendable, CustomStringConvertible {
@@ -137,7 +137,7 @@ import Testing
     }
 }
 
-@Suite struct CapturePhotoTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct CapturePhotoTests {
     @Test func photosAreAttachedInTheSameTransactionAndABadOneSavesNothing() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -161,11 +161,11 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct CaptureFromGPSDTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun), .serialized) struct CaptureFromGPSDTests {
     /// A scripted capture from a real gpsd fed by gpsfake: the saved tree is the first fix under
     /// 10 m, with the position and accuracy `trees replay` gives for the same epoch.
-    @Test func autoCaptureThroughGPSD() throws {
-        guard GPSFake.isAvailable else { return }
+    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func autoCaptureThroughGPSD() throws {
+        _ = try Tool.gpsfake.require()
         let log = "\(CaptureTests.tracks.path)/orchard-walk.nmea"
         let fake = try GPSFake(log: log)
         defer { fake.stop() }

@@ -3,7 +3,7 @@ import Testing
 
 /// The exit statuses documented in README.md and trees(1) are the same table, and each one is what
 /// `trees` really returns in a situation the table describes.
-@Suite struct ExitStatusTableTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct ExitStatusTableTests {
     /// `status → meaning` from the README's table under "Output and exit status".
     static func readmeTable() throws -> [Int: String] {
         let text = try String(contentsOf: TreesProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The interactive capture, driven in a real pseudo-terminal through tmux.
-@Suite(.serialized) struct InteractiveCaptureTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.tmux.shouldRun), .serialized) struct InteractiveCaptureTests {
     static let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/cold-start.nmea").path
 
     func start(_ t: TreesProcess, extra: String = "") throws -> TmuxSession {
@@ -21,7 +21,7 @@ import Testing
         try tmux.send("Enter")
         try tmux.waitFor("Not yet: no fix yet.")
         #expect(!(try tmux.screen().contains("Species")))
-        try tmux.waitFor("Good — press Enter to capture", timeout: 40)
+        try tmux.waitFor("Good — press Enter to capture", timeout: 120)
         try tmux.send("Enter")
         try tmux.waitFor("Species (number or name)")
         try tmux.type("Apple"); try tmux.send("Enter")
@@ -59,7 +59,7 @@ import Testing
         #expect(try t.run(["collection", "create", "Row 3"]).status == 0)
         let before = try t.dump()
         let tmux = try start(t, extra: "--require 50 --encourage 50")
-        try tmux.waitFor("Good — press Enter to capture", timeout: 40)
+        try tmux.waitFor("Good — press Enter to capture", timeout: 120)
         try tmux.send("Enter")
         try tmux.waitFor("Species (number or name)")
         try tmux.type("Pear"); try tmux.send("Enter")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// End-to-end import, export and inspect through the built `trees` binary.
-@Suite struct InterchangeCLITests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct InterchangeCLITests {
     /// A store with two collections and trees with every field the command line can set.
     func populated() throws -> TreesProcess {
         let t = try TreesProcess()
@@ -66,12 +66,12 @@ import Testing
         #expect(again.stdout == "Imported 0 trees from \(gpx.path); 3 already present, 0 skipped.\n")
     }
 
-    @Test func exportedGPXValidatesAndOtherToolsReadIt() throws {
+    @Test(.enabled(if: Tool.xmllint.shouldRun && Tool.gpsbabel.shouldRun && Tool.ogr2ogr.shouldRun)) func exportedGPXValidatesAndOtherToolsReadIt() throws {
         let a = try populated()
         defer { a.cleanUp() }
         let gpx = a.folder.appendingPathComponent("trees.gpx")
         #expect(try a.run(["export", "--format", "gpx", "--out", gpx.path]).status == 0)
-        let lint = try run("/usr/bin/xmllint", ["--noout", "--schema", SharedFolder.path("schema/gpx11.xsd"), gpx.path])
+        let lint = try run("/usr/bin/xmllint", ["--noout", "--schema", Corpus.path("schema/gpx11.xsd"), gpx.path])
         #expect(lint.status == 0, "\(lint.err)")
         let babel = try run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx.path, "-o", "unicsv", "-F", "-"])
         #expect(babel.status == 0, "\(babel.err)")
@@ -250,14 +250,14 @@ import Testing
     @Test func inspectCountsGPX() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        let r = try t.run(["inspect", "--json", SharedFolder.path("corpus/gpx/gdb-sample.gpx")])
+        let r = try t.run(["inspect", "--json", Corpus.path("gpx/gdb-sample.gpx")])
         #expect(r.status == 0, "\(r)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let counts = try #require(object["counts"] as? [String: Int])
         #expect(counts == ["waypoints": 9, "routes": 1, "routePoints": 9, "tracks": 9, "trackSegments": 9, "trackPoints": 747])
-        let human = try t.run(["inspect", SharedFolder.path("corpus/gpx/gdb-sample.gpx")])
+        let human = try t.run(["inspect", Corpus.path("gpx/gdb-sample.gpx")])
         #expect(human.stdout.contains("  tracks     9 (9 segments, 747 points)\n"), "\(human.stdout)")
-        let broken = SharedFolder.path("corpus/gpx/track/trackfilter_discard_err.gpx")
+        let broken = Corpus.path("gpx/track/trackfilter_discard_err.gpx")
         let bad = try t.run(["inspect", broken])
         #expect(bad.status == 65)
         #expect(bad.stderr == "trees: \(broken):1: this is not XML: the document does not start with '<'\n")
@@ -287,7 +287,7 @@ private func run(_ program: String, _ arguments: [String]) throws -> (status: In
 }
 
 /// Photos travel inside collection JSON: imported as content-addressed files, exported again with --photos.
-@Suite struct InterchangePhotoTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct InterchangePhotoTests {
     @Test func photosRoundTripThroughCollectionJSON() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -358,7 +358,7 @@ private func shellOutput(_ program: String, _ arguments: [String], prepare: () t
 }
 
 /// Conflict policies and the target collection of an import.
-@Suite struct InterchangeConflictTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct InterchangeConflictTests {
     static let json = """
         [{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":47.1,"longitude":8.25,"species":"Pyrus communis",
           "variety":"Williams","createdAt":"2024-04-01T08:04:00Z","updatedAt":"2024-04-02T08:04:00Z"}]
@@ -394,7 +394,7 @@ private func shellOutput(_ program: String, _ arguments: [String], prepare: () t
     @Test func collectionOptionAndTrackPoints() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        let r = try t.run(["import", SharedFolder.path("corpus/gpx/gpxpassthrough11.gpx"), "--collection", "Survey 2024",
+        let r = try t.run(["import", Corpus.path("gpx/gpxpassthrough11.gpx"), "--collection", "Survey 2024",
                            "--include", "tracks", "--species-from", "name", "--json"])
         #expect(r.status == 0, "\(r)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])

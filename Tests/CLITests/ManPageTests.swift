@@ -95,7 +95,7 @@ import Testing
         for status in statuses { #expect(exitSection.contains(".It \(status)\n"), "trees.1 lacks exit status \(status)") }
     }
 
-    @Test func mandocLintReportsNothing() throws {
+    @Test(.enabled(if: Tool.mandoc.shouldRun)) func mandocLintReportsNothing() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mandoc")
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.manFolder.path).filter { $0.hasSuffix(".1") }.sorted()

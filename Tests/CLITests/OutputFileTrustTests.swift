@@ -5,7 +5,7 @@ import Testing
 /// straight through, a symbolic link keeps pointing at the file it names, a replaced file keeps
 /// its permissions and owner, an interrupted write leaves no temporary file, and failures are one
 /// line with exit status 73 (cannot create) or 74 (cannot write).
-@Suite struct OutputFileTrustTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct OutputFileTrustTests {
     /// The two commands that write files, as (name, arguments before `--out`).
     static let writers: [(String, [String])] = [
         ("map", ["map"]),

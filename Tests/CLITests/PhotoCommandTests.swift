@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// End-to-end: `trees photo` with real image files, exact output, store and photo folder unchanged after refusals.
-@Suite struct PhotoCommandTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct PhotoCommandTests {
     func write(_ t: TreesProcess, _ name: String, _ bytes: [UInt8]) throws -> String {
         let path = t.folder.appendingPathComponent(name).path
         try Data(bytes).write(to: URL(fileURLWithPath: path))

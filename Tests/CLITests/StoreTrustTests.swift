@@ -4,7 +4,7 @@ import Testing
 /// A store stays readable and exact whatever reaches it: values it cannot hold are refused where
 /// they are read, damaged rows already in a file are named (never a trap) and mended by
 /// `trees doctor`, a store this user may only read can be read, photos never lock others out.
-@Suite struct StoreTrustTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct StoreTrustTests {
     /// Runs `sqlite3` on the test store (to damage it as a hand edit or an older version would).
     @discardableResult
     func sqlite(_ t: TreesProcess, _ sql: String) throws -> String {
@@ -171,7 +171,7 @@ import Testing
         #expect(list.stdout.contains("\"9999-12-31T23:59:59.999Z\""))
     }
 
-    @Test func aStoreThisUserMayOnlyReadCanBeRead() throws {
+    @Test(.enabled(if: Tool.setpriv.shouldRun)) func aStoreThisUserMayOnlyReadCanBeRead() throws {
         let (t, id) = try store()
         defer {
             chmod(t.folder.path, 0o755)

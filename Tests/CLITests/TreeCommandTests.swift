@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// End-to-end: the built `trees` binary, exact output and exit status, store unchanged after refusals.
-@Suite struct TreeCommandTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct TreeCommandTests {
     @Test func addListShowEditRemove() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -276,7 +276,7 @@ import Testing
     }
 }
 
-@Suite struct ConcurrentProcessTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct ConcurrentProcessTests {
     /// Two `trees` processes adding at the same time share the store through WAL and the busy timeout.
     @Test func twoProcessesAddingAtOnce() throws {
         let t = try TreesProcess(now: nil)

@@ -5,11 +5,11 @@ import Testing
 /// The GPX corpus: every file must read with exactly the expected counts, structure and end points.
 ///
 /// The folder comes from `TREES_GPX_CORPUS` (a `gpx` folder, or a corpus root holding one),
-/// default `corpus/gpx` in the shared folder (`$TREES_SHARED`, else `../shared` beside the repository),
+/// default `Tests/Corpus/gpx` in the repository,
 /// so the same test runs on another set unchanged.
 enum GPXCorpus {
     static var folder: URL {
-        let path = ProcessInfo.processInfo.environment["TREES_GPX_CORPUS"] ?? SharedFolder.path("corpus/gpx")
+        let path = ProcessInfo.processInfo.environment["TREES_GPX_CORPUS"] ?? Corpus.path("gpx")
         let url = URL(fileURLWithPath: path)
         let nested = url.appendingPathComponent("gpx")
         var isDir: ObjCBool = false

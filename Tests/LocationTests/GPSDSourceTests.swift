@@ -6,7 +6,7 @@ import TreesKit
 
 /// Reads events from a source until `done` says so or `timeout` passes.
 func collect(
-    _ source: some LocationSource, timeout: Duration = .seconds(30), until done: @escaping @Sendable ([LocationEvent]) -> Bool
+    _ source: some LocationSource, timeout: Duration = .seconds(120), until done: @escaping @Sendable ([LocationEvent]) -> Bool
 ) async throws -> [LocationEvent] {
     let stream = source.events()
     let reader = Task {
@@ -87,8 +87,8 @@ extension Duration {
         }
     }
 
-    @Test func fixesFromGSTLogMatchTheLog() async throws {
-        guard GPSFake.isAvailable else { return }
+    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func fixesFromGSTLogMatchTheLog() async throws {
+        _ = try Tool.gpsfake.require()
         let log = GPSFake.fixture("orchard-gst.nmea")
         let fake = try GPSFake(log: log)
         defer { fake.stop() }
@@ -107,14 +107,14 @@ extension Duration {
 
     /// A sample track of the package, as a receiver would send it, through gpsd: every fix is the
     /// NMEA reader's fix of the same time (the track's epochs end with RMC, GST before it).
-    @Test func sampleTrackThroughGPSDMatchesTheReader() async throws {
-        guard GPSFake.isAvailable else { return }
+    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func sampleTrackThroughGPSDMatchesTheReader() async throws {
+        _ = try Tool.gpsfake.require()
         let track = GPSFake.packageRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
         let fake = try GPSFake(log: track, cycle: 0.004)
         defer { fake.stop() }
         let expected = try readerFixes(track)
         let last = try #require(expected.last?.time)
-        let events = try await collect(GPSDSource(host: "127.0.0.1", port: fake.port), timeout: .seconds(60)) {
+        let events = try await collect(GPSDSource(host: "127.0.0.1", port: fake.port), timeout: .seconds(120)) {
             $0.fixes.last?.time == last
         }
         var byTime: [Date: Fix] = [:]
@@ -132,8 +132,8 @@ extension Duration {
     }
 
     /// GST after the epoch's last timed sentence: gpsd reports it after the TPV, matched by time.
-    @Test func gstReportedAfterItsTPVIsMatchedByTime() async throws {
-        guard GPSFake.isAvailable else { return }
+    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func gstReportedAfterItsTPVIsMatchedByTime() async throws {
+        _ = try Tool.gpsfake.require()
         let log = GPSFake.fixture("orchard-gst-last.nmea")
         let fake = try GPSFake(log: log)
         defer { fake.stop() }
@@ -143,8 +143,8 @@ extension Duration {
         #expect(events.fixes.filter(\.hasPosition).allSatisfy { $0.accuracySource == .gst })
     }
 
-    @Test func withoutGSTTheDOPModelAndLossOfFixAreReported() async throws {
-        guard GPSFake.isAvailable else { return }
+    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func withoutGSTTheDOPModelAndLossOfFixAreReported() async throws {
+        _ = try Tool.gpsfake.require()
         let log = GPSFake.fixture("orchard-dop.nmea")
         let fake = try GPSFake(log: log)
         defer { fake.stop() }
@@ -169,8 +169,8 @@ extension Duration {
         #expect(text.contains("systemctl status gpsd") && text.contains("--source"))
     }
 
-    @Test func waitingKeepsTryingUntilGPSDComesUp() async throws {
-        guard GPSFake.isAvailable else { return }
+    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func waitingKeepsTryingUntilGPSDComesUp() async throws {
+        _ = try Tool.gpsfake.require()
         let port = GPSFake.freePort()
         let clock = RecordingClock()
         let source = GPSDSource(host: "127.0.0.1", port: port, wait: true, clock: clock)
@@ -187,8 +187,8 @@ extension Duration {
         #expect(events.fixes.count >= 3)
     }
 
-    @Test func losingGPSDIsAnEventAndFixesResumeWithoutRepeats() async throws {
-        guard GPSFake.isAvailable else { return }
+    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func losingGPSDIsAnEventAndFixesResumeWithoutRepeats() async throws {
+        _ = try Tool.gpsfake.require()
         let first = GPSFake.fixture("orchard-first.nmea")
         let resume = GPSFake.fixture("orchard-resume.nmea")
         let fake = try GPSFake(log: first)
@@ -197,7 +197,7 @@ extension Duration {
         let source = GPSDSource(host: "127.0.0.1", port: port, clock: clock)
         let restarted = Mutex<GPSFake?>(nil)
         let last = try FixtureEpoch.read(resume).last!.time
-        let events = try await collect(source, timeout: .seconds(60)) { events in
+        let events = try await collect(source, timeout: .seconds(120)) { events in
             // Kill gpsd (and gpsfake) after a few fixes, and bring it back once the loss is reported.
             if events.fixes.count == 6, case .fix = events.last { fake.stop() }
             if case .reconnecting(2, _)? = events.last {

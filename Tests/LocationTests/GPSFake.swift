@@ -21,15 +21,6 @@ final class GPSFake: @unchecked Sendable {
         packageRoot.appendingPathComponent("Tests/LocationTests/Fixtures/\(name)").path
     }
 
-    /// True when gpsfake can run here. In CI (`CI=true`) a missing gpsfake is a failure, not a skip.
-    static var isAvailable: Bool {
-        let found = ["/usr/bin/gpsfake", "/usr/local/bin/gpsfake"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-        if !found && ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record("gpsfake is not installed; CI must install gpsd and gpsd-clients")
-        }
-        return found
-    }
-
     /// Starts gpsd and gpsfake. gpsfake reads its log from a FIFO that is filled only once a client
     /// is connected to gpsd, so the client sees every epoch however slowly it gets going.
     init(log: String, port: Int? = nil, cycle: Double = 0.02) throws {

@@ -21,15 +21,6 @@ final class SocatPair: @unchecked Sendable {
     let feed: String
     private let process: Process
 
-    /// True when socat can run here. In CI (`CI=true`) a missing socat is a failure, not a skip.
-    static var isAvailable: Bool {
-        let found = FileManager.default.isExecutableFile(atPath: "/usr/bin/socat")
-        if !found && ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record("socat is not installed; CI must install it")
-        }
-        return found
-    }
-
     init(folder: URL) throws {
         device = folder.appendingPathComponent("gps").path
         feed = folder.appendingPathComponent("feed").path
@@ -90,7 +81,7 @@ final class SocatPair: @unchecked Sendable {
         }
         writer.start()
         defer { close(readEnd) }
-        let events = try await collect(StdinSource(fileDescriptor: readEnd), timeout: .seconds(20)) { _ in false }
+        let events = try await collect(StdinSource(fileDescriptor: readEnd), timeout: .seconds(120)) { _ in false }
         let expected = try readerFixes(log)
         #expect(events.fixes == expected)
         #expect(expected.count == 30)
@@ -108,8 +99,8 @@ final class SocatPair: @unchecked Sendable {
         #expect(NMEAProbe.validSentences(in: garbage) == 0)
     }
 
-    @Test func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
-        guard SocatPair.isAvailable else { return }
+    @Test(.enabled(if: Tool.socat.shouldRun)) func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
+        _ = try Tool.socat.require()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -119,12 +110,12 @@ final class SocatPair: @unchecked Sendable {
         // The receiver starts sending once the source has the device open and configured.
         let opened = DispatchSemaphore(value: 0)
         Thread {
-            _ = opened.wait(timeout: .now() + 20)
+            _ = opened.wait(timeout: .now() + 60)
             try? pair.write(file: log, baud: 9600)
         }.start()
         let expected = try readerFixes(log)
         // The reader gives out an epoch when the next one starts: all but the last arrive live.
-        let events = try await collect(source, timeout: .seconds(30)) { events in
+        let events = try await collect(source, timeout: .seconds(120)) { events in
             if events.count == 1 { opened.signal() }
             return events.fixes.count >= expected.count - 1
         }
@@ -133,8 +124,8 @@ final class SocatPair: @unchecked Sendable {
         #expect(events.fixes.count == expected.count - 1)
     }
 
-    @Test func withoutABaudRateTheSourceFindsNMEA() async throws {
-        guard SocatPair.isAvailable else { return }
+    @Test(.enabled(if: Tool.socat.shouldRun)) func withoutABaudRateTheSourceFindsNMEA() async throws {
+        _ = try Tool.socat.require()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -146,7 +137,7 @@ final class SocatPair: @unchecked Sendable {
             while !done.withLock({ $0 }) { try? pair.write(file: log, baud: 4800, pause: 40_000) }
         }.start()
         defer { done.withLock { $0 = true } }
-        let events = try await collect(SerialSource(path: pair.device), timeout: .seconds(30)) { $0.fixes.count >= 10 }
+        let events = try await collect(SerialSource(path: pair.device), timeout: .seconds(120)) { $0.fixes.count >= 10 }
         #expect(events.first == .connected(version: nil, devices: [DeviceInfo(path: pair.device, driver: "NMEA0183", subtype: "4800 baud")]))
         // The probe may have begun listening in the middle of an epoch: every fix after the first
         // is the reader's fix of the same time.
@@ -157,8 +148,8 @@ final class SocatPair: @unchecked Sendable {
         }
     }
 
-    @Test func unpluggedDeviceIsReportedAndReopened() async throws {
-        guard SocatPair.isAvailable else { return }
+    @Test(.enabled(if: Tool.socat.shouldRun)) func unpluggedDeviceIsReportedAndReopened() async throws {
+        _ = try Tool.socat.require()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -170,14 +161,14 @@ final class SocatPair: @unchecked Sendable {
         let resumeLog = GPSFake.fixture("orchard-resume.nmea")
         let opened = DispatchSemaphore(value: 0)
         Thread {
-            _ = opened.wait(timeout: .now() + 20)
+            _ = opened.wait(timeout: .now() + 60)
             try? first.write(file: firstLog, baud: 9600)
             usleep(300_000)
             first.kill()
         }.start()
         let reopened = DispatchSemaphore(value: 0)
         let resumeLast = try readerFixes(resumeLog).dropLast().last!.time
-        let events = try await collect(source, timeout: .seconds(40)) { events in
+        let events = try await collect(source, timeout: .seconds(120)) { events in
             if case .connected? = events.last {
                 if events.count == 1 { opened.signal() } else { reopened.signal() }
             }
@@ -186,7 +177,7 @@ final class SocatPair: @unchecked Sendable {
                     guard pair == nil, let p = try? SocatPair(folder: folder) else { return }
                     pair = p
                     Thread {
-                        _ = reopened.wait(timeout: .now() + 20)
+                        _ = reopened.wait(timeout: .now() + 60)
                         try? p.write(file: resumeLog, baud: 9600)
                     }.start()
                 }

@@ -6,7 +6,7 @@ import TreesKit
 /// Reads every log of the gpsd-derived corpus and compares the fixes with gpsd's own answers.
 ///
 /// The corpus folder is `TREES_NMEA_CORPUS` when set (so the held-out set runs unchanged), else
-/// `../shared/corpus/nmea` beside the repository. Comparison follows the corpus README: fixes are matched by time to
+/// `Tests/Corpus/nmea` in the repository. Comparison follows the corpus README: fixes are matched by time to
 /// the millisecond; every expected fix with mode ≥ 2 must be found; time, mode, lat, lon, altMSL,
 /// speed, track and eph are hard checks (≥ 99% agreement overall); status, altHAE, geoidSep,
 /// epx/epy (GBS) and epv are reported, epv softly.
@@ -30,7 +30,7 @@ import TreesKit
 /// - Altitude from Garmin `$PGRMZ` (feet) and mode from Magellan `$PMGNST`: proprietary, skipped.
 @Suite struct CorpusTests {
     static var folder: URL {
-        URL(fileURLWithPath: ProcessInfo.processInfo.environment["TREES_NMEA_CORPUS"] ?? SharedFolder.path("corpus/nmea"))
+        URL(fileURLWithPath: ProcessInfo.processInfo.environment["TREES_NMEA_CORPUS"] ?? Corpus.path("nmea"))
     }
 
     struct Tally {

@@ -27,7 +27,7 @@ final class TmuxSession {
 
     /// Waits until the screen contains `text`; returns the screen, or throws after `timeout` seconds.
     @discardableResult
-    func waitFor(_ text: String, timeout: Double = 30) throws -> String {
+    func waitFor(_ text: String, timeout: Double = 120) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {

@@ -23,7 +23,7 @@ struct TreesProcess {
         return Bundle.main.bundleURL
     }
 
-    /// The repository's root folder (for SampleTracks and the shared corpus beside it).
+    /// The repository's root folder (for SampleTracks and Tests/Corpus).
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -102,17 +102,4 @@ struct TreesProcess {
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
-}
-
-/// The project's shared test material (`corpus/`, `schema/`): `$TREES_SHARED`, else `../shared`
-/// beside the repository.
-enum SharedFolder {
-    static var url: URL {
-        if let path = ProcessInfo.processInfo.environment["TREES_SHARED"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        return TreesProcess.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    }
-
-    static func path(_ relative: String) -> String { url.appendingPathComponent(relative).path }
 }

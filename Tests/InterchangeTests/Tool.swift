@@ -1,0 +1,1 @@
+../LocationTests/Tool.swift
