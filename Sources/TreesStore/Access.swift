@@ -244,7 +244,10 @@ public struct StoreWriter {
             c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
         }
         if blank { throw StoreError.database("species is empty") }
-        try checkDate(tree.createdAt, "the tree's creation time")
+        for (value, what) in [(tree.altitude, "altitude"), (tree.ellipsoidHeight, "ellipsoid height"), (tree.capture.hdop, "HDOP")] {
+            if let v = value, !v.isFinite { throw StoreError.database("\(what) \(v) is not a finite number") }
+        }
+                try checkDate(tree.createdAt, "the tree's creation time")
         try checkDate(tree.updatedAt, "the tree's update time")
         if let t = tree.capture.fixTime { try checkDate(t, "the tree's fix time") }
     }

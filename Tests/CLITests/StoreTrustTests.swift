@@ -153,6 +153,33 @@ import Testing
         #expect(try t.dump() == dump)
     }
 
+    /// JSON and CSV values a store cannot hold refuse the file with its line; the store is as it was.
+    @Test(arguments: [
+        ("far.json", #"{"collections": [], "trees": [{"id": "4F1C2E1A-1111-4222-8333-944455556666", "latitude": 1,"# + "\n"
+            + #""longitude": 2, "species": "Apple", "createdAt": "12345-01-01T00:00:00Z"}]}"#,
+         #"2: "createdAt" "12345-01-01T00:00:00Z" is outside years 0000 to 9999 (UTC)"#),
+        ("far.json", #"{"collections": [{"id": "0E5C0C1E-0000-4000-8000-000000000001", "name": "None","#
+            + #" "createdAt": "2024-01-01T00:00:00Z"}], "trees": []}"#,
+         #"1: the collection name "None" is reserved: 'none' means no collection; rename it"#),
+        ("far.json", #"[{"id": "4F1C2E1A-1111-4222-8333-944455556666", "latitude": 1, "longitude": 2, "species": "Fig","#
+            + #" "photos": ["iVBORw0KGgo="], "photoDates": [1e15]}]"#,
+         #"1: "photoDates" 1000000000000000.0 seconds after 2001-01-01 is outside years 0000 to 9999 (UTC)"#),
+        ("far.csv", "latitude,longitude,species,createdAt\n1,2,Apple,2024-01-01T00:00:00Z\n3,4,Pear,99999-01-01T00:00:00Z\n",
+         #"3: column 4 (createdAt): "99999-01-01T00:00:00Z" is not a date within years 0000 to 9999 (UTC)"#),
+        ("far.csv", "latitude,longitude,species,altitude\n1,2,Apple,1e999\n", #"2: column 4 (altitude): "1e999" is not a number"#),
+    ])
+    func jsonAndCSVValuesOutsideTheStoreAreRefused(name: String, content: String, message: String) throws {
+        let (t, _) = try store()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent(name)
+        try content.write(to: file, atomically: true, encoding: .utf8)
+        let dump = try t.dump()
+        let r = try t.run(["import", file.path])
+        #expect(r.status == 65)
+        #expect(r.stderr == "trees: \(file.path):\(message)\n")
+        #expect(try t.dump() == dump)
+    }
+
     @Test func theLastMillisecondOfYear9999IsKept() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

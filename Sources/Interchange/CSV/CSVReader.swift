@@ -6,6 +6,12 @@ import TreesKit
 /// Quoted fields may hold commas, doubled quotes and line breaks; records end with CRLF or LF.
 /// Each record comes with the line it starts on.
 struct CSVRecordReader {
+    /// Longest record accepted, in bytes (1 MiB): far beyond any tree's row, and short enough that a
+    /// file with one endless line (or an unterminated quote) is refused without reading it all into
+    /// memory.
+    static let maximumRecordBytes = 1 << 20
+
+    private var recordBytes = 0
     private var field: [UInt8] = []
     private var record: [String] = []
     private var inQuotes = false
@@ -33,6 +39,14 @@ struct CSVRecordReader {
 
     private mutating func consume(_ chunk: some Collection<UInt8>, _ onRecord: ([String], Int) throws -> Void) throws {
         for b in chunk {
+            recordBytes += 1
+            if recordBytes > Self.maximumRecordBytes {
+                throw InterchangeError.invalidCSV(
+                    line: recordLine,
+                    reason: inQuotes
+                        ? "a quoted field runs on for more than \(Self.maximumRecordBytes >> 20) MiB; is a closing quote missing?"
+                        : "a record longer than \(Self.maximumRecordBytes >> 20) MiB")
+            }
             if pendingCR {
                 pendingCR = false
                 if b == 0x0A { continue }
@@ -65,6 +79,7 @@ struct CSVRecordReader {
                 if !(r.count == 1 && r[0].isEmpty) { try onRecord(r, recordLine) }
                 line += 1
                 recordLine = line
+                recordBytes = 0
                 if b == 0x0D { pendingCR = true }
             case UInt8(ascii: "\"") where !fieldStarted:
                 inQuotes = true
@@ -208,6 +223,8 @@ public struct CSVTreeReader {
         func date(_ f: Field) throws -> Date? {
             guard let s = text(f) else { return nil }
             guard let v = ByteParsing.date(s) else { throw problem(f, "an ISO 8601 date") }
+            // A date a store cannot hold refuses the file here, so it is never stored as another value.
+            guard StorableDates.contains(v) else { throw problem(f, "a date within \(StorableDates.span)") }
             return v
         }
         func uuid(_ f: Field) throws -> UUID? {

@@ -101,9 +101,24 @@ struct CollectionJSONBuilder: JSONHandler {
     /// Where the value being read sits in the document.
     private enum Slot { case tree, collection, other }
 
-    private enum Partial {
-        case object([String: JSONValue], line: Int, column: Int, pendingKey: String?)
-        case array([JSONValue], line: Int, column: Int)
+    /// A container being materialised. A class, so its members grow in place: an enum payload
+    /// taken out, changed and put back would copy the whole dictionary or array on every member,
+    /// which made one object with n keys (or an array of n items) cost n² time.
+    private final class Partial {
+        let isArray: Bool
+        let line: Int
+        let column: Int
+        var members: [String: JSONValue] = [:]
+        var items: [JSONValue] = []
+        var pendingKey: String?
+
+        init(isArray: Bool, line: Int, column: Int) {
+            self.isArray = isArray; self.line = line; self.column = column
+        }
+
+        var value: JSONValue {
+            isArray ? .array(items, line: line, column: column) : .object(members, line: line, column: column)
+        }
     }
 
     /// Depth of containers opened so far (0 outside everything).
@@ -157,11 +172,11 @@ struct CollectionJSONBuilder: JSONHandler {
     }
 
     mutating func beginObject(line: Int, column: Int) throws {
-        try begin(.object([:], line: line, column: column, pendingKey: nil), line: line, column: column, isArray: false)
+        try begin(Partial(isArray: false, line: line, column: column), line: line, column: column, isArray: false)
     }
 
     mutating func beginArray(line: Int, column: Int) throws {
-        try begin(.array([], line: line, column: column), line: line, column: column, isArray: true)
+        try begin(Partial(isArray: true, line: line, column: column), line: line, column: column, isArray: true)
     }
 
     private mutating func end() throws {
@@ -170,11 +185,10 @@ struct CollectionJSONBuilder: JSONHandler {
             if depth == 1 && !topIsArray { topKey = nil }
             return
         }
-        let value: JSONValue
-        switch p {
-        case .object(let d, let l, let c, _): value = .object(d, line: l, column: c)
-        case .array(let a, let l, let c): value = .array(a, line: l, column: c)
-        }
+        let value = p.value
+        // The box goes now, so the value holds the only reference to its storage.
+        p.members = [:]
+        p.items = []
         try add(value)
     }
 
@@ -189,23 +203,18 @@ struct CollectionJSONBuilder: JSONHandler {
             }
             return
         }
-        if case .object(let d, let l, let c, _) = partials[partials.count - 1] {
-            partials[partials.count - 1] = .object(d, line: l, column: c, pendingKey: key)
-        }
+        if let top = partials.last, !top.isArray { top.pendingKey = key }
     }
 
     /// Adds a finished value to the container being built, or handles it when it is complete.
     private mutating func add(_ value: JSONValue) throws {
-        if var top = partials.popLast() {
-            switch top {
-            case .object(var d, let l, let c, let k):
-                if let k { d[k] = value }
-                top = .object(d, line: l, column: c, pendingKey: nil)
-            case .array(var a, let l, let c):
-                a.append(value)
-                top = .array(a, line: l, column: c)
+        if let top = partials.last {
+            if top.isArray {
+                top.items.append(value)
+            } else if let k = top.pendingKey {
+                top.members[k] = value
+                top.pendingKey = nil
             }
-            partials.append(top)
             return
         }
         // A complete value at the materialisation depth.
@@ -300,13 +309,19 @@ struct CollectionJSONBuilder: JSONHandler {
         }
 
         static func date(_ v: JSONValue, key: String, fail: (String) -> InterchangeError) throws -> Date {
+            // A date a store cannot hold refuses the file here, so it is never stored as another value.
             switch v {
             case .string(let s, _, _):
                 guard let d = ByteParsing.date(s) else { throw fail("\"\(key)\" is not an ISO 8601 date: \"\(s.prefix(60))\"") }
+                if let problem = StorableDates.problem(d, text: s) { throw fail("\"\(key)\" \(problem)") }
                 return d
             case .number(let n, _, _):
                 // Foundation's default date encoding: seconds since 2001-01-01.
-                return Date(timeIntervalSinceReferenceDate: n)
+                let d = Date(timeIntervalSinceReferenceDate: n)
+                if !StorableDates.contains(d) {
+                    throw fail("\"\(key)\" \(n) seconds after 2001-01-01 is outside \(StorableDates.span)")
+                }
+                return d
             default:
                 throw fail("\"\(key)\" must be an ISO 8601 date string, found \(v.kind)")
             }
@@ -393,6 +408,10 @@ struct CollectionJSONBuilder: JSONHandler {
         guard let id = try f.uuid("id") else { throw f.fail("bad id", at: idValue) }
         _ = try f.required("name")
         guard let name = TextTools.nonEmpty(try f.string("name")) else { throw f.fail("the collection name is empty", at: members["name"]) }
+        if name.lowercased() == "none" {
+            throw f.fail("the collection name \"\(name)\" is reserved: 'none' means no collection; rename it", at: members["name"])
+        }
+        if name.contains(where: \.isNewline) { throw f.fail("the collection name has a line break", at: members["name"]) }
         return ImportedCollection(id: id, name: name, createdAt: try f.date("createdAt"), updatedAt: try f.date("updatedAt"), line: line)
     }
 }

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import TreesKit
+@testable import Interchange
+
+/// Values a store cannot hold are refused where a file is read, with their line; records that
+/// never end are refused without being read whole.
+@Suite struct ReaderTrustTests {
+    static func tree(_ extra: String) -> String {
+        """
+        {"collections": [],
+         "trees": [{"id": "4F1C2E1A-1111-4222-8333-944455556666", "latitude": 1, "longitude": 2, "species": "Apple",
+          \(extra)}]}
+        """
+    }
+
+    static let farDates: [(json: String, reason: String)] = [
+        (#""createdAt": "12345-01-01T00:00:00Z""#, #""createdAt" "12345-01-01T00:00:00Z" is outside years 0000 to 9999 (UTC)"#),
+        (#""updatedAt": "9999-12-31T23:59:59.9999Z""#, #""updatedAt" "9999-12-31T23:59:59.9999Z" is outside years 0000 to 9999 (UTC)"#),
+        (#""createdAt": "-0001-01-01T00:00:00Z""#, #""createdAt" "-0001-01-01T00:00:00Z" is outside years 0000 to 9999 (UTC)"#),
+        (#""createdAt": 1e15"#, #""createdAt" 1000000000000000.0 seconds after 2001-01-01 is outside years 0000 to 9999 (UTC)"#),
+        (#""photoDates": ["2024-01-01T00:00:00Z", "99999-01-01T00:00:00Z"]"#,
+         #""photoDates" "99999-01-01T00:00:00Z" is outside years 0000 to 9999 (UTC)"#),
+        (#""capture": {"fixTime": -1e14}"#, #""fixTime" -100000000000000.0 seconds after 2001-01-01 is outside years 0000 to 9999 (UTC)"#),
+    ]
+
+    @Test(arguments: farDates.indices)
+    func jsonDatesOutsideTheStoreAreRefusedWithTheirLine(index: Int) {
+        let (json, reason) = Self.farDates[index]
+        let error = jsonError(Self.tree(json))
+        #expect(error?.line == 3, "\(String(describing: error))")
+        #expect(error?.reason == reason)
+    }
+
+    @Test func theEdgesOfTheStorableSpanAreKept() throws {
+        let read = try readJSON(Self.tree(#""createdAt": "0000-01-01T00:00:00Z", "updatedAt": "9999-12-31T23:59:59.999Z""#))
+        let t = try #require(read.trees.first)
+        #expect(t.createdAt.map(ByteParsing.iso8601) == "0000-01-01T00:00:00Z")
+        #expect(t.updatedAt.map(ByteParsing.iso8601) == "9999-12-31T23:59:59.999Z")
+    }
+
+    @Test(arguments: ["none", "NONE", "  None  ", "", "   "])
+    func aCollectionNamedNoneOrBlankIsRefused(name: String) {
+        let text = """
+            {"collections": [
+              {"id": "0E5C0C1E-0000-4000-8000-000000000001",
+               "name": "\(name)", "createdAt": "2024-05-01T10:00:00Z", "updatedAt": "2024-05-01T10:00:00Z"}],
+             "trees": []}
+            """
+        let error = jsonError(text)
+        #expect(error?.line == 3)
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        #expect(error?.reason == (trimmed.isEmpty ? "the collection name is empty"
+                                                  : "the collection name \"\(trimmed)\" is reserved: 'none' means no collection; rename it"))
+    }
+
+    static func readCSV(_ bytes: [UInt8], chunk: Int = 4096) throws -> [ImportedTree] {
+        var reader = CSVTreeReader()
+        var trees: [ImportedTree] = []
+        var i = 0
+        while i < bytes.count {
+            let end = min(i + chunk, bytes.count)
+            try reader.read(bytes[i..<end]) { trees.append($0) }
+            i = end
+        }
+        try reader.finish { trees.append($0) }
+        return trees
+    }
+
+    @Test(arguments: ["12345-01-01T00:00:00Z", "-0001-01-01T00:00:00Z", "9999-12-31T23:59:59.9995Z"])
+    func csvDatesOutsideTheStoreAreRefusedWithTheirLine(date: String) {
+        let csv = "latitude,longitude,species,createdAt\n1,2,Apple,2024-01-01T00:00:00Z\n3,4,Pear,\(date)\n"
+        #expect(throws: InterchangeError.invalidCSV(
+            line: 3, reason: "column 4 (createdAt): \"\(date)\" is not a date within years 0000 to 9999 (UTC)")) {
+            try Self.readCSV(Array(csv.utf8))
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func anEndlessCSVRecordIsRefusedAtItsLineWithoutReadingItAll(quoted: Bool) {
+        // Fed lazily, in chunks: the reader must stop soon after the bound, not at the end.
+        var reader = CSVTreeReader()
+        let head = Array("latitude,longitude,species\n1,2,Apple\n5,6,\(quoted ? "\"" : "")".utf8)
+        var fed = 0
+        let error: (any Error)? = {
+            do {
+                try reader.read(head) { _ in }
+                let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
+                while fed < 64 << 20 {
+                    try reader.read(chunk) { _ in }
+                    fed += chunk.count
+                }
+                return nil
+            } catch { return error }
+        }()
+        let limit = CSVRecordReader.maximumRecordBytes
+        #expect(fed <= limit + (64 << 10))
+        let reason = quoted ? "a quoted field runs on for more than 1 MiB; is a closing quote missing?" : "a record longer than 1 MiB"
+        #expect(error as? InterchangeError == .invalidCSV(line: 3, reason: reason))
+    }
+
+    @Test func aLongCSVRecordUnderTheBoundIsRead() throws {
+        let note = String(repeating: "n", count: CSVRecordReader.maximumRecordBytes - 100)
+        let trees = try Self.readCSV(Array("latitude,longitude,species,notes\n1,2,Apple,\(note)\n".utf8))
+        #expect(trees.first?.notes?.count == note.count)
+    }
+
+    /// One object with many keys and a long nested array are read whole and right, by any chunking.
+    @Test(arguments: [1, 7, 4096])
+    func manyKeysAndLongArraysAreReadWhole(chunk: Int) throws {
+        let keys = (0..<3000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        let items = (0..<3000).map { "[\($0), [\($0)]]" }.joined(separator: ", ")
+        let text = Self.tree(#""createdAt": "2024-05-01T10:00:00Z", \#(keys), "extra": [\#(items)], "notes": "end""#)
+        let read = try readJSON(Array(text.utf8), chunk: chunk)
+        #expect(read.trees.count == 1)
+        #expect(read.trees.first?.notes == "end")
+    }
+}
