@@ -129,6 +129,21 @@ struct CollectionJSONBuilder: JSONHandler {
     /// Containers being materialised (from depth 2 in an object document, depth 1 in a bare array).
     private var partials: [Partial] = []
     private var currentSlot = Slot.other
+    /// Containers being skipped: the value of a member no tree, collection or capture reads. Its
+    /// syntax is still checked; it is just not built, so another program's extra keys or large
+    /// nested data cost neither time per key nor memory.
+    private var skipDepth = 0
+    /// The next value belongs to a member that is not read.
+    private var skipNext = false
+
+    /// Every member name that `tree(_:)`, `collection(_:)` and a tree's `capture` read; the values
+    /// of all other members are skipped. A new field read there must be added here.
+    static let readKeys: Set<String> = [
+        "id", "latitude", "longitude", "horizontalAccuracy", "altitude", "species", "variety", "rootstock", "notes",
+        "collectionId", "collection", "createdAt", "updatedAt", "accuracySource", "ellipsoidHeight", "photoCount",
+        "photoDates", "photos", "capture", "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
+        "name",
+    ]
 
     private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
         .invalidContent(line: line, column: column, reason: reason)
@@ -171,11 +186,37 @@ struct CollectionJSONBuilder: JSONHandler {
         partials.append(p)
     }
 
+    /// True (and the skip state advanced) when a container starting now is to be skipped.
+    private mutating func skipsContainer() -> Bool {
+        if skipDepth > 0 || skipNext {
+            skipNext = false
+            skipDepth += 1
+            return true
+        }
+        return false
+    }
+
+    /// True when a container ending now was skipped.
+    private mutating func endsSkipped() -> Bool {
+        guard skipDepth > 0 else { return false }
+        skipDepth -= 1
+        return true
+    }
+
+    /// True when a scalar now is to be skipped.
+    private mutating func skipsScalar() -> Bool {
+        if skipDepth > 0 { return true }
+        if skipNext { skipNext = false; return true }
+        return false
+    }
+
     mutating func beginObject(line: Int, column: Int) throws {
+        if skipsContainer() { return }
         try begin(Partial(isArray: false, line: line, column: column), line: line, column: column, isArray: false)
     }
 
     mutating func beginArray(line: Int, column: Int) throws {
+        if skipsContainer() { return }
         try begin(Partial(isArray: true, line: line, column: column), line: line, column: column, isArray: true)
     }
 
@@ -192,10 +233,11 @@ struct CollectionJSONBuilder: JSONHandler {
         try add(value)
     }
 
-    mutating func endObject() throws { try end() }
-    mutating func endArray() throws { try end() }
+    mutating func endObject() throws { if !endsSkipped() { try end() } }
+    mutating func endArray() throws { if !endsSkipped() { try end() } }
 
     mutating func key(_ key: String, line: Int, column: Int) throws {
+        if skipDepth > 0 { return }
         if partials.isEmpty {
             if depth == 1 {
                 topKey = key
@@ -203,7 +245,9 @@ struct CollectionJSONBuilder: JSONHandler {
             }
             return
         }
-        if let top = partials.last, !top.isArray { top.pendingKey = key }
+        if let top = partials.last, !top.isArray {
+            if Self.readKeys.contains(key) { top.pendingKey = key } else { top.pendingKey = nil; skipNext = true }
+        }
     }
 
     /// Adds a finished value to the container being built, or handles it when it is complete.
@@ -255,10 +299,10 @@ struct CollectionJSONBuilder: JSONHandler {
         try add(v)
     }
 
-    mutating func string(_ value: String, line: Int, column: Int) throws { try scalar(.string(value, line: line, column: column)) }
-    mutating func number(_ value: Double, line: Int, column: Int) throws { try scalar(.number(value, line: line, column: column)) }
-    mutating func bool(_ value: Bool, line: Int, column: Int) throws { try scalar(.bool(value, line: line, column: column)) }
-    mutating func null(line: Int, column: Int) throws { try scalar(.null(line: line, column: column)) }
+    mutating func string(_ value: String, line: Int, column: Int) throws { if skipsScalar() { return }; try scalar(.string(value, line: line, column: column)) }
+    mutating func number(_ value: Double, line: Int, column: Int) throws { if skipsScalar() { return }; try scalar(.number(value, line: line, column: column)) }
+    mutating func bool(_ value: Bool, line: Int, column: Int) throws { if skipsScalar() { return }; try scalar(.bool(value, line: line, column: column)) }
+    mutating func null(line: Int, column: Int) throws { if skipsScalar() { return }; try scalar(.null(line: line, column: column)) }
 
     // MARK: - Mapping
 
