@@ -41,7 +41,7 @@ let package = Package(
 
         .testTarget(name: "TreesKitTests", dependencies: ["TreesKit"]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TreesKit"]),
-        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit"], exclude: ["Fixtures"]),
         .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit"]),
         .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit"], exclude: ["Fixtures"]),
         // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.

@@ -28,6 +28,9 @@ struct XMLInputDecoder {
         try transcode(chunk, into: &out, final: final)
     }
 
+    /// Longest XML declaration searched for an `encoding`, in bytes.
+    static let declarationLimit = 1024
+
     /// Chooses the encoding once enough of the head is known; false while more bytes are needed.
     private mutating func decide(final: Bool) throws -> Bool {
         let h = head
@@ -42,15 +45,18 @@ struct XMLInputDecoder {
         let xmlDecl: [UInt8] = Array("<?xml".utf8)
         if h.count < 5 && !final && Array(h) == Array(xmlDecl[0..<h.count]) { return false }
         guard h.count >= 5, Array(h[0..<5]) == xmlDecl else { encoding = .utf8; return true }
-        // Find the end of the declaration to read its encoding.
+        // Find the end of the declaration to read its encoding. Only its first `declarationLimit`
+        // bytes are searched, however the document arrives, so the outcome never depends on how
+        // the bytes were split into chunks.
         var end: Int?
         var i = 5
-        while i + 1 < h.count {
+        let limit = min(h.count, Self.declarationLimit)
+        while i + 1 < limit {
             if h[i] == UInt8(ascii: "?") && h[i + 1] == UInt8(ascii: ">") { end = i; break }
             i += 1
         }
         guard let declEnd = end else {
-            if final || h.count > 1024 { encoding = .utf8; return true }
+            if final || h.count >= Self.declarationLimit { encoding = .utf8; return true }
             return false
         }
         let declared = Self.declaredEncoding(h[5..<declEnd])

@@ -1,0 +1,44 @@
+import Interchange
+import TreesKit
+
+func read(_ bytes: [UInt8], step: Int) -> Result<[ImportedTree], InterchangeError> {
+    var reader = CSVTreeReader()
+    var trees: [ImportedTree] = []
+    do {
+        var i = 0
+        while i < bytes.count {
+            let end = min(bytes.count, i + step)
+            try reader.read(bytes[i..<end]) { trees.append($0) }
+            i = end
+        }
+        try reader.finish { trees.append($0) }
+        return .success(trees)
+    } catch let e as InterchangeError {
+        return .failure(e)
+    } catch {
+        fatalError("an error that is not an InterchangeError: \(error)")
+    }
+}
+
+/// The CSV reader never traps, reads the same fed whole or in pieces, and every tree it gives is on
+/// Earth with dates a store can hold.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let whole = read(bytes, step: max(1, bytes.count))
+    let pieces = read(bytes, step: Int(bytes.first ?? 5) % 23 + 1)
+    switch (whole, pieces) {
+    case (.success(let a), .success(let b)): precondition(a == b, "chunking changed the trees")
+    case (.failure(let a), .failure(let b)): precondition(a == b, "chunking changed the error: \(a) / \(b)")
+    default: preconditionFailure("chunking changed the outcome")
+    }
+    if case .success(let trees) = whole {
+        for t in trees {
+            for d in [t.createdAt, t.updatedAt, t.capture.fixTime].compactMap({ $0 }) {
+                precondition(StorableDates.contains(d), "a date a store cannot hold: \(d)")
+            }
+            precondition(CoordinateCheck.latitudeProblem(t.coordinate.latitude) == nil)
+        }
+    }
+    return 0
+}

@@ -1,0 +1,38 @@
+import Interchange
+
+func inspect(_ bytes: [UInt8], format: FileFormat, step: Int) -> Result<InspectionReport, InterchangeError> {
+    var inspector = Inspector(format: format)
+    do {
+        var i = 0
+        while i < bytes.count {
+            let end = min(bytes.count, i + step)
+            try inspector.feed(bytes[i..<end])
+            i = end
+        }
+        return .success(try inspector.finish())
+    } catch let e as InterchangeError {
+        return .failure(e)
+    } catch {
+        fatalError("an error that is not an InterchangeError: \(error)")
+    }
+}
+
+/// `trees inspect` on any bytes: format detection from the first bytes, then the XML tokenizer
+/// (GPX), JSON, CSV or NMEA reader behind it, fed whole and in pieces. Never traps; the report
+/// (or the error) does not depend on the chunking.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let detected = FileFormat.detect(prefix: bytes.prefix(4096), fileName: nil)
+    let formats = detected.map { [$0] } ?? []
+    for format in formats + [.gpx] where !(format == .gpx && detected == .gpx && formats.count == 1 && format != formats[0]) {
+        let whole = inspect(bytes, format: format, step: max(1, bytes.count))
+        let pieces = inspect(bytes, format: format, step: Int(bytes.last ?? 3) % 11 + 1)
+        switch (whole, pieces) {
+        case (.success(let a), .success(let b)): precondition(a == b, "chunking changed the \(format) report")
+        case (.failure(let a), .failure(let b)): precondition(a == b, "chunking changed the \(format) error: \(a) / \(b)")
+        default: preconditionFailure("chunking changed the \(format) outcome: \(whole) / \(pieces)")
+        }
+    }
+    return 0
+}

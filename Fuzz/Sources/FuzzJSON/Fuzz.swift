@@ -1,0 +1,50 @@
+import Interchange
+import TreesKit
+
+func read(_ bytes: [UInt8], step: Int) -> Result<[CollectionJSONEvent], InterchangeError> {
+    var reader = CollectionJSONReader()
+    var events: [CollectionJSONEvent] = []
+    do {
+        var i = 0
+        while i < bytes.count {
+            let end = min(bytes.count, i + step)
+            try reader.read(bytes[i..<end]) { events.append($0) }
+            i = end
+        }
+        try reader.finish { events.append($0) }
+        return .success(events)
+    } catch let e as InterchangeError {
+        return .failure(e)
+    } catch {
+        fatalError("an error that is not an InterchangeError: \(error)")
+    }
+}
+
+/// The collection JSON reader never traps, reads the same fed whole or in pieces, and every tree,
+/// collection and photo date it gives is one a store can hold.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let whole = read(bytes, step: max(1, bytes.count))
+    let pieces = read(bytes, step: Int(bytes.first ?? 5) % 19 + 1)
+    switch (whole, pieces) {
+    case (.success(let a), .success(let b)): precondition(a == b, "chunking changed the events")
+    case (.failure(let a), .failure(let b)): precondition(a == b, "chunking changed the error: \(a) / \(b)")
+    default: preconditionFailure("chunking changed the outcome")
+    }
+    if case .success(let events) = whole {
+        for e in events {
+            switch e {
+            case .tree(let t):
+                let dates = [t.createdAt, t.updatedAt, t.capture.fixTime].compactMap { $0 } + t.photos.compactMap(\.capturedAt)
+                for d in dates { precondition(StorableDates.contains(d), "a date a store cannot hold: \(d)") }
+                precondition(CoordinateCheck.latitudeProblem(t.coordinate.latitude) == nil)
+                precondition(CoordinateCheck.longitudeProblem(t.coordinate.longitude) == nil)
+            case .collection(let c):
+                for d in [c.createdAt, c.updatedAt].compactMap({ $0 }) { precondition(StorableDates.contains(d)) }
+                precondition(c.name.lowercased() != "none")
+            }
+        }
+    }
+    return 0
+}
