@@ -30,6 +30,9 @@ public struct ImportedTree: Sendable, Equatable {
     public var photoCount: Int?
     /// The line where the tree starts in the file.
     public var line: Int
+    /// The file's id for the tree when it is not a UUID (older Tree Tracker exports): the tree
+    /// gets a new id, and the import says so.
+    public var unusableID: String?
 
     public init(id: UUID? = nil, coordinate: Coordinate, species: String, line: Int) {
         self.id = id; self.coordinate = coordinate; self.species = species; self.line = line

@@ -436,6 +436,9 @@ struct TreeImporter {
     }
 
     mutating func add(_ t: ImportedTree) throws {
+        if let old = t.unusableID {
+            summary.warnings.append(.init(line: t.line, reason: "id \"\(old)\" is not a UUID; the tree gets a new id"))
+        }
         guard t.species.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
             summary.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
             return

@@ -322,12 +322,12 @@ private func run(_ program: String, _ arguments: [String]) throws -> (status: In
         try """
             [{"id":"E2E2E2E2-1111-4222-8333-444455556666","latitude":1,"longitude":2,"species":"x",
               "photos":["\(Data(other).base64EncodedString())"]},
-             {"id":"nope","latitude":1,"longitude":2,"species":"y"}]
+             {"id":"nope","latitude":91,"longitude":2,"species":"y"}]
             """.write(to: bad, atomically: true, encoding: .utf8)
         let before = try FileManager.default.contentsOfDirectory(atPath: t.folder.appendingPathComponent("photos").path)
         let refused = try t.run(["import", bad.path])
         #expect(refused.status == 65)
-        #expect(refused.stderr == "trees: \(bad.path):3: \"id\" is not a UUID: \"nope\"\n")
+        #expect(refused.stderr == "trees: \(bad.path):3: latitude 91 is out of range; expected degrees between -90 and 90\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.appendingPathComponent("photos").path) == before)
     }
 

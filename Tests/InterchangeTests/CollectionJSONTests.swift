@@ -69,10 +69,10 @@ func jsonError(_ text: String) -> InterchangeError? {
         let expectedStart = """
             {"format":"trees-collection","version":1,"exportedAt":"2024-06-01T12:00:00Z",
             "collections":[
-            {"id":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","name":"Victoria's Orchard","createdAt":"2024-03-01T08:00:00Z","updatedAt":"2024-03-02T09:30:00.125Z"}
+            {"id":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","name":"Victoria's Orchard","createdAt":"2024-03-01T08:00:00Z","updatedAt":"2024-03-02T09:30:00Z","precise":{"createdAt":"2024-03-01T08:00:00Z","updatedAt":"2024-03-02T09:30:00.125Z"}}
             ],
             "trees":[
-            {"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","latitude":47.3769123,"longitude":-8.5417456,"horizontalAccuracy":3.25,"altitude":408.5,"species":"Malus domestica","variety":"Boskoop & <Rote>","rootstock":"M9","notes":"=SUM(A1) \\"quoted\\", 'single'\\nsecond line — Grüße 🌳","photoCount":0,"photoDates":[],"collectionId":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","collection":"Victoria's Orchard","createdAt":"2024-05-01T10:00:00.250Z","updatedAt":"2024-05-02T11:00:00Z","accuracySource":"gst","ellipsoidHeight":455.75,"capture":{"fixTime":"2024-05-01T09:59:58Z","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"gpsd://localhost:2947"}}
+            {"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","latitude":47.3769123,"longitude":-8.5417456,"horizontalAccuracy":3.25,"altitude":408.5,"species":"Malus domestica","variety":"Boskoop & <Rote>","rootstock":"M9","notes":"=SUM(A1) \\"quoted\\", 'single'\\nsecond line — Grüße 🌳","photoCount":0,"photoDates":[],"collectionId":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","collection":"Victoria's Orchard","createdAt":"2024-05-01T10:00:00Z","updatedAt":"2024-05-02T11:00:00Z","precise":{"createdAt":"2024-05-01T10:00:00.250Z","updatedAt":"2024-05-02T11:00:00Z","photoDates":[]},"accuracySource":"gst","ellipsoidHeight":455.75,"capture":{"fixTime":"2024-05-01T09:59:58Z","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"gpsd://localhost:2947"}}
             ]}
 
             """
@@ -146,8 +146,8 @@ func jsonError(_ text: String) -> InterchangeError? {
         ("{\"collections\":[]}", .invalidContent(line: 1, column: 1, reason: "no \"trees\" array; expected {\"collections\": [...], \"trees\": [...]} or an array of trees")),
         ("{\"trees\":[\n {\"latitude\":1,\"longitude\":2,\"species\":\"x\"}]}",
          .invalidContent(line: 2, column: 2, reason: "the tree at line 2 is missing the required field \"id\"")),
-        ("{\"trees\":[{\"id\":\"../../etc/passwd\",\"latitude\":1,\"longitude\":2,\"species\":\"x\"}]}",
-         .invalidContent(line: 1, column: 17, reason: "\"id\" is not a UUID: \"../../etc/passwd\"")),
+        ("{\"trees\":[{\"id\":[\"../../etc/passwd\"],\"latitude\":1,\"longitude\":2,\"species\":\"x\"}]}",
+         .invalidContent(line: 1, column: 17, reason: "\"id\" must be a string, found an array")),
         ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":91,\"longitude\":2,\"species\":\"x\"}]",
          .invalidContent(line: 1, column: 58, reason: "latitude 91 is out of range; expected degrees between -90 and 90")),
         ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"createdAt\":\"yesterday\"}]",
@@ -157,6 +157,19 @@ func jsonError(_ text: String) -> InterchangeError? {
     ])
     func refusesBadInputWithLineAndColumn(text: String, expected: InterchangeError) {
         #expect(jsonError(text) == expected)
+    }
+
+    /// The app gives a tree whose id is not a UUID (its older exports) a new id; so does `trees`.
+    @Test func anIdThatIsNotAUUIDIsReplaced() throws {
+        let r = try readJSON(#"[{"id":"../../etc/passwd","latitude":1,"longitude":2,"species":"x"},{"id":17,"latitude":1,"longitude":2,"species":"y"}]"#)
+        #expect(r.trees.map(\.id) == [nil, nil])
+        #expect(r.trees.map(\.unusableID) == ["../../etc/passwd", "17.0"])
+    }
+
+    /// The app writes "" for a photo whose date it does not know: an unknown date, not an error.
+    @Test func anEmptyPhotoDateIsUnknown() throws {
+        let r = try readJSON(#"[{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":1,"longitude":2,"species":"x","photoCount":2,"photos":["iVBORw0KGgo=","/9j/4A=="],"photoDates":["","2024-04-01T08:05:00Z"]}]"#)
+        #expect(r.trees.first?.photos.map(\.capturedAt) == [nil, ByteParsing.date("2024-04-01T08:05:00Z")])
     }
 
     @Test func keepsMemoryFlatOnAHugeTreesArray() throws {

@@ -142,7 +142,7 @@ struct CollectionJSONBuilder: JSONHandler {
         "id", "latitude", "longitude", "horizontalAccuracy", "altitude", "species", "variety", "rootstock", "notes",
         "collectionId", "collection", "createdAt", "updatedAt", "accuracySource", "ellipsoidHeight", "photoCount",
         "photoDates", "photos", "capture", "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
-        "name",
+        "name", "precise",
     ]
 
     private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
@@ -384,7 +384,17 @@ struct CollectionJSONBuilder: JSONHandler {
         }
         let f = Fields(members: members, line: line, column: column, what: "the tree at line \(line)")
         let idValue = try f.required("id")
-        guard let id = try f.uuid("id") else { throw f.fail("bad id", at: idValue) }
+        // An id that is not a UUID (the app's older exports) is replaced by a new one, as the app does.
+        var id: UUID?
+        var unusableID: String?
+        switch idValue {
+        case .string(let text, _, _):
+            if let u = ByteParsing.uuid(text) { id = u } else { unusableID = String(text.prefix(60)) }
+        case .number(let n, _, _):
+            unusableID = String(n)
+        default:
+            throw f.fail("\"id\" must be a string, found \(idValue.kind)", at: idValue)
+        }
         let latValue = try f.required("latitude")
         let lonValue = try f.required("longitude")
         guard let lat = try f.number("latitude"), let lon = try f.number("longitude") else { throw f.fail("bad coordinates") }
@@ -393,6 +403,7 @@ struct CollectionJSONBuilder: JSONHandler {
         _ = try f.required("species")
         let species = try f.string("species") ?? ""
         var t = ImportedTree(id: id, coordinate: Coordinate(latitude: lat, longitude: lon), species: species, line: line)
+        t.unusableID = unusableID
         if let acc = try f.number("horizontalAccuracy"), acc >= 0 { t.horizontalAccuracy = acc }
         t.altitude = try f.number("altitude")
         t.variety = try f.string("variety").flatMap { $0.isEmpty ? nil : $0 }
@@ -414,7 +425,27 @@ struct CollectionJSONBuilder: JSONHandler {
         var dates: [Date?] = []
         if let v = f.present("photoDates") {
             guard case .array(let items, _, _) = v else { throw f.fail("\"photoDates\" must be an array, found \(v.kind)", at: v) }
-            for item in items { dates.append(try Fields.date(item, key: "photoDates") { f.fail($0, at: item) }) }
+            for item in items {
+                // The app writes "" for a photo whose date it does not know.
+                if case .string(let text, _, _) = item, text.trimmingCharacters(in: .whitespaces).isEmpty {
+                    dates.append(nil)
+                    continue
+                }
+                dates.append(try Fields.date(item, key: "photoDates") { f.fail($0, at: item) })
+            }
+        }
+        // Our own exports repeat dates to the millisecond under "precise" (the app's keys carry whole seconds).
+        if let v = f.present("precise") {
+            guard case .object(let pm, let pl, let pc) = v else { throw f.fail("\"precise\" must be an object, found \(v.kind)", at: v) }
+            let pf = Fields(members: pm, line: pl, column: pc, what: "the precise dates at line \(pl)")
+            if let d = try pf.date("createdAt") { t.createdAt = d }
+            if let d = try pf.date("updatedAt") { t.updatedAt = d }
+            if let pv = pf.present("photoDates") {
+                guard case .array(let items, _, _) = pv else { throw pf.fail("\"photoDates\" must be an array, found \(pv.kind)", at: pv) }
+                if items.count == dates.count {
+                    dates = try items.map { item in try Fields.date(item, key: "photoDates") { pf.fail($0, at: item) } }
+                }
+            }
         }
         if let v = f.present("photos") {
             guard case .array(let items, _, _) = v else { throw f.fail("\"photos\" must be an array, found \(v.kind)", at: v) }
@@ -456,6 +487,13 @@ struct CollectionJSONBuilder: JSONHandler {
             throw f.fail("the collection name \"\(name)\" is reserved: 'none' means no collection; rename it", at: members["name"])
         }
         if name.contains(where: \.isNewline) { throw f.fail("the collection name has a line break", at: members["name"]) }
-        return ImportedCollection(id: id, name: name, createdAt: try f.date("createdAt"), updatedAt: try f.date("updatedAt"), line: line)
+        var created = try f.date("createdAt"), updated = try f.date("updatedAt")
+        if let v = f.present("precise") {
+            guard case .object(let pm, let pl, let pc) = v else { throw f.fail("\"precise\" must be an object, found \(v.kind)", at: v) }
+            let pf = Fields(members: pm, line: pl, column: pc, what: "the precise dates at line \(pl)")
+            created = try pf.date("createdAt") ?? created
+            updated = try pf.date("updatedAt") ?? updated
+        }
+        return ImportedCollection(id: id, name: name, createdAt: created, updatedAt: updated, line: line)
     }
 }

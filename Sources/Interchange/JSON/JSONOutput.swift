@@ -48,6 +48,43 @@ extension ByteOutput {
         append(byte: UInt8(ascii: "\""))
     }
 
+    /// A date in whole seconds (`2025-05-01T10:00:27Z`), the only form the iOS Tree Tracker app's
+    /// ISO 8601 parser accepts; a fraction of a second is cut off (the precise value goes in
+    /// `precise`, see `appendPreciseDates`).
+    mutating func appendJSONDateWholeSeconds(_ d: Date) {
+        let ms = (d.timeIntervalSince1970 * 1000).rounded()
+        appendJSONDate(Date(timeIntervalSince1970: (ms / 1000).rounded(.down)))
+    }
+
+    /// True when `d`, to the millisecond, has a fraction of a second.
+    static func hasFraction(_ d: Date) -> Bool {
+        let ms = (d.timeIntervalSince1970 * 1000).rounded()
+        return ms.truncatingRemainder(dividingBy: 1000) != 0
+    }
+
+    /// `"precise":{"createdAt":"…","updatedAt":"…","photoDates":[…]}` with every date to the
+    /// millisecond, when any of them has a fraction of a second: the app reads whole seconds only
+    /// and ignores this member; `trees import` prefers it, so a round trip keeps milliseconds.
+    mutating func appendPreciseDates(_ dates: [(StaticString, Date)], photoDates: [Date]?, first: inout Bool) {
+        guard dates.contains(where: { Self.hasFraction($0.1) }) || (photoDates ?? []).contains(where: Self.hasFraction) else { return }
+        appendJSONKey("precise", first: &first)
+        append("{")
+        var f = true
+        for (key, date) in dates {
+            appendJSONKey(key, first: &f); appendJSONDate(date)
+        }
+        if let photoDates {
+            appendJSONKey("photoDates", first: &f)
+            append("[")
+            for (i, d) in photoDates.enumerated() {
+                if i > 0 { append(",") }
+                appendJSONDate(d)
+            }
+            append("]")
+        }
+        append("}")
+    }
+
     mutating func appendJSONUUID(_ id: UUID) {
         append(byte: UInt8(ascii: "\""))
         appendUUID(id, uppercase: true)
@@ -65,8 +102,10 @@ extension ByteOutput {
         if let v = tree.horizontalAccuracy, v.isFinite { appendJSONKey("horizontalAccuracy", first: &first); appendJSONNumber(v) }
         if let v = tree.altitude, v.isFinite { appendJSONKey("altitude", first: &first); appendJSONNumber(v) }
         appendJSONKey("species", first: &first); appendJSONString(tree.species)
-        appendJSONKey("variety", first: &first); appendJSONString(tree.variety ?? "")
-        appendJSONKey("rootstock", first: &first); appendJSONString(tree.rootstock ?? "")
+        // Optional texts the tree does not have are left out, as the app writes them ("" would be
+        // kept by the app as an empty value).
+        if let v = tree.variety, !v.isEmpty { appendJSONKey("variety", first: &first); appendJSONString(v) }
+        if let v = tree.rootstock, !v.isEmpty { appendJSONKey("rootstock", first: &first); appendJSONString(v) }
         appendJSONKey("notes", first: &first); appendJSONString(tree.notes ?? "")
         appendJSONKey("photoCount", first: &first); append(String(photos.count))
         if photos.contains(where: { $0.data != nil }) {
@@ -84,15 +123,17 @@ extension ByteOutput {
         append("[")
         for (i, p) in photos.enumerated() {
             if i > 0 { append(",") }
-            appendJSONDate(p.capturedAt)
+            appendJSONDateWholeSeconds(p.capturedAt)
         }
         append("]")
         if let cid = tree.collectionID {
             appendJSONKey("collectionId", first: &first); appendJSONUUID(cid)
             if let name = collectionName { appendJSONKey("collection", first: &first); appendJSONString(name) }
         }
-        appendJSONKey("createdAt", first: &first); appendJSONDate(tree.createdAt)
-        appendJSONKey("updatedAt", first: &first); appendJSONDate(tree.updatedAt)
+        appendJSONKey("createdAt", first: &first); appendJSONDateWholeSeconds(tree.createdAt)
+        appendJSONKey("updatedAt", first: &first); appendJSONDateWholeSeconds(tree.updatedAt)
+        appendPreciseDates([("createdAt", tree.createdAt), ("updatedAt", tree.updatedAt)], photoDates: photos.map(\.capturedAt),
+                           first: &first)
         if let v = tree.accuracySource { appendJSONKey("accuracySource", first: &first); appendJSONString(v.rawValue) }
         if let v = tree.ellipsoidHeight, v.isFinite { appendJSONKey("ellipsoidHeight", first: &first); appendJSONNumber(v) }
         let c = tree.capture
@@ -140,8 +181,10 @@ enum FixModeText {
 ///  ]}
 /// ```
 /// Keys always come in this order and each tree sits on its own line, so the same store always
-/// gives the same bytes (apart from `exportedAt`). `variety`, `rootstock` and `notes` are written
-/// as empty strings when unknown, as the app writes them; absent numbers are left out.
+/// gives the same bytes (apart from `exportedAt`). Dates the app reads are in whole seconds (its
+/// parser takes no fraction); when a date has milliseconds, `precise` repeats the dates exactly.
+/// `variety` and `rootstock` are left out when unknown and `notes` is `""`, as the app writes
+/// them; absent numbers are left out.
 public struct CollectionJSONWriter: TreeWriter {
     /// The value of the `format` key.
     public static let formatName = "trees-collection"
@@ -168,8 +211,10 @@ public struct CollectionJSONWriter: TreeWriter {
             out.append(i == 0 ? "\n" : ",\n")
             out.append("{\"id\":"); out.appendJSONString(c.id.uuidString)
             out.append(",\"name\":"); out.appendJSONString(c.name)
-            out.append(",\"createdAt\":"); out.appendJSONString(ByteParsing.iso8601(c.createdAt))
-            out.append(",\"updatedAt\":"); out.appendJSONString(ByteParsing.iso8601(c.updatedAt))
+            out.append(",\"createdAt\":"); out.appendJSONDateWholeSeconds(c.createdAt)
+            out.append(",\"updatedAt\":"); out.appendJSONDateWholeSeconds(c.updatedAt)
+            var first = false
+            out.appendPreciseDates([("createdAt", c.createdAt), ("updatedAt", c.updatedAt)], photoDates: nil, first: &first)
             out.append("}")
         }
         out.append(context.collectionList.isEmpty ? "],\n\"trees\":[" : "\n],\n\"trees\":[")

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// Our JSON export as the iOS Tree Tracker app decodes it: its required keys, and dates through a
+/// plain ISO 8601 parser that takes whole seconds only (Foundation's `.iso8601` strategy, which
+/// refuses `…:27.164Z` just as the app's does).
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct TreeTrackerCLITests {
+    struct AppDocument: Decodable {
+        var collections: [AppCollection]
+        var trees: [AppTree]
+    }
+
+    struct AppCollection: Decodable {
+        var id: UUID
+        var name: String
+        var createdAt: Date
+        var updatedAt: Date
+    }
+
+    struct AppTree: Decodable {
+        var id: UUID
+        var latitude: Double
+        var longitude: Double
+        var horizontalAccuracy: Double
+        var altitude: Double?
+        var species: String
+        var variety: String?
+        var rootstock: String?
+        var notes: String
+        var photoCount: Int
+        var photos: [String]?
+        var photoDates: [String]?
+        var collectionId: UUID?
+        var createdAt: Date
+        var updatedAt: Date
+    }
+
+    @Test func theAppDecodesOurExportWithEveryDateAndWeKeepMilliseconds() throws {
+        let t = try TreesProcess(now: "2026-05-01T10:00:27.164Z")
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "North"]).status == 0)
+        #expect(try t.run(["add", "--lat", "47.1", "--lon", "8.2", "--accuracy", "4", "--species", "Apple", "--variety", "Gala",
+                           "--collection", "North"]).status == 0)
+        #expect(try t.run(["add", "--lat", "47.2", "--lon", "8.3", "--accuracy", "6", "--species", "Pear", "--collection", "none"],
+                          environment: ["TREES_NOW": "2026-05-02T11:00:00Z"]).status == 0)
+        let export = try t.run(["export", "--format", "json", "--out", "-"])
+        #expect(export.status == 0)
+        #expect(!export.stdout.contains("\"variety\":\"\"") && !export.stdout.contains("\"rootstock\":\"\""))
+
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let doc = try decoder.decode(AppDocument.self, from: Data(export.stdout.utf8))
+        #expect(doc.trees.count == 2)
+        let apple = try #require(doc.trees.first { $0.species == "Apple" })
+        #expect(apple.createdAt == Date(timeIntervalSince1970: 1_777_629_627))
+        #expect(apple.variety == "Gala" && apple.rootstock == nil)
+        #expect(doc.collections.first?.createdAt == Date(timeIntervalSince1970: 1_777_629_627))
+
+        // Our own import keeps the milliseconds the app cannot read.
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        let file = b.folder.appendingPathComponent("export.json")
+        try export.stdout.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try b.run(["import", file.path]).status == 0)
+        let again = try b.run(["list", "--json"])
+        #expect(again.stdout.contains("\"createdAt\": \"2026-05-01T10:00:27.164Z\""))
+    }
+
+    @Test func theAppsOwnExportImportsWithItsQuirks() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("tree-tracker.json")
+        try #"""
+            [ {"id" : "1234", "latitude" : 47.5, "longitude" : 8.5, "horizontalAccuracy" : 5, "species" : "Apple",
+               "notes" : "", "photoCount" : 1, "photos" : ["/9j/4AAQSkZJRgABAQAAAQABAAD/2Q=="], "photoDates" : [""],
+               "createdAt" : "2025-05-01T10:00:00Z", "updatedAt" : "2025-05-01T10:00:00Z"} ]
+            """#.write(to: file, atomically: true, encoding: .utf8)
+        let r = try t.run(["import", file.path])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("warning \(file.path):1: id \"1234\" is not a UUID; the tree gets a new id"), "\(r.stdout)")
+        let list = try t.run(["list", "--json"])
+        #expect(list.stdout.contains("\"species\": \"Apple\""))
+    }
+}
