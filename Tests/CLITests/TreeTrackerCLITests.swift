@@ -80,5 +80,25 @@ import Testing
         #expect(r.stdout.contains("warning \(file.path):1: id \"1234\" is not a UUID; the tree gets a new id"), "\(r.stdout)")
         let list = try t.run(["list", "--json"])
         #expect(list.stdout.contains("\"species\": \"Apple\""))
+        // The phone's 5 m is a one-sigma-class radius: 8.65 m at 95%, said to come from a phone.
+        #expect(list.stdout.contains("\"horizontalAccuracy\": 8.654091913011424"), "\(list.stdout)")
+        #expect(list.stdout.contains("\"accuracySource\": \"phone\""))
+    }
+
+    @Test func theAppsCSVAccuracyIsUnderstood() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("tree-tracker.csv")
+        try """
+            id,latitude,longitude,accuracy_meters,altitude,species,variety,rootstock,notes,created_at,updated_at
+            4F1C2E1A-1111-4222-8333-944455556666,47.5,8.5,10,410,Apple,Gala,,north row,2025-05-01T10:00:00Z,2025-05-02T10:00:00Z
+
+            """.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try t.run(["import", file.path]).status == 0)
+        let list = try t.run(["list", "--json"])
+        #expect(list.stdout.contains("\"horizontalAccuracy\": 17.308183826022848"), "\(list.stdout)")
+        #expect(list.stdout.contains("\"accuracySource\": \"phone\""))
+        #expect(list.stdout.contains("\"createdAt\": \"2025-05-01T10:00:00.000Z\""))
+        #expect(list.stdout.contains("\"updatedAt\": \"2025-05-02T10:00:00.000Z\""))
     }
 }

@@ -111,7 +111,9 @@ func jsonError(_ text: String) -> InterchangeError? {
         #expect(r.trees.count == 2)
         let a = r.trees[0]
         #expect(a.coordinate == Coordinate(latitude: 47.1, longitude: 8.25))
-        #expect(a.horizontalAccuracy == 4.5)
+        // The app's figure is the phone's one-sigma-class radius: converted to the 95% radius.
+        #expect(abs((a.horizontalAccuracy ?? 0) - 4.5 * 1.7308183826022854) < 1e-9)
+        #expect(a.accuracySource == .phone)
         #expect(a.altitude == 410.2)
         #expect(a.variety == "Williams")
         #expect(a.rootstock == nil)

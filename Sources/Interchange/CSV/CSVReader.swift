@@ -137,11 +137,13 @@ public struct CSVTreeReader {
         case id, latitude, longitude, horizontalAccuracy, accuracySource, altitude, ellipsoidHeight, species, variety
         case rootstock, notes, collection, collectionId, createdAt, updatedAt, fixTime, fixMode, satellites, hdop
         case averagedEpochs, locationSource, photoCount
+        /// The iOS Tree Tracker app's `accuracy_meters`: the phone's figure, converted to the 95% radius.
+        case phoneAccuracy
     }
 
     static let aliases: [String: Field] = {
         var a: [String: Field] = [:]
-        for f in Field.allCases { a[normalise(f.rawValue)] = f }
+        for f in Field.allCases where f != .phoneAccuracy { a[normalise(f.rawValue)] = f }
         let extra: [String: Field] = [
             "uuid": .id, "lat": .latitude, "y": .latitude, "lon": .longitude, "lng": .longitude, "long": .longitude,
             "x": .longitude, "accuracy": .horizontalAccuracy, "hacc": .horizontalAccuracy, "ele": .altitude,
@@ -149,6 +151,7 @@ public struct CSVTreeReader {
             "comment": .notes, "note": .notes, "created": .createdAt, "time": .createdAt, "date": .createdAt,
             "timestamp": .createdAt, "updated": .updatedAt, "sat": .satellites, "sats": .satellites,
             "collectionname": .collection, "collectionid": .collectionId, "photos": .photoCount,
+            "accuracymeters": .phoneAccuracy,
         ]
         for (k, v) in extra { a[k] = v }
         return a
@@ -244,6 +247,10 @@ public struct CSVTreeReader {
         var t = ImportedTree(id: try uuid(.id), coordinate: Coordinate(latitude: lat, longitude: lon),
                              species: text(.species) ?? "", line: line)
         t.horizontalAccuracy = try number(.horizontalAccuracy).flatMap { $0 >= 0 ? $0 : nil }
+        if t.horizontalAccuracy == nil, let phone = try number(.phoneAccuracy), phone >= 0 {
+            t.horizontalAccuracy = phone * AccuracyModel.phoneTo95
+            t.accuracySource = .phone
+        }
         if let s = text(.accuracySource) {
             guard let src = AccuracySource(rawValue: s) else { throw problem(.accuracySource, "an accuracy source") }
             t.accuracySource = src

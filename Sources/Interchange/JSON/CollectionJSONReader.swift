@@ -277,7 +277,15 @@ struct CollectionJSONBuilder: JSONHandler {
             return
         }
         switch currentSlot {
-        case .tree: events.append(.tree(try Self.tree(value)))
+        case .tree:
+            var t = try Self.tree(value)
+            // A file that is not ours (no "format": "trees-collection" before its trees: the iOS
+            // Tree Tracker app's export, or its bare array) carries the phone's own accuracy figure.
+            if format != CollectionJSONWriter.formatName, t.accuracySource == nil, let a = t.horizontalAccuracy {
+                t.horizontalAccuracy = a * AccuracyModel.phoneTo95
+                t.accuracySource = .phone
+            }
+            events.append(.tree(t))
         case .collection: events.append(.collection(try Self.collection(value)))
         case .other: break
         }
