@@ -96,7 +96,11 @@ extension ImportedTree {
         if ours {
             notes = ext.notes
         } else {
-            notes = ByteParsing.nonBlank(speciesFrom == .desc ? p.comment : p.description)
+            let text = speciesFrom == .desc ? p.comment : p.description
+            let app = Self.appDescription(text)
+            notes = ByteParsing.nonBlank(app.notes)
+            if variety == nil { variety = app.variety }
+            if rootstock == nil { rootstock = app.rootstock }
         }
         collectionID = ext.collectionID
         collectionName = ext.collection
@@ -108,6 +112,26 @@ extension ImportedTree {
         capture.hdop = p.hdop
         capture.averagedEpochs = ext.averagedEpochs
         capture.locationSource = ext.locationSource
+    }
+
+    /// The iOS Tree Tracker app's GPX `desc`: leading `Variety: …` and `Rootstock: …` lines, then
+    /// the notes. Text without those lines is all notes.
+    static func appDescription(_ text: String?) -> (variety: String?, rootstock: String?, notes: String?) {
+        guard let text else { return (nil, nil, nil) }
+        var variety: String?, rootstock: String?
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        while let first = lines.first {
+            let line = first.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("Variety:") {
+                variety = ByteParsing.nonBlank(String(line.dropFirst("Variety:".count)))
+            } else if line.hasPrefix("Rootstock:") {
+                rootstock = ByteParsing.nonBlank(String(line.dropFirst("Rootstock:".count)))
+            } else {
+                break
+            }
+            lines = lines.dropFirst()
+        }
+        return (variety, rootstock, lines.joined(separator: "\n"))
     }
 
     static func fixMode(_ text: String) -> FixMode? {

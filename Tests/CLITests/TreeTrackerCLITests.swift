@@ -102,3 +102,30 @@ import Testing
         #expect(list.stdout.contains("\"updatedAt\": \"2025-05-02T10:00:00.000Z\""))
     }
 }
+
+extension TreeTrackerCLITests {
+    @Test func theAppsGPXVarietyAndRootstockLeaveTheNotes() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = t.folder.appendingPathComponent("tree-tracker.gpx")
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="Tree Tracker" xmlns="http://www.topografix.com/GPX/1/1">
+              <wpt lat="47.5" lon="8.5"><time>2025-05-01T10:00:00Z</time><name>Apple</name>
+                <desc>Variety: Gala
+            Rootstock: M9
+            leaning east</desc></wpt>
+              <wpt lat="47.6" lon="8.6"><name>Pear</name><desc>just a note</desc></wpt>
+            </gpx>
+            """.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try t.run(["import", file.path]).status == 0)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(t.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]])
+        let apple = try #require(list.first { $0["species"] as? String == "Apple" })
+        #expect(apple["variety"] as? String == "Gala")
+        #expect(apple["rootstock"] as? String == "M9")
+        #expect(apple["notes"] as? String == "leaning east")
+        let pear = try #require(list.first { $0["species"] as? String == "Pear" })
+        #expect(pear["notes"] as? String == "just a note")
+        #expect(pear["variety"] is NSNull)
+    }
+}
