@@ -559,7 +559,7 @@ _trees_export() {
     repeating_flags=()
     non_repeating_flags=(--photos --version -h --help)
     repeating_options=()
-    non_repeating_options=(--db --format --collection --out)
+    non_repeating_options=(--db --format --collection --out --for --unknown-accuracy)
     __trees_offer_flags_options 0
 
     # Offer option value completions
@@ -574,6 +574,12 @@ _trees_export() {
         return
         ;;
     '--out')
+        return
+        ;;
+    '--for')
+        return
+        ;;
+    '--unknown-accuracy')
         return
         ;;
     esac

@@ -26,6 +26,8 @@ public struct ExportContext: Sendable {
     /// GPX without `bounds`: leave room for the bounds element, to be filled in once the trees are
     /// written (see `GPXWriter.boundsPlaceholder`), so a file export needs one pass over the trees.
     public var reserveBounds = false
+    /// Collection JSON for the iOS Tree Tracker app: its keys only, accuracy in its meaning.
+    public var treeTracker: TreeTrackerFlavour?
 
     public init(collections: [TreeCollection], exportedAt: Date, name: String? = nil, bounds: GeoBounds? = nil,
                 creator: String = "trees") {
@@ -77,4 +79,14 @@ extension Tree {
         guard let v = ByteParsing.nonBlank(variety) else { return species }
         return species.isEmpty ? "'\(v)'" : "\(species) '\(v)'"
     }
+}
+
+/// How a collection JSON export is shaped for the iOS Tree Tracker app: only the keys the app
+/// reads, dates in whole seconds, optional texts left out when empty, and each accuracy divided by
+/// `AccuracyModel.phoneTo95`, so the app shows the one-sigma-class radius it uses itself.
+public struct TreeTrackerFlavour: Sendable, Equatable {
+    /// What to write for a tree without an accuracy (the app needs one), in the app's meaning;
+    /// nil when such trees are refused before the export starts.
+    public var unknownAccuracy: Double?
+    public init(unknownAccuracy: Double? = nil) { self.unknownAccuracy = unknownAccuracy }
 }

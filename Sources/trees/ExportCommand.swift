@@ -25,6 +25,14 @@ struct ExportCommand: AsyncParsableCommand {
     var photos = false
     @Option(help: ArgumentHelp("A file, a folder, or - for standard output.", valueName: "path"))
     var out: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp(
+        "With --format json: 'tree-tracker' writes exactly what the iOS Tree Tracker app reads (its keys, whole seconds, its accuracy meaning).",
+        valueName: "app"))
+    var forApp: String?
+    @Option(help: ArgumentHelp(
+        "With --for tree-tracker: the accuracy to write for trees without one (the app needs one), in metres; without it such trees refuse the export.",
+        valueName: "m"))
+    var unknownAccuracy: Double?
 
     func validate() throws {
         guard ExportFormat(rawValue: format.lowercased()) != nil else {
@@ -32,6 +40,14 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if photos && format.lowercased() != "json" {
             throw ValidationError("--photos works with --format json only")
+        }
+        if let forApp {
+            guard forApp.lowercased() == "tree-tracker" else { throw ValidationError("--for takes tree-tracker, not '\(forApp)'") }
+            guard format.lowercased() == "json" else { throw ValidationError("--for tree-tracker works with --format json only") }
+        }
+        if let unknownAccuracy {
+            guard forApp != nil else { throw ValidationError("--unknown-accuracy works with --for tree-tracker only") }
+            guard unknownAccuracy.isFinite, unknownAccuracy >= 0 else { throw ValidationError("--unknown-accuracy must be metres, 0 or more") }
         }
     }
 
@@ -41,6 +57,27 @@ struct ExportCommand: AsyncParsableCommand {
         let now = db.now()
         let slug = collection.map(TextTools.slug) ?? ""
         let generatedName = "\(slug.isEmpty ? "trees" : slug)_\(Format.fileStamp(now)).\(fmt.fileExtension)"
+        let flavour = forApp == nil ? nil : TreeTrackerFlavour(unknownAccuracy: unknownAccuracy)
+        if flavour != nil && unknownAccuracy == nil {
+            // The app refuses a whole file with one tree without an accuracy: say which, before writing.
+            let missing = try db.read { r in
+                var filter = TreeFilter()
+                if let collection { filter.collection = .collection(try r.collection(named: collection).id) }
+                var names: [String] = []
+                var count = 0
+                try r.forEachTree(filter) { t in
+                    guard t.horizontalAccuracy == nil else { return }
+                    count += 1
+                    if names.count < 5 { names.append("\(t.shortID) (\(t.species))") }
+                }
+                return (names, count)
+            }
+            if missing.1 > 0 {
+                throw CLIError("\(missing.1) tree\(missing.1 == 1 ? " has" : "s have") no accuracy, which the Tree Tracker app needs: "
+                    + missing.0.joined(separator: ", ") + (missing.1 > 5 ? ", …" : "")
+                    + "; give one with --unknown-accuracy M or set it with 'trees edit'", status: .failure)
+            }
+        }
         let destination = try OutputDestination.resolve(out, generatedName: generatedName)
         var written = 0
         var sinkError: (any Error)?
@@ -72,6 +109,7 @@ struct ExportCommand: AsyncParsableCommand {
                     context.bounds = bounds
                 }
                 context.reserveBounds = patchBounds
+                context.treeTracker = flavour
                 let sink: ByteOutput.Sink = { bytes in
                     do { try output.write(bytes) } catch { sinkError = error; throw error }
                 }

@@ -129,3 +129,30 @@ extension TreeTrackerCLITests {
         #expect(pear["variety"] is NSNull)
     }
 }
+
+extension TreeTrackerCLITests {
+    @Test func anExportForTheAppHasItsKeysAndItsAccuracyMeaning() throws {
+        let t = try TreesProcess(now: "2026-05-01T10:00:27.164Z")
+        defer { t.cleanUp() }
+        #expect(try t.run(["add", "--lat", "47.1", "--lon", "8.2", "--accuracy", "8.65", "--species", "Apple"]).status == 0)
+        #expect(try t.run(["add", "--lat", "47.2", "--lon", "8.3", "--species", "Pear", "--variety", "Williams"]).status == 0)
+        let refused = try t.run(["export", "--format", "json", "--for", "tree-tracker", "--out", "-"])
+        #expect(refused.status == 1)
+        let pear = try #require(try JSONSerialization.jsonObject(with: Data(t.run(["list", "--json", "--species", "Pear"]).stdout.utf8))
+            as? [[String: Any]]).first?["id"] as? String
+        #expect(refused.stderr == "trees: 1 tree has no accuracy, which the Tree Tracker app needs: \(pear!.prefix(8).lowercased()) (Pear); "
+            + "give one with --unknown-accuracy M or set it with 'trees edit'\n")
+        #expect(refused.stdout.isEmpty)
+
+        let r = try t.run(["export", "--format", "json", "--for", "tree-tracker", "--unknown-accuracy", "30", "--out", "-"])
+        #expect(r.status == 0, "\(r)")
+        #expect(!r.stdout.contains("precise") && !r.stdout.contains("accuracySource") && !r.stdout.contains("\"format\""))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let doc = try decoder.decode(AppDocument.self, from: Data(r.stdout.utf8))
+        let apple = try #require(doc.trees.first { $0.species == "Apple" })
+        #expect(apple.horizontalAccuracy == 5.0)  // 8.65 m at 95% is the phone's 5 m
+        #expect(apple.createdAt == Date(timeIntervalSince1970: 1_777_629_627))
+        #expect(doc.trees.first { $0.species == "Pear" }?.horizontalAccuracy == 30)
+    }
+}

@@ -152,6 +152,49 @@ extension ByteOutput {
     }
 }
 
+extension ByteOutput {
+    /// A tree as the iOS Tree Tracker app decodes it: its keys only (`horizontalAccuracy`,
+    /// `species`, `notes`, `photoCount` always; `altitude`, `variety`, `rootstock`, `photos`,
+    /// `photoDates`, `collectionId` when known), dates in whole seconds, a photo without bytes
+    /// dated but not embedded.
+    mutating func appendTreeTrackerMembers(_ tree: Tree, photos: [ExportPhoto], flavour: TreeTrackerFlavour, first: inout Bool) {
+        appendJSONKey("id", first: &first); appendJSONUUID(tree.id)
+        appendJSONKey("latitude", first: &first); appendJSONNumber(tree.latitude)
+        appendJSONKey("longitude", first: &first); appendJSONNumber(tree.longitude)
+        let accuracy = tree.horizontalAccuracy.map { $0 / AccuracyModel.phoneTo95 } ?? flavour.unknownAccuracy ?? 0
+        appendJSONKey("horizontalAccuracy", first: &first); appendJSONNumber((accuracy * 100).rounded() / 100)
+        if let v = tree.altitude, v.isFinite { appendJSONKey("altitude", first: &first); appendJSONNumber(v) }
+        appendJSONKey("species", first: &first); appendJSONString(tree.species)
+        if let v = tree.variety, !v.isEmpty { appendJSONKey("variety", first: &first); appendJSONString(v) }
+        if let v = tree.rootstock, !v.isEmpty { appendJSONKey("rootstock", first: &first); appendJSONString(v) }
+        appendJSONKey("notes", first: &first); appendJSONString(tree.notes ?? "")
+        appendJSONKey("photoCount", first: &first); append(String(photos.count))
+        if photos.contains(where: { $0.data != nil }) {
+            appendJSONKey("photos", first: &first)
+            append("[")
+            for (i, p) in photos.enumerated() {
+                if i > 0 { append(",") }
+                append("\"")
+                append(Data(p.data ?? []).base64EncodedString())
+                append("\"")
+            }
+            append("]")
+        }
+        if !photos.isEmpty {
+            appendJSONKey("photoDates", first: &first)
+            append("[")
+            for (i, p) in photos.enumerated() {
+                if i > 0 { append(",") }
+                appendJSONDateWholeSeconds(p.capturedAt)
+            }
+            append("]")
+        }
+        if let cid = tree.collectionID { appendJSONKey("collectionId", first: &first); appendJSONUUID(cid) }
+        appendJSONKey("createdAt", first: &first); appendJSONDateWholeSeconds(tree.createdAt)
+        appendJSONKey("updatedAt", first: &first); appendJSONDateWholeSeconds(tree.updatedAt)
+    }
+}
+
 /// The text form of fix modes in our files: `none`, `2d`, `3d` (and `unseen` for a receiver not yet heard).
 enum FixModeText {
     static func text(_ m: FixMode) -> String {
@@ -200,6 +243,19 @@ public struct CollectionJSONWriter: TreeWriter {
     }
 
     public mutating func begin() throws {
+        if context.treeTracker != nil {
+            out.append("{\"collections\":[")
+            for (i, c) in context.collectionList.enumerated() {
+                out.append(i == 0 ? "\n" : ",\n")
+                out.append("{\"id\":"); out.appendJSONString(c.id.uuidString)
+                out.append(",\"name\":"); out.appendJSONString(c.name)
+                out.append(",\"createdAt\":"); out.appendJSONDateWholeSeconds(c.createdAt)
+                out.append(",\"updatedAt\":"); out.appendJSONDateWholeSeconds(c.updatedAt)
+                out.append("}")
+            }
+            out.append(context.collectionList.isEmpty ? "],\n\"trees\":[" : "\n],\n\"trees\":[")
+            return
+        }
         out.append("{\"format\":\"")
         out.append(Self.formatName)
         out.append("\",\"version\":")
@@ -224,8 +280,12 @@ public struct CollectionJSONWriter: TreeWriter {
         out.append(count == 0 ? "\n{" : ",\n{")
         count += 1
         var first = true
-        out.appendTreeMembers(tree, photos: photos, collectionName: tree.collectionID.flatMap { context.collections[$0]?.name },
-                              coordinates: true, first: &first)
+        if let flavour = context.treeTracker {
+            out.appendTreeTrackerMembers(tree, photos: photos, flavour: flavour, first: &first)
+        } else {
+            out.appendTreeMembers(tree, photos: photos, collectionName: tree.collectionID.flatMap { context.collections[$0]?.name },
+                                  coordinates: true, first: &first)
+        }
         out.append("}")
         try out.flushIfFull()
     }
