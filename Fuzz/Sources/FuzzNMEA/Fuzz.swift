@@ -14,10 +14,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var fixesPieces: [Fix] = []
     let step = max(1, Int(bytes.first ?? 7) % 13 + 1)
     var i = 0
-    while i < bytes.count {
-        let end = min(bytes.count, i + step)
-        pieces.feed(Array(bytes[i..<end])) { fixesPieces.append($0) }
-        i = end
+    bytes.withUnsafeBytes { raw in
+        while i < raw.count {
+            let end = min(raw.count, i + step)
+            pieces.feed(UnsafeRawBufferPointer(rebasing: raw[i..<end])) { fixesPieces.append($0) }
+            i = end
+        }
     }
     pieces.finish { fixesPieces.append($0) }
     precondition(fixesWhole == fixesPieces, "chunking changed the fixes")
