@@ -59,11 +59,13 @@ public struct ImportedPhoto: Sendable, Equatable {
     public init(data: [UInt8], capturedAt: Date?) { self.data = data; self.capturedAt = capturedAt }
 }
 
-/// A photo of an exported tree: always its date, and its bytes when the export embeds photos.
+/// A photo of an exported tree: its date, and its bytes when the export embeds photos.
 public struct ExportPhoto: Sendable, Equatable {
-    public var capturedAt: Date
+    /// When the photo was taken; nil when unknown, written as `""` in JSON as the Tree Tracker app
+    /// writes it.
+    public var capturedAt: Date?
     public var data: [UInt8]?
-    public init(capturedAt: Date, data: [UInt8]? = nil) { self.capturedAt = capturedAt; self.data = data }
+    public init(capturedAt: Date?, data: [UInt8]? = nil) { self.capturedAt = capturedAt; self.data = data }
 }
 
 /// Which GPX text field holds the species when the file has no `trees` extension.

@@ -86,13 +86,15 @@ public enum AccuracyModel {
     /// Scale from a circular 1-σ (per axis) to the 95% radius of a 2-D normal: sqrt(−2 ln 0.05) ≈ 2.4477.
     public static let sigmaTo95 = 2.447746830680816
 
-    /// Scale from a phone's accuracy figure to the 95% radius: ≈ 1.7308.
+    /// Scale from a phone's accuracy figure to the 95% radius: sqrt(−ln 0.05) ≈ 1.7308.
     ///
     /// CoreLocation's `horizontalAccuracy` is a one-sigma-class radius: it contains about 63–68% of
-    /// fixes. Read as the 2-D RMS error of a circular normal distribution (σ√2, which contains 63.2%),
-    /// the 95% radius is σ·sqrt(−2 ln 0.05) / (σ√2) = 2.4477 / 1.4142 ≈ 1.7308 times it. Read as a 68%
-    /// radius (σ·1.5096) the factor would be 1.6214; the larger one is taken, so a converted figure
-    /// never claims better than the phone's data shows.
+    /// fixes. For a circular normal distribution with σ per axis the radial error is Rayleigh
+    /// distributed, and the radius holding a share p is σ·sqrt(−2 ln(1 − p)). Read as the 2-D RMS
+    /// error (DRMS, σ√2, which holds 1 − 1/e = 63.2%), the 95% radius σ·sqrt(−2 ln 0.05) is
+    /// 2.4477 / 1.4142 = sqrt(−ln 0.05) ≈ 1.7308 times it. Read as a 68% radius (σ·1.5096) the factor
+    /// would be 1.6214; the larger one is taken, so a converted figure never claims better than the
+    /// phone's data shows.
     public static let phoneTo95 = sigmaTo95 / 2.0.squareRoot()
 
     /// User equivalent range error, in metres, for the DOP model (gpsd's figures: 19 m, 4.75 m with DGPS,

@@ -244,8 +244,12 @@ public struct CSVTreeReader {
         if let p = CoordinateCheck.latitudeProblem(lat) ?? CoordinateCheck.longitudeProblem(lon) {
             throw InterchangeError.invalidCSV(line: line, reason: p)
         }
-        var t = ImportedTree(id: try uuid(.id), coordinate: Coordinate(latitude: lat, longitude: lon),
-                             species: text(.species) ?? "", line: line)
+        var t = ImportedTree(id: nil, coordinate: Coordinate(latitude: lat, longitude: lon), species: text(.species) ?? "", line: line)
+        // An id that is not a UUID (the Tree Tracker app's older files, a spreadsheet's row number)
+        // is replaced by a new one, as the app does; the import says so.
+        if let s = text(.id) {
+            if let u = ByteParsing.uuid(s) { t.id = u } else { t.unusableID = String(s.prefix(60)) }
+        }
         t.horizontalAccuracy = try number(.horizontalAccuracy).flatMap { $0 >= 0 ? $0 : nil }
         if t.horizontalAccuracy == nil, let phone = try number(.phoneAccuracy), phone >= 0 {
             t.horizontalAccuracy = phone * AccuracyModel.phoneTo95

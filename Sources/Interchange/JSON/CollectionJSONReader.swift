@@ -360,10 +360,12 @@ struct CollectionJSONBuilder: JSONHandler {
             return u
         }
 
-        static func date(_ v: JSONValue, key: String, fail: (String) -> InterchangeError) throws -> Date {
+        /// A date, or nil for `""` (the Tree Tracker app's unknown date).
+        static func date(_ v: JSONValue, key: String, fail: (String) -> InterchangeError) throws -> Date? {
             // A date a store cannot hold refuses the file here, so it is never stored as another value.
             switch v {
             case .string(let s, _, _):
+                if s.allSatisfy(\.isWhitespace) { return nil }
                 guard let d = ByteParsing.date(s) else { throw fail("\"\(key)\" is not an ISO 8601 date: \"\(s.prefix(60))\"") }
                 if let problem = StorableDates.problem(d, text: s) { throw fail("\"\(key)\" \(problem)") }
                 return d
@@ -433,14 +435,7 @@ struct CollectionJSONBuilder: JSONHandler {
         var dates: [Date?] = []
         if let v = f.present("photoDates") {
             guard case .array(let items, _, _) = v else { throw f.fail("\"photoDates\" must be an array, found \(v.kind)", at: v) }
-            for item in items {
-                // The app writes "" for a photo whose date it does not know.
-                if case .string(let text, _, _) = item, text.trimmingCharacters(in: .whitespaces).isEmpty {
-                    dates.append(nil)
-                    continue
-                }
-                dates.append(try Fields.date(item, key: "photoDates") { f.fail($0, at: item) })
-            }
+            for item in items { dates.append(try Fields.date(item, key: "photoDates") { f.fail($0, at: item) }) }
         }
         // Our own exports repeat dates to the millisecond under "precise" (the app's keys carry whole seconds).
         if let v = f.present("precise") {

@@ -56,8 +56,16 @@ extension ByteOutput {
         appendJSONDate(Date(timeIntervalSince1970: (ms / 1000).rounded(.down)))
     }
 
+    /// A photo date for a `photoDates` array: whole seconds, or `""` for an unknown date (the Tree
+    /// Tracker app's way of writing it); `precise` keeps the milliseconds.
+    mutating func appendJSONPhotoDate(_ d: Date?, precise: Bool = false) {
+        guard let d else { append("\"\""); return }
+        if precise { appendJSONDate(d) } else { appendJSONDateWholeSeconds(d) }
+    }
+
     /// True when `d`, to the millisecond, has a fraction of a second.
-    static func hasFraction(_ d: Date) -> Bool {
+    static func hasFraction(_ d: Date?) -> Bool {
+        guard let d else { return false }
         let ms = (d.timeIntervalSince1970 * 1000).rounded()
         return ms.truncatingRemainder(dividingBy: 1000) != 0
     }
@@ -65,7 +73,7 @@ extension ByteOutput {
     /// `"precise":{"createdAt":"…","updatedAt":"…","photoDates":[…]}` with every date to the
     /// millisecond, when any of them has a fraction of a second: the app reads whole seconds only
     /// and ignores this member; `trees import` prefers it, so a round trip keeps milliseconds.
-    mutating func appendPreciseDates(_ dates: [(StaticString, Date)], photoDates: [Date]?, first: inout Bool) {
+    mutating func appendPreciseDates(_ dates: [(StaticString, Date)], photoDates: [Date?]?, first: inout Bool) {
         guard dates.contains(where: { Self.hasFraction($0.1) }) || (photoDates ?? []).contains(where: Self.hasFraction) else { return }
         appendJSONKey("precise", first: &first)
         append("{")
@@ -78,7 +86,7 @@ extension ByteOutput {
             append("[")
             for (i, d) in photoDates.enumerated() {
                 if i > 0 { append(",") }
-                appendJSONDate(d)
+                appendJSONPhotoDate(d, precise: true)
             }
             append("]")
         }
@@ -123,7 +131,7 @@ extension ByteOutput {
         append("[")
         for (i, p) in photos.enumerated() {
             if i > 0 { append(",") }
-            appendJSONDateWholeSeconds(p.capturedAt)
+            appendJSONPhotoDate(p.capturedAt)
         }
         append("]")
         if let cid = tree.collectionID {
@@ -185,7 +193,7 @@ extension ByteOutput {
             append("[")
             for (i, p) in photos.enumerated() {
                 if i > 0 { append(",") }
-                appendJSONDateWholeSeconds(p.capturedAt)
+                appendJSONPhotoDate(p.capturedAt)
             }
             append("]")
         }
