@@ -540,9 +540,17 @@ struct TreeImporter {
     /// Stores photo bytes under their SHA-256 (only the bytes: nothing from the file names the path).
     private mutating func storePhoto(_ photo: ImportedPhoto, treeID: UUID, line: Int) throws {
         let bytes = photo.data
-        guard let format = PhotoFormat(header: bytes)?.fileExtension else {
+        guard let kind = PhotoFormat(header: bytes) else {
             summary.warnings.append(.init(line: line, reason: "a photo is not JPEG, PNG or HEIC; skipped"))
             return
+        }
+        let format = kind.fileExtension
+        // A photo the file gives no date (the Tree Tracker app's "") is dated as `photo add` dates
+        // it: by its EXIF DateTimeOriginal, else the time of the import.
+        var capturedAt = photo.capturedAt
+        if capturedAt == nil, let exif = PhotoMetadata.read(format: kind, bytes: bytes).dateTimeOriginal,
+           let date = exif.date(in: .current), StorableDates.contains(date) {
+            capturedAt = date
         }
         let hash = SHA256.hex(bytes)
         let path = photoFolder + "/" + hash + "." + format
@@ -558,7 +566,7 @@ struct TreeImporter {
         }
         do {
             try w.insert(Photo(treeID: treeID, sha256: hash, format: format, byteCount: bytes.count,
-                               capturedAt: photo.capturedAt ?? w.now, createdAt: w.now))
+                               capturedAt: capturedAt ?? w.now, createdAt: w.now))
         } catch let e as StoreError {
             throw Self.refusal(e, line: line)
         }
