@@ -6,7 +6,7 @@ import TreesKit
 
 /// Reads events from a source until `done` says so or `timeout` passes.
 func collect(
-    _ source: some LocationSource, timeout: Duration = .seconds(120), until done: @escaping @Sendable ([LocationEvent]) -> Bool
+    _ source: some LocationSource, timeout: Duration = .seconds(300), until done: @escaping @Sendable ([LocationEvent]) -> Bool
 ) async throws -> [LocationEvent] {
     let stream = source.events()
     let reader = Task {
@@ -114,7 +114,7 @@ extension Duration {
         defer { fake.stop() }
         let expected = try readerFixes(track)
         let last = try #require(expected.last?.time)
-        let events = try await collect(GPSDSource(host: "127.0.0.1", port: fake.port), timeout: .seconds(120)) {
+        let events = try await collect(GPSDSource(host: "127.0.0.1", port: fake.port), timeout: .seconds(300)) {
             $0.fixes.last?.time == last
         }
         var byTime: [Date: Fix] = [:]
@@ -197,7 +197,7 @@ extension Duration {
         let source = GPSDSource(host: "127.0.0.1", port: port, clock: clock)
         let restarted = Mutex<GPSFake?>(nil)
         let last = try FixtureEpoch.read(resume).last!.time
-        let events = try await collect(source, timeout: .seconds(120)) { events in
+        let events = try await collect(source, timeout: .seconds(300)) { events in
             // Kill gpsd (and gpsfake) after a few fixes, and bring it back once the loss is reported.
             if events.fixes.count == 6, case .fix = events.last { fake.stop() }
             if case .reconnecting(2, _)? = events.last {

@@ -42,11 +42,11 @@ final class GPSFake: @unchecked Sendable {
         let stopped = self.feederStop
         let fakePID = self.pid
         Thread {
-            // Wait for a client (at most a minute), then give gpsfake its log. gpsfake reads the
+            // Wait for a client (at most five minutes: a loaded machine is slow), then give gpsfake its log. gpsfake reads the
             // file twice (once whole, then again to split it into packets), so it is written twice,
             // the second time once gpsfake waits in open(2) for it.
             signal(SIGPIPE, SIG_IGN)
-            let deadline = Date().addingTimeInterval(60)
+            let deadline = Date().addingTimeInterval(300)
             while !Self.hasClient(port: servedPort) && Date() < deadline && !stopped.isSet { usleep(20_000) }
             for pass in 0..<2 {
                 if pass == 1 {
