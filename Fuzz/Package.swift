@@ -12,14 +12,15 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        .executableTarget(name: "FuzzNMEA", dependencies: [.product(name: "NMEA", package: "trees")], swiftSettings: library),
-        .executableTarget(name: "FuzzInspect", dependencies: [.product(name: "Interchange", package: "trees")], swiftSettings: library),
-        .executableTarget(name: "FuzzGPX", dependencies: [.product(name: "Interchange", package: "trees")], swiftSettings: library),
-        .executableTarget(name: "FuzzJSON", dependencies: [.product(name: "Interchange", package: "trees")], swiftSettings: library),
-        .executableTarget(name: "FuzzCSV", dependencies: [.product(name: "Interchange", package: "trees")], swiftSettings: library),
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzSupport", .product(name: "NMEA", package: "trees")], swiftSettings: library),
+        .executableTarget(name: "FuzzInspect", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
+        .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
+        .executableTarget(name: "FuzzCSV", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(
             name: "FuzzStore",
-            dependencies: [.product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FuzzSupport", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: library),
     ]
 )

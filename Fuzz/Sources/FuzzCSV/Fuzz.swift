@@ -1,30 +1,19 @@
+import FuzzSupport
 import Interchange
 import TreesKit
 
 func read(_ bytes: [UInt8], step: Int) -> Result<[ImportedTree], InterchangeError> {
     var reader = CSVTreeReader()
     var trees: [ImportedTree] = []
-    do {
-        var i = 0
-        while i < bytes.count {
-            let end = min(bytes.count, i + step)
-            try reader.read(bytes[i..<end]) { trees.append($0) }
-            i = end
-        }
-        try reader.finish { trees.append($0) }
-        return .success(trees)
-    } catch let e as InterchangeError {
-        return .failure(e)
-    } catch {
-        fatalError("an error that is not an InterchangeError: \(error)")
-    }
+    return inPieces(bytes, step: step, as: InterchangeError.self, { try reader.read($0) { trees.append($0) } },
+                    finish: { try reader.finish { trees.append($0) }; return trees })
 }
 
 /// The CSV reader never traps, reads the same fed whole or in pieces, and every tree it gives is on
 /// Earth with dates a store can hold.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = inputBytes(data, size)
     let whole = read(bytes, step: max(1, bytes.count))
     let pieces = read(bytes, step: Int(bytes.first ?? 5) % 23 + 1)
     switch (whole, pieces) {

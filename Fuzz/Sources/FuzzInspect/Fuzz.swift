@@ -1,28 +1,17 @@
+import FuzzSupport
 import Interchange
 
 func inspect(_ bytes: [UInt8], format: FileFormat, step: Int) -> Result<InspectionReport, InterchangeError> {
     var inspector = Inspector(format: format)
-    do {
-        var i = 0
-        while i < bytes.count {
-            let end = min(bytes.count, i + step)
-            try inspector.feed(bytes[i..<end])
-            i = end
-        }
-        return .success(try inspector.finish())
-    } catch let e as InterchangeError {
-        return .failure(e)
-    } catch {
-        fatalError("an error that is not an InterchangeError: \(error)")
-    }
+    return inPieces(bytes, step: step, as: InterchangeError.self, { try inspector.feed($0) }, finish: { try inspector.finish() })
 }
 
 /// `trees inspect` on any bytes: format detection from the first bytes, then the XML tokenizer
 /// (GPX), JSON, CSV or NMEA reader behind it, fed whole and in pieces. Never traps; the report
 /// (or the error) does not depend on the chunking.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = inputBytes(data, size)
     let detected = FileFormat.detect(prefix: bytes.prefix(4096), fileName: nil)
     let formats = detected.map { [$0] } ?? []
     for format in formats + [.gpx] where !(format == .gpx && detected == .gpx && formats.count == 1 && format != formats[0]) {

@@ -1,30 +1,19 @@
+import FuzzSupport
 import Interchange
 import TreesKit
 
 func read(_ bytes: [UInt8], step: Int) -> Result<[CollectionJSONEvent], InterchangeError> {
     var reader = CollectionJSONReader()
     var events: [CollectionJSONEvent] = []
-    do {
-        var i = 0
-        while i < bytes.count {
-            let end = min(bytes.count, i + step)
-            try reader.read(bytes[i..<end]) { events.append($0) }
-            i = end
-        }
-        try reader.finish { events.append($0) }
-        return .success(events)
-    } catch let e as InterchangeError {
-        return .failure(e)
-    } catch {
-        fatalError("an error that is not an InterchangeError: \(error)")
-    }
+    return inPieces(bytes, step: step, as: InterchangeError.self, { try reader.read($0) { events.append($0) } },
+                    finish: { try reader.finish { events.append($0) }; return events })
 }
 
 /// The collection JSON reader never traps, reads the same fed whole or in pieces, and every tree,
 /// collection and photo date it gives is one a store can hold.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = inputBytes(data, size)
     let whole = read(bytes, step: max(1, bytes.count))
     let pieces = read(bytes, step: Int(bytes.first ?? 5) % 19 + 1)
     switch (whole, pieces) {

@@ -1,11 +1,12 @@
+import FuzzSupport
 import NMEA
 import TreesKit
 
 /// NMEA bytes → sentences → epochs → fixes. The same bytes fed whole and in small pieces must give
 /// the same fixes and the same counts; every fix must be a position on Earth.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = inputBytes(data, size)
     var whole = NMEAFixReader()
     var fixesWhole: [Fix] = []
     whole.feed(bytes) { fixesWhole.append($0) }

@@ -1,3 +1,4 @@
+import FuzzSupport
 import Foundation
 import GRDB
 import TreesKit
@@ -38,7 +39,7 @@ nonisolated(unsafe) var raw: DatabaseQueue?
 /// Reading rows back never traps, whatever they hold; `trees doctor --repair --remove-unrepairable`
 /// always leaves a store that reads cleanly and that `examine()` finds sound.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if store == nil {
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         store = try! TreeStore(path: path, clock: .fixed(Date(timeIntervalSince1970: 1_750_000_000)))
@@ -47,7 +48,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         raw = try! DatabaseQueue(path: path, configuration: config)
     }
     guard let store, let raw else { return 0 }
-    var v = Values(bytes: Array(UnsafeBufferPointer(start: data, count: size))[...])
+    var v = Values(bytes: inputBytes(data, size)[...])
     let treeID = "6f1c2e1a-1111-4222-8333-944455556666", collectionID = "0e5c0c1e-0000-4000-8000-000000000001"
     let date = "2025-05-01 10:00:00.000".databaseValue
     let d = date

@@ -99,19 +99,11 @@ extension ByteOutput {
         append(byte: UInt8(ascii: "\""))
     }
 
-    /// The members shared by collection JSON trees and GeoJSON properties, in a fixed order.
-    mutating func appendTreeMembers(_ tree: Tree, photos: [ExportPhoto], collectionName: String?,
-                                    coordinates: Bool, first: inout Bool) {
-        appendJSONKey("id", first: &first); appendJSONUUID(tree.id)
-        if coordinates {
-            appendJSONKey("latitude", first: &first); appendJSONNumber(tree.latitude)
-            appendJSONKey("longitude", first: &first); appendJSONNumber(tree.longitude)
-        }
-        if let v = tree.horizontalAccuracy, v.isFinite { appendJSONKey("horizontalAccuracy", first: &first); appendJSONNumber(v) }
-        if let v = tree.altitude, v.isFinite { appendJSONKey("altitude", first: &first); appendJSONNumber(v) }
+    /// `species`, `variety`, `rootstock`, `notes`, `photoCount` and `photos`, as both our JSON and
+    /// the app's have them. Optional texts the tree does not have are left out, as the app writes
+    /// them ("" would be kept by the app as an empty value).
+    mutating func appendTextAndPhotoMembers(_ tree: Tree, photos: [ExportPhoto], first: inout Bool) {
         appendJSONKey("species", first: &first); appendJSONString(tree.species)
-        // Optional texts the tree does not have are left out, as the app writes them ("" would be
-        // kept by the app as an empty value).
         if let v = tree.variety, !v.isEmpty { appendJSONKey("variety", first: &first); appendJSONString(v) }
         if let v = tree.rootstock, !v.isEmpty { appendJSONKey("rootstock", first: &first); appendJSONString(v) }
         appendJSONKey("notes", first: &first); appendJSONString(tree.notes ?? "")
@@ -127,6 +119,19 @@ extension ByteOutput {
             }
             append("]")
         }
+    }
+
+    /// The members shared by collection JSON trees and GeoJSON properties, in a fixed order.
+    mutating func appendTreeMembers(_ tree: Tree, photos: [ExportPhoto], collectionName: String?,
+                                    coordinates: Bool, first: inout Bool) {
+        appendJSONKey("id", first: &first); appendJSONUUID(tree.id)
+        if coordinates {
+            appendJSONKey("latitude", first: &first); appendJSONNumber(tree.latitude)
+            appendJSONKey("longitude", first: &first); appendJSONNumber(tree.longitude)
+        }
+        if let v = tree.horizontalAccuracy, v.isFinite { appendJSONKey("horizontalAccuracy", first: &first); appendJSONNumber(v) }
+        if let v = tree.altitude, v.isFinite { appendJSONKey("altitude", first: &first); appendJSONNumber(v) }
+        appendTextAndPhotoMembers(tree, photos: photos, first: &first)
         appendJSONKey("photoDates", first: &first)
         append("[")
         for (i, p) in photos.enumerated() {
@@ -172,22 +177,7 @@ extension ByteOutput {
         let accuracy = tree.horizontalAccuracy.map { $0 / AccuracyModel.phoneTo95 } ?? flavour.unknownAccuracy ?? 0
         appendJSONKey("horizontalAccuracy", first: &first); appendJSONNumber((accuracy * 100).rounded() / 100)
         if let v = tree.altitude, v.isFinite { appendJSONKey("altitude", first: &first); appendJSONNumber(v) }
-        appendJSONKey("species", first: &first); appendJSONString(tree.species)
-        if let v = tree.variety, !v.isEmpty { appendJSONKey("variety", first: &first); appendJSONString(v) }
-        if let v = tree.rootstock, !v.isEmpty { appendJSONKey("rootstock", first: &first); appendJSONString(v) }
-        appendJSONKey("notes", first: &first); appendJSONString(tree.notes ?? "")
-        appendJSONKey("photoCount", first: &first); append(String(photos.count))
-        if photos.contains(where: { $0.data != nil }) {
-            appendJSONKey("photos", first: &first)
-            append("[")
-            for (i, p) in photos.enumerated() {
-                if i > 0 { append(",") }
-                append("\"")
-                append(Data(p.data ?? []).base64EncodedString())
-                append("\"")
-            }
-            append("]")
-        }
+        appendTextAndPhotoMembers(tree, photos: photos, first: &first)
         if !photos.isEmpty {
             appendJSONKey("photoDates", first: &first)
             append("[")
