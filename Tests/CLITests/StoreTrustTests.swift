@@ -229,27 +229,7 @@ import Testing
 
     /// Runs the built binary as user nobody through setpriv, with the test's environment.
     static func runAsNobody(_ t: TreesProcess, _ arguments: [String]) throws -> TreesProcess.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups", TreesProcess.executable.path] + arguments
-        process.environment = t.environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return TreesProcess.Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                   stderr: String(decoding: errData, as: UTF8.self))
+        try t.run(arguments, launcher: ["/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"])
     }
 
     @Test func photoAddRefusesAPipeInsteadOfWaiting() throws {

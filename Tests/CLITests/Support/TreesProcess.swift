@@ -51,11 +51,17 @@ struct TreesProcess {
     func cleanUp() { try? FileManager.default.removeItem(at: folder) }
 
     @discardableResult
+    /// `launcher` runs `trees` through another program, e.g. `setpriv` to run it as another user.
     func run(_ arguments: [String], stdin: Data? = nil, environment extra: [String: String] = [:],
-             currentDirectory: URL? = nil) throws -> Result {
+             currentDirectory: URL? = nil, launcher: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         process.environment = environment.merging(extra) { $1 }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let out = Pipe(), err = Pipe(), input = Pipe()
