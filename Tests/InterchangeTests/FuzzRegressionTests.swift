@@ -47,4 +47,16 @@ import Testing
             #expect(Self.gpx(doc, step: step) == InterchangeError.unsupportedEncoding("UTF-60000").description)
         }
     }
+
+    /// A literal of thousands of bytes (NULs, CRs, invalid UTF-8) was "an invalid value" when the
+    /// file came whole and "a value longer than 4096 bytes" when it came in pieces: now the length
+    /// limit applies first, however the bytes arrive.
+    @Test func aLongJSONLiteralIsRefusedTheSameInAnyChunking() throws {
+        let bytes = try Self.fixture("json-long-literal")
+        for step in [bytes.count, 1, 16, 4096, 5000] {
+            var error: InterchangeError?
+            do { _ = try readJSON(bytes, chunk: step) } catch let e as InterchangeError { error = e }
+            #expect(error == .malformedJSON(line: 1, column: 28, reason: "a value longer than 4096 bytes"), "step \(step)")
+        }
+    }
 }

@@ -149,10 +149,10 @@ struct JSONTokenizer {
                         || d == 0x0D || d == 0x09 || d == UInt8(ascii: ":") || d == UInt8(ascii: "\"") { break }
                     end += 1
                 }
-                if end == buf.count && !final {
-                    if end - pos > 4096 { throw error("a value longer than 4096 bytes", at: pos) }
-                    break loop
-                }
+                // The same limit whether the token ended in this buffer or not, so the outcome never
+                // depends on how the bytes were split into chunks.
+                if end - pos > 4096 { throw error("a value longer than 4096 bytes", at: pos) }
+                if end == buf.count && !final { break loop }
                 let token = buf[pos..<end]
                 if token.elementsEqual("true".utf8) {
                     afterValue(); pos = end; try handler.bool(true, line: l, column: c)
