@@ -76,6 +76,28 @@ func runGrowthBenchmark(arguments: [String]) throws {
             }
             put(h, chunk + "</gpx>\n")
         },
+        // Markup longer than a read: it arrives in many pieces and must not be rescanned from its
+        // start each time one comes.
+        Shape(name: "GPX, a comment of n lines", ext: "gpx",
+              yardstick: (name: "xmllint --stream", executable: "/usr/bin/xmllint", arguments: { ["--stream", "--noout", $0] })) { n, h in
+            put(h, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"bench\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<!--\n")
+            var chunk = ""
+            for i in 0..<n {
+                chunk += "row \(i)\n"
+                if chunk.utf8.count > 60_000 { put(h, chunk); chunk = "" }
+            }
+            put(h, chunk + "-->\n<wpt lat=\"47.3769123\" lon=\"8.5417456\"><name>Malus domestica</name></wpt>\n</gpx>\n")
+        },
+        Shape(name: "GPX, a waypoint tag of n attributes", ext: "gpx",
+              yardstick: (name: "xmllint --stream", executable: "/usr/bin/xmllint", arguments: { ["--stream", "--noout", $0] })) { n, h in
+            put(h, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"bench\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<wpt lat=\"47.3769123\" lon=\"8.5417456\"")
+            var chunk = ""
+            for i in 0..<n {
+                chunk += " k\(i)=\"1\""
+                if chunk.utf8.count > 60_000 { put(h, chunk); chunk = "" }
+            }
+            put(h, chunk + "><name>Malus domestica</name></wpt>\n</gpx>\n")
+        },
     ]
 
     func median(_ xs: [Double]) -> Double {

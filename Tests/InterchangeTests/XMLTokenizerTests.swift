@@ -121,6 +121,24 @@ func xmlError(_ text: String, chunk: Int = .max) -> InterchangeError? { xmlError
         #expect(try tokenize(bytes, chunk: chunk) == (try tokenize(bytes)))
     }
 
+    /// Markup much longer than a piece: it is complete only once a `>` arrives, and is read the
+    /// same (events or error) whether it came whole or in many pieces, with `>` inside quoted
+    /// values, comments and CDATA along the way, and with an error early in a tag that ends late.
+    @Test(arguments: [1, 7, 64, 4096])
+    func markupLongerThanAPieceReadsTheSame(chunk: Int) throws {
+        let rows = (0..<500).map { "row \($0) -> next" }.joined(separator: "\n")
+        let attributes = (0..<300).map { " k\($0)=\"a>b\"" }.joined()
+        let doc = "<?xml version=\"1.0\"?><?pi \(rows)?><!DOCTYPE a><a\(attributes)><!--\(rows)--><![CDATA[\(rows) ]] >]]><b\(attributes)/></a>"
+        let whole = try tokenize(doc)
+        #expect(whole.count == 5)
+        #expect(whole.filter { $0.hasPrefix("text") }.count == 1)
+        #expect(try tokenize(doc, chunk: chunk) == whole)
+        let early = "<a><b x=1\(attributes)/></a>"
+        #expect(xmlError(early, chunk: chunk) == .malformedXML(line: 1, column: 9, reason: "the value of attribute 'x' must be quoted"))
+        let unfinished = "<a><!--\(rows)"
+        #expect(xmlError(unfinished, chunk: chunk) == .malformedXML(line: 1, column: 4, reason: "unexpected end of file inside a comment"))
+    }
+
     // MARK: Encodings
 
     static let latinDoc = "<?xml version=\"1.0\" encoding=\"%@\"?><a>Gr\u{FC}\u{DF}e \u{20AC}</a>"

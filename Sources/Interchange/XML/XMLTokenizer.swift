@@ -94,6 +94,10 @@ package struct XMLTokenizer {
     private var valueScratch: [UInt8] = []
     private var textScratch: [UInt8] = []
     private var finished = false
+    /// Markup at `at` that ended with the buffer, which held no `>` for it before `scanned`. Every
+    /// markup ends in `>`, so it is parsed again only once a new `>` arrives (or the document ends):
+    /// a long comment or tag arriving in many chunks is then read in linear time, not quadratic.
+    private var incomplete: (at: Int, scanned: Int)?
 
     private struct OpenElement {
         var prefix: String
@@ -206,7 +210,13 @@ package struct XMLTokenizer {
             while pos < p.count {
                 let progressed: Bool
                 if p[pos] == UInt8(ascii: "<") {
+                    if !final, let wait = incomplete, wait.at == pos, let base = p.baseAddress,
+                       memchr(base + wait.scanned, Int32(UInt8(ascii: ">")), p.count - wait.scanned) == nil {
+                        incomplete = (pos, p.count)
+                        break
+                    }
                     progressed = try markup(&handler, final: final)
+                    incomplete = progressed ? nil : (pos, p.count)
                 } else {
                     progressed = try text(&handler, final: final)
                 }
@@ -220,6 +230,7 @@ package struct XMLTokenizer {
         if pos > 0 && (pos == storage.count || pos > 65536) {
             storage.removeSubrange(0..<pos)
             lineStart -= pos
+            if let wait = incomplete { incomplete = (wait.at - pos, wait.scanned - pos) }
             pos = 0
         }
     }
