@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Interchange", targets: ["Interchange"]),
         .library(name: "TreesStore", targets: ["TreesStore"]),
         .library(name: "Location", targets: ["Location"]),
+        .library(name: "TreesWorkflows", targets: ["TreesWorkflows"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,10 +30,13 @@ let package = Package(
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         // I/O: location services (gpsd, NMEA replay, serial device, stdin).
         .target(name: "Location", dependencies: ["TreesKit", "NMEA", "CGPS"]),
+        // I/O: what a user does (import, export, capture, replay), each returning a typed report;
+        // no argument parsing and no terminal.
+        .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location"]),
         .executableTarget(
             name: "trees",
             dependencies: [
-                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location",
+                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "TreesWorkflows",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

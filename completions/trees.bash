@@ -538,15 +538,18 @@ _trees_import() {
         return
         ;;
     '--format')
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'
         return
         ;;
     '--collection')
         return
         ;;
     '--on-conflict')
+        __trees_add_completions -W 'skip'$'\n''replace'$'\n''new-id'
         return
         ;;
     '--species-from')
+        __trees_add_completions -W 'name'$'\n''type'$'\n''desc'$'\n''cmt'
         return
         ;;
     '--include')
@@ -595,6 +598,7 @@ _trees_inspect() {
     # Offer option value completions
     case "${prev}" in
     '--format')
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'
         return
         ;;
     esac

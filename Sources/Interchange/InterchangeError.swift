@@ -63,8 +63,17 @@ public enum InterchangeError: Error, Equatable, Sendable, CustomStringConvertibl
 /// A problem found in the input that does not stop reading (a point without coordinates,
 /// an unreadable time). The caller decides whether it refuses the file.
 public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// What the reader did about the problem.
+    public enum Kind: Sendable, Equatable {
+        /// A whole point was left out (no usable coordinates).
+        case pointSkipped
+        /// One value was left out; the rest of its point was read.
+        case valueIgnored
+    }
+
     public var line: Int
     public var message: String
-    public init(line: Int, message: String) { self.line = line; self.message = message }
+    public var kind: Kind
+    public init(line: Int, message: String, kind: Kind = .valueIgnored) { self.line = line; self.message = message; self.kind = kind }
     public var description: String { "line \(line): \(message)" }
 }

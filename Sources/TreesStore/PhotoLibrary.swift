@@ -49,6 +49,45 @@ public struct PhotoLibrary: Sendable {
         return staged
     }
 
+    /// Checks, hashes and writes photo bytes carried inside another file (an import's embedded
+    /// photo) into the folder, as `stage(files:)` does for a file; nil when the bytes are not a
+    /// JPEG, PNG or HEIC image. The capture date is `capturedAt`, else the image's EXIF
+    /// DateTimeOriginal (read in `timeZone`) when a store can hold it, else the time it is attached.
+    public func stage(bytes: [UInt8], capturedAt: Date?, timeZone: TimeZone = .current) throws -> StagedPhotos? {
+        guard let format = PhotoFormat(header: bytes) else { return nil }
+        var date = capturedAt
+        if date == nil, let exif = PhotoMetadata.read(format: format, bytes: bytes).dateTimeOriginal,
+           let d = exif.date(in: timeZone), StorableDates.contains(d) {
+            date = d
+        }
+        let sha256 = SHA256.hex(bytes)
+        let target = path(sha256: sha256, format: format.rawValue)
+        let fm = FileManager.default
+        var isNewFile = false
+        if !fm.fileExists(atPath: target) {
+            do {
+                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw PhotoError.cannotWrite(path: folder, reason: TreeStore.reason(error))
+            }
+            let temporary = folder + "/.incoming-\(UUID().uuidString).tmp"
+            do {
+                try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+            } catch {
+                try? fm.removeItem(atPath: temporary)
+                throw PhotoError.cannotWrite(path: target, reason: TreeStore.reason(error))
+            }
+            guard rename(temporary, target) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? fm.removeItem(atPath: temporary)
+                throw PhotoError.cannotWrite(path: target, reason: reason)
+            }
+            isNewFile = true
+        }
+        let item = Staged(path: target, sha256: sha256, format: format, byteCount: bytes.count, capturedAt: date, isNewFile: isNewFile)
+        return StagedPhotos(items: [item], warnings: [])
+    }
+
     /// Records staged photos for a tree inside `writer`'s transaction (short: rows only).
     public func attach(_ staged: StagedPhotos, to treeID: UUID, in writer: StoreWriter) throws -> Addition {
         guard try writer.treeExists(treeID) else { throw StoreError.unknownTree(ShortID.of(treeID)) }

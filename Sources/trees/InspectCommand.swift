@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Interchange
 import TreesKit
+import TreesWorkflows
 
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,18 +14,12 @@ struct InspectCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The file to inspect (- for standard input).", valueName: "file"))
     var file: String
     @Option(help: ArgumentHelp("gpx, json, csv or nmea (default: from the content and the name).", valueName: "format"))
-    var format: String?
+    var format: FileFormat?
     @Flag(help: "Print the summary as JSON.") var json = false
-
-    func validate() throws {
-        if let format, FileFormat(rawValue: format.lowercased()) == nil {
-            throw ValidationError("--format must be one of gpx, json, csv, nmea, not '\(format)'")
-        }
-    }
 
     func run() async throws {
         let input = try InputFile(file)
-        let fmt = try input.format(forced: format)
+        let fmt = try format ?? input.detectedFormat()
         var inspector = Inspector(format: fmt)
         let report: InspectionReport
         do {
@@ -104,81 +99,5 @@ struct InspectCommand: AsyncParsableCommand {
         for d in r.diagnostics { lines.append(("warning", "line \(d.line): \(d.message)")) }
         let width = lines.map(\.0.count).max() ?? 0
         return title + "\n" + lines.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 + "\n" }.joined()
-    }
-}
-
-/// An input file read in chunks (or standard input), with error messages that name it.
-struct InputFile: @unchecked Sendable {
-    let path: String
-    let handle: FileHandle
-    let size: Int?
-    /// The first bytes, kept for format detection and replayed by `forEachChunk`.
-    private let head: [UInt8]
-
-    static let chunkSize = 1 << 18
-
-    init(_ path: String) throws {
-        self.path = path
-        if path == "-" {
-            handle = FileHandle.standardInput
-            size = nil
-        } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CLIError("\(path): no such file", status: .noInput)
-            }
-            guard !isDirectory.boolValue else { throw CLIError("\(path) is a folder, not a file", status: .noInput) }
-            guard let h = FileHandle(forReadingAtPath: path) else { throw CLIError("\(path): cannot be read", status: .noInput) }
-            handle = h
-            size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        }
-        do {
-            head = [UInt8](try handle.read(upToCount: Self.chunkSize) ?? Data())
-        } catch {
-            throw CLIError("\(path): \(error.localizedDescription)", status: .ioError)
-        }
-    }
-
-    var displayName: String { path == "-" ? "<stdin>" : path }
-
-    func format(forced: String?) throws -> FileFormat {
-        if let forced {
-            guard let f = FileFormat(rawValue: forced.lowercased()) else {
-                throw CLIError("unknown format '\(forced)'; expected gpx, json, csv or nmea", status: .usage)
-            }
-            return f
-        }
-        guard let f = FileFormat.detect(prefix: head, fileName: path == "-" ? nil : path) else {
-            throw CLIError("\(displayName): cannot tell the format from the name or content; use --format gpx|json|csv", status: .dataError)
-        }
-        return f
-    }
-
-    /// Passes the file's bytes in chunks; `progress` gets the fraction read so far (when the size is known).
-    func forEachChunk(progress: ((Double) -> Void)? = nil, _ body: (Data) throws -> Void) throws {
-        var done = head.count
-        try body(Data(head))
-        while true {
-            // read(2) straight into a large buffer: FileHandle reads a regular file 4 KiB at a time here.
-            var buffer = Data(count: Self.chunkSize)
-            let n = buffer.withUnsafeMutableBytes { raw -> Int in
-                var r: Int
-                repeat { r = read(handle.fileDescriptor, raw.baseAddress, raw.count) } while r < 0 && errno == EINTR
-                return r
-            }
-            if n < 0 { throw CLIError("\(displayName): \(String(cString: strerror(errno)))", status: .ioError) }
-            if n == 0 { break }
-            buffer.count = n
-            let chunk = buffer
-            done += chunk.count
-            try body(chunk)
-            if let size, size > 0 { progress?(Double(done) / Double(size)) }
-        }
-    }
-
-    /// The one-line refusal of a malformed file: `FILE:LINE: reason`.
-    func failure(_ e: InterchangeError) -> CLIError {
-        if let line = e.line { return CLIError("\(displayName):\(line): \(e.reason)", status: .dataError) }
-        return CLIError("\(displayName): \(e.reason)", status: .dataError)
     }
 }

@@ -177,8 +177,8 @@ import TreesKit
         }
         #expect(points.map(\.name) == ["kept"])
         #expect(diagnostics == [
-            Diagnostic(line: 2, message: "<wpt> latitude 91 is out of range; expected degrees between -90 and 90; point skipped"),
-            Diagnostic(line: 3, message: "<wpt> has no lat attribute; point skipped"),
+            Diagnostic(line: 2, message: "<wpt> latitude 91 is out of range; expected degrees between -90 and 90; point skipped", kind: .pointSkipped),
+            Diagnostic(line: 3, message: "<wpt> has no lat attribute; point skipped", kind: .pointSkipped),
             Diagnostic(line: 4, message: "<time> \"not a time\" is not an ISO 8601 time; ignored"),
         ])
         #expect(s.waypoints == 3)

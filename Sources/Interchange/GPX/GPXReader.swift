@@ -291,9 +291,9 @@ struct GPXParser: XMLHandler {
         events.append(.metadata(s.metadata))
     }
 
-    private mutating func diagnose(_ line: Int, _ message: String) {
+    private mutating func diagnose(_ line: Int, _ message: String, _ kind: Diagnostic.Kind = .valueIgnored) {
         summary?.diagnosticCount += 1
-        events.append(.diagnostic(Diagnostic(line: line, message: message)))
+        events.append(.diagnostic(Diagnostic(line: line, message: message, kind: kind)))
     }
 
     private mutating func startPoint(_ kind: PointKind, attributes: XMLAttributes, line: Int) {
@@ -312,19 +312,19 @@ struct GPXParser: XMLHandler {
         pointValid = false
         guard let latBytes = attributes.value("lat"), let lonBytes = attributes.value("lon") else {
             let missing = attributes.value("lat") == nil ? "lat" : "lon"
-            diagnose(line, "<\(element)> has no \(missing) attribute; point skipped")
+            diagnose(line, "<\(element)> has no \(missing) attribute; point skipped", .pointSkipped)
             return
         }
         guard let lat = ByteParsing.double(latBytes) else {
-            diagnose(line, "<\(element)> latitude \"\(String(decoding: latBytes, as: UTF8.self))\" is not a number; point skipped")
+            diagnose(line, "<\(element)> latitude \"\(String(decoding: latBytes, as: UTF8.self))\" is not a number; point skipped", .pointSkipped)
             return
         }
         guard let lon = ByteParsing.double(lonBytes) else {
-            diagnose(line, "<\(element)> longitude \"\(String(decoding: lonBytes, as: UTF8.self))\" is not a number; point skipped")
+            diagnose(line, "<\(element)> longitude \"\(String(decoding: lonBytes, as: UTF8.self))\" is not a number; point skipped", .pointSkipped)
             return
         }
         if let problem = CoordinateCheck.latitudeProblem(lat) ?? CoordinateCheck.longitudeProblem(lon) {
-            diagnose(line, "<\(element)> \(problem); point skipped")
+            diagnose(line, "<\(element)> \(problem); point skipped", .pointSkipped)
             return
         }
         point.latitude = lat

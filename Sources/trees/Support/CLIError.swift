@@ -1,5 +1,6 @@
 import Foundation
 import TreesStore
+import TreesWorkflows
 
 /// Exit statuses of `trees`, documented in trees(1).
 enum ExitStatus: Int32 {
@@ -38,6 +39,15 @@ struct CLIError: Error, CustomStringConvertible {
     static func from(_ error: any Error) -> CLIError {
         switch error {
         case let e as CLIError: return e
+        case let e as WorkflowError:
+            switch e.kind {
+            case .noInput: return CLIError(e.description, status: .noInput)
+            case .data: return CLIError(e.description, status: .dataError)
+            case .io: return CLIError(e.description, status: .ioError)
+            case .store:
+                guard case .store(let s, let nothingStored) = e else { return CLIError(e.description) }
+                return nothingStored ? CLIError(e.description, status: .ioError) : from(s)
+            }
         case let e as StoreError:
             switch e {
             case .cannotCreate, .notATreesDatabase, .newerSchema: return CLIError(e.description, status: .cannotCreate)

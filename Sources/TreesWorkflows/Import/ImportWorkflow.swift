@@ -1,0 +1,141 @@
+import Foundation
+import Interchange
+import TreesKit
+import TreesStore
+
+/// Importing trees from a GPX, collection JSON or CSV file into a store, in one all-or-nothing
+/// transaction: the file is read and parsed on its own thread while the transaction stores what
+/// it has parsed so far; a malformed file or a value the store cannot hold rolls everything back,
+/// photo files included.
+public struct ImportWorkflow: Sendable {
+    /// What to do when a tree's id is already stored.
+    public enum ConflictPolicy: String, CaseIterable, Sendable {
+        case skip, replace, newID = "new-id"
+    }
+
+    /// Points of a GPX file besides its waypoints that become trees.
+    public enum GPXPart: String, CaseIterable, Sendable, Hashable {
+        case routes, tracks
+    }
+
+    /// The format; nil to tell it from the name and the first bytes.
+    public var format: FileFormat?
+    /// Put every imported tree in this collection (created when missing).
+    public var collection: String?
+    /// Read and check everything, store nothing.
+    public var dryRun = false
+    public var conflict = ConflictPolicy.skip
+    /// GPX without trees extensions: the field that holds the species.
+    public var speciesSource = SpeciesSource.name
+    public var gpxParts: Set<GPXPart> = []
+
+    public init(format: FileFormat? = nil, collection: String? = nil, dryRun: Bool = false, conflict: ConflictPolicy = .skip,
+                speciesSource: SpeciesSource = .name, gpxParts: Set<GPXPart> = []) {
+        self.format = format
+        self.collection = collection
+        self.dryRun = dryRun
+        self.conflict = conflict
+        self.speciesSource = speciesSource
+        self.gpxParts = gpxParts
+    }
+
+    /// What an import did (or, in a dry run, would do).
+    public struct Report: Sendable, Equatable {
+        /// A line of the file and what happened to it.
+        public struct Item: Sendable, Equatable {
+            public var line: Int
+            public var reason: String
+        }
+
+        public var file: String
+        public var format: FileFormat
+        public var dryRun: Bool
+        public var imported = 0
+        public var alreadyPresent = 0
+        public var replaced = 0
+        public var photos = 0
+        /// Records left out (no coordinates, no species), the rest was imported.
+        public var skipped: [Item] = []
+        /// Values left out or changed (an unreadable time, an id that is not a UUID).
+        public var warnings: [Item] = []
+        public var collectionsCreated: [String] = []
+    }
+
+    /// Imports `input` into the store `opening` opens (called while the file is already being
+    /// parsed; its errors are passed on as they are); `progress` gets the fraction of the file read
+    /// so far. Fails with a `WorkflowError`.
+    public func run(_ input: InputFile, opening: () throws -> TreeStore,
+                    progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
+        let format = try self.format ?? input.detectedFormat()
+        if format == .nmea { throw WorkflowError.positionsNotTrees(file: input.displayName, path: input.path) }
+        let pipeline = ImportPipeline()
+        let reading = DispatchSemaphore(value: 0)
+        let job = ImportReadJob(input: input, format: format, speciesSource: speciesSource, parts: gpxParts, progress: progress)
+        let thread = Thread {
+            job.run(into: pipeline)
+            reading.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        defer {
+            pipeline.cancel()
+            reading.wait()
+        }
+        var report = Report(file: input.displayName, format: format, dryRun: dryRun)
+        var staged: [PhotoLibrary.StagedPhotos] = []
+        // The file is already being read and parsed while the store opens (and, when new, is created).
+        let store = try opening()
+        do {
+            do {
+                try store.write { w in
+                    if (input.size ?? 0) > 16 << 20 { try w.reserveBulkCache(megabytes: 40) }
+                    var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photos: store.photoLibrary)
+                    defer { staged = importer.staged }
+                    while let batch = try pipeline.next() {
+                        for item in batch {
+                            switch item {
+                            case .tree(let t): try importer.add(t)
+                            case .collection(let c): try importer.add(c)
+                            case .skipped(let line, let reason): importer.report.skipped.append(.init(line: line, reason: reason))
+                            case .warning(let line, let reason): importer.report.warnings.append(.init(line: line, reason: reason))
+                            }
+                        }
+                    }
+                    try importer.finish()
+                    let (file, dry) = (report.file, report.dryRun)
+                    report = importer.report
+                    (report.file, report.format, report.dryRun) = (file, format, dry)
+                    if dryRun { throw DryRunRollback() }
+                }
+            } catch is DryRunRollback {
+                for s in staged { store.photoLibrary.discard(s, store: store) }
+                return report
+            } catch {
+                for s in staged { store.photoLibrary.discard(s, store: store) }
+                throw error
+            }
+        } catch {
+            throw Self.mapped(error, input: input)
+        }
+        return report
+    }
+
+    struct DryRunRollback: Error {}
+
+    static func mapped(_ error: any Error, input: InputFile) -> any Error {
+        switch error {
+        case let e as InterchangeError: input.failure(e)
+        case let e as ImportRefusal: WorkflowError.malformed(file: input.displayName, line: e.line, reason: e.reason)
+        case let e as PhotoError: WorkflowError.photo(e)
+        case let e as StoreError:
+            if case .storage = e { WorkflowError.store(e, nothingStored: true) } else { WorkflowError.store(e, nothingStored: false) }
+        default: error
+        }
+    }
+}
+
+/// A tree the importer refuses outright (the whole file is refused).
+struct ImportRefusal: Error {
+    var line: Int
+    var reason: String
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Interchange
+import TreesKit
+import TreesStore
+
+/// Stores imported trees inside one transaction, resolving collections and duplicates.
+struct TreeImporter {
+    let w: StoreWriter
+    let bulk: BulkTreeWriter
+    let conflict: ImportWorkflow.ConflictPolicy
+    let forced: TreeCollection?
+    let photos: PhotoLibrary
+    /// Counts and lines so far (the file, format and dry-run fields are the workflow's).
+    var report = ImportWorkflow.Report(file: "", format: .json, dryRun: false)
+    /// Photos this import put in the folder (discarded again if it is rolled back).
+    var staged: [PhotoLibrary.StagedPhotos] = []
+    /// File collection id → stored collection id.
+    private var collectionMap: [UUID: UUID] = [:]
+    /// Lower-cased collection name → stored collection id.
+    private var namedCollections: [String: UUID] = [:]
+    /// Trees whose collection id the file defines later on (rare: trees before collections).
+    private var waiting: [ImportedTree] = []
+    /// Stored positions, for files whose trees have no ids.
+    private var positions: PositionIndex?
+
+    init(writer: StoreWriter, conflict: ImportWorkflow.ConflictPolicy, collection: String?, photos: PhotoLibrary) throws {
+        w = writer
+        bulk = writer.bulkTrees()
+        self.conflict = conflict
+        self.photos = photos
+        if let collection {
+            let existing = try? writer.reader.collection(named: collection)
+            if let existing {
+                forced = existing
+            } else {
+                let created = try writer.createCollection(named: collection)
+                forced = created
+                report.collectionsCreated.append(created.name)
+            }
+        } else {
+            forced = nil
+        }
+    }
+
+    mutating func add(_ c: ImportedCollection) throws {
+        guard forced == nil else { return }
+        if try w.reader.collection(id: c.id) != nil {
+            collectionMap[c.id] = c.id
+        } else if let existing = try? w.reader.collection(named: c.name) {
+            collectionMap[c.id] = existing.id
+        } else {
+            do {
+                try w.insert(TreeCollection(id: c.id, name: c.name, createdAt: c.createdAt ?? w.now, updatedAt: c.updatedAt))
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: c.line)
+            }
+            collectionMap[c.id] = c.id
+            report.collectionsCreated.append(c.name)
+        }
+    }
+
+    /// The stored collection for a tree; `.none` when it must wait for a collection defined later.
+    private mutating func collection(for t: ImportedTree) throws -> UUID?? {
+        if let forced { return .some(forced.id) }
+        if let cid = t.collectionID {
+            if let mapped = collectionMap[cid] { return .some(mapped) }
+            if try w.reader.collection(id: cid) != nil {
+                collectionMap[cid] = cid
+                return .some(cid)
+            }
+            guard let name = t.collectionName else { return .none }
+            let id = try named(name, id: cid, line: t.line)
+            collectionMap[cid] = id
+            return .some(id)
+        }
+        if let name = t.collectionName { return .some(try named(name, id: nil, line: t.line)) }
+        return .some(nil)
+    }
+
+    /// A value the store refuses (a reserved or blank collection name, a date it cannot hold),
+    /// as a refusal of the file at the line that holds it.
+    static func refusal(_ error: StoreError, line: Int) -> any Error {
+        switch error {
+        case .invalidCollectionName(let name):
+            ImportRefusal(line: line, reason: "collection name \"\(name.prefix(60))\" is reserved or blank; 'none' means no collection")
+        case .unstorable(let reason): ImportRefusal(line: line, reason: "cannot store \(reason)")
+        default: error
+        }
+    }
+
+    private mutating func named(_ name: String, id: UUID?, line: Int) throws -> UUID {
+        let key = name.lowercased()
+        if let known = namedCollections[key] { return known }
+        let resolved: UUID
+        if let existing = try? w.reader.collection(named: name) {
+            resolved = existing.id
+        } else {
+            let created: TreeCollection
+            do {
+                created = try w.createCollection(named: name, id: id ?? .random())
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: line)
+            }
+            report.collectionsCreated.append(created.name)
+            resolved = created.id
+        }
+        namedCollections[key] = resolved
+        return resolved
+    }
+
+    mutating func add(_ t: ImportedTree) throws {
+        if let old = t.unusableID {
+            report.warnings.append(.init(line: t.line, reason: "id \"\(old)\" is not a UUID; the tree gets a new id"))
+        }
+        guard t.species.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+            report.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
+            return
+        }
+        guard let resolved = try collection(for: t) else {
+            waiting.append(t)
+            return
+        }
+        try store(t, collectionID: resolved)
+    }
+
+    private mutating func store(_ t: ImportedTree, collectionID: UUID?) throws {
+        if conflict == .skip, let given = t.id {
+            // The common case in one statement: insert unless the id is already stored.
+            let inserted: Bool
+            do {
+                inserted = try bulk.insertIfNew(t.tree(id: given, collectionID: collectionID, now: w.now))
+            } catch StoreError.database(let reason) {
+                // The tree itself is unacceptable (a check failed); a storage failure is not the file's fault.
+                throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: t.line)
+            }
+            guard inserted else {
+                report.alreadyPresent += 1
+                return
+            }
+            report.imported += 1
+            for photo in t.photos { try storePhoto(photo, treeID: given, line: t.line) }
+            return
+        }
+        var id = t.id ?? .random()
+        if let given = t.id, try bulk.exists(given) {
+            switch conflict {
+            case .skip:
+                report.alreadyPresent += 1
+                return
+            case .replace:
+                do {
+                    try bulk.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
+                } catch StoreError.database(let reason) {
+                    throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
+                } catch let e as StoreError {
+                    throw Self.refusal(e, line: t.line)
+                }
+                report.replaced += 1
+                return
+            case .newID:
+                id = .random()
+            }
+        } else if t.id == nil, conflict != .newID, try samePlaceAndSpecies(t) {
+            report.alreadyPresent += 1
+            return
+        }
+        do {
+            try bulk.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
+        } catch StoreError.database(let reason) {
+            throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
+        } catch let e as StoreError {
+            throw Self.refusal(e, line: t.line)
+        }
+        positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species)
+        report.imported += 1
+        for photo in t.photos { try storePhoto(photo, treeID: id, line: t.line) }
+    }
+
+    /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
+    ///
+    /// An in-memory grid of stored positions (built on the first tree without an id) answers most
+    /// questions; only a probable match is confirmed against the store.
+    private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+        if positions == nil {
+            var index = PositionIndex()
+            try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2) }
+            positions = index
+        }
+        guard positions?.mightContain(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species) == true else {
+            return false
+        }
+        let near = try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05)
+        return near.contains {
+            abs($0.latitude - t.coordinate.latitude) <= 1e-7 && abs($0.longitude - t.coordinate.longitude) <= 1e-7
+        }
+    }
+
+    mutating func finish() throws {
+        let late = waiting
+        waiting = []
+        for t in late {
+            if let cid = t.collectionID, let mapped = collectionMap[cid] {
+                try store(t, collectionID: mapped)
+            } else {
+                report.warnings.append(.init(line: t.line, reason: "collection \(t.collectionID?.uuidString ?? "?") is not in the file; tree left without a collection"))
+                try store(t, collectionID: nil)
+            }
+        }
+    }
+
+    /// Stores photo bytes under their SHA-256 (only the bytes: nothing from the file names the
+    /// path). A photo the file gives no date (the Tree Tracker app's "") is dated as `photo add`
+    /// dates it: by its EXIF DateTimeOriginal, else the time of the import.
+    private mutating func storePhoto(_ photo: ImportedPhoto, treeID: UUID, line: Int) throws {
+        guard let staged = try photos.stage(bytes: photo.data, capturedAt: photo.capturedAt) else {
+            report.warnings.append(.init(line: line, reason: "a photo is not JPEG, PNG or HEIC; skipped"))
+            return
+        }
+        self.staged.append(staged)
+        do {
+            report.photos += try photos.attach(staged, to: treeID, in: w).added.count
+        } catch let e as StoreError {
+            throw Self.refusal(e, line: line)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Interchange
+
+/// An input file read in chunks (or standard input, `-`), with errors that name it.
+public struct InputFile: @unchecked Sendable {
+    public let path: String
+    let handle: FileHandle
+    /// Its size in bytes; nil for standard input.
+    public let size: Int?
+    /// The first bytes, kept for format detection and replayed by `forEachChunk`.
+    private let head: [UInt8]
+
+    static let chunkSize = 1 << 18
+
+    public init(_ path: String) throws(WorkflowError) {
+        self.path = path
+        if path == "-" {
+            handle = FileHandle.standardInput
+            size = nil
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchFile(path) }
+            guard !isDirectory.boolValue else { throw .isAFolder(path) }
+            guard let h = FileHandle(forReadingAtPath: path) else { throw .cannotOpen(path) }
+            handle = h
+            size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        }
+        do {
+            head = [UInt8](try handle.read(upToCount: Self.chunkSize) ?? Data())
+        } catch {
+            throw .cannotRead(file: path, reason: error.localizedDescription)
+        }
+    }
+
+    /// The name errors and reports use: the path, or `<stdin>`.
+    public var displayName: String { path == "-" ? "<stdin>" : path }
+
+    /// The format the name and the first bytes show.
+    public func detectedFormat() throws(WorkflowError) -> FileFormat {
+        guard let f = FileFormat.detect(prefix: head, fileName: path == "-" ? nil : path) else {
+            throw .undetectableFormat(file: displayName)
+        }
+        return f
+    }
+
+    /// Passes the file's bytes in chunks; `progress` gets the fraction read so far (when the size is known).
+    public func forEachChunk(progress: ((Double) -> Void)? = nil, _ body: (Data) throws -> Void) throws {
+        var done = head.count
+        try body(Data(head))
+        while true {
+            // read(2) straight into a large buffer: FileHandle reads a regular file 4 KiB at a time here.
+            var buffer = Data(count: Self.chunkSize)
+            let n = buffer.withUnsafeMutableBytes { raw -> Int in
+                var r: Int
+                repeat { r = read(handle.fileDescriptor, raw.baseAddress, raw.count) } while r < 0 && errno == EINTR
+                return r
+            }
+            if n < 0 { throw WorkflowError.cannotRead(file: displayName, reason: String(cString: strerror(errno))) }
+            if n == 0 { break }
+            buffer.count = n
+            let chunk = buffer
+            done += chunk.count
+            try body(chunk)
+            if let size, size > 0 { progress?(Double(done) / Double(size)) }
+        }
+    }
+
+    /// The refusal of a malformed file: `FILE:LINE: reason`.
+    public func failure(_ e: InterchangeError) -> WorkflowError {
+        .malformed(file: displayName, line: e.line, reason: e.reason)
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import Interchange
+import TreesWorkflows
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import trees from GPX, collection JSON or CSV, in one all-or-nothing transaction.",
+        discussion: """
+            Re-importing a file adds nothing: a tree whose id is already stored is 'already present' \
+            (see --on-conflict), and so is a tree without an id at the same position (within 1e-7°) \
+            with the same species. A malformed file is refused with FILE:LINE: reason and the store \
+            is left unchanged. GPX waypoints become trees; --include adds route and track points.
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("The file to import (- for standard input).", valueName: "file"))
+    var file: String
+    @Option(help: ArgumentHelp("gpx, json or csv (default: from the content and the name).", valueName: "format"))
+    var format: FileFormat?
+    @Option(help: ArgumentHelp("Put every imported tree in this collection (created when missing).", valueName: "name"))
+    var collection: String?
+    @Flag(help: "Read and check everything, report what would happen, store nothing.")
+    var dryRun = false
+    @Option(help: ArgumentHelp("When a tree's id is already stored: skip (default), replace, or new-id.", valueName: "policy"))
+    var onConflict = ImportWorkflow.ConflictPolicy.skip
+    @Option(help: ArgumentHelp("GPX without trees extensions: take the species from name (default), type, desc or cmt.", valueName: "field"))
+    var speciesFrom = SpeciesSource.name
+    @Option(help: ArgumentHelp("GPX: also import points of routes, tracks or both (routes,tracks).", valueName: "list"))
+    var include = GPXParts()
+    @Flag(help: "Print the summary as JSON.") var json = false
+
+    func run() async throws {
+        let input = try InputFile(file)
+        let workflow = ImportWorkflow(format: format, collection: collection, dryRun: dryRun, conflict: onConflict,
+                                      speciesSource: speciesFrom, gpxParts: include.parts)
+        let progress = ProgressLine(name: input.displayName, enabled: isatty(STDERR_FILENO) == 1 && (input.size ?? 0) > 8 << 20)
+        defer { progress.clear() }
+        let report = try workflow.run(input, opening: { try store.open() }, progress: progress.update)
+        progress.clear()
+        if json {
+            Output.json(report.json(file: file))
+        } else {
+            Output.human(report.text)
+        }
+    }
+}
