@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit"], exclude: ["Fixtures"]),
         .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit"]),
         .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit"], exclude: ["Fixtures"]),
+        .testTarget(name: "TreesWorkflowsTests", dependencies: ["TreesWorkflows", "TreesStore", "Interchange", "TreesKit"]),
         // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.
         .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees"]),
     ]

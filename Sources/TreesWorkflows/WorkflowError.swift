@@ -11,8 +11,12 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         case data
         /// Reading or writing failed (disk full, device gone).
         case io
+        /// The workflow declined (a possible duplicate the user did not confirm).
+        case refused
         /// Whatever the store's own error says (see `StoreError`).
         case store
+        /// Whatever the photo's own error says (see `PhotoError`).
+        case photo
     }
 
     case noSuchFile(String)
@@ -26,6 +30,8 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     case malformed(file: String, line: Int?, reason: String)
     /// A photo file could not be written into the store's photo folder.
     case photo(PhotoError)
+    /// A tree of the same species within the accuracy circle, not confirmed as a separate tree.
+    case possibleDuplicate(CaptureSaver.Duplicate)
     /// The store refused or failed; `nothingStored` when a whole import was rolled back for it.
     case store(StoreError, nothingStored: Bool)
 
@@ -33,7 +39,9 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         switch self {
         case .noSuchFile, .isAFolder, .cannotOpen: .noInput
         case .undetectableFormat, .positionsNotTrees, .malformed: .data
-        case .cannotRead, .photo: .io
+        case .cannotRead: .io
+        case .possibleDuplicate: .refused
+        case .photo: .photo
         case .store: .store
         }
     }
@@ -49,6 +57,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
             "\(file) is an NMEA log: it holds positions, not trees; use 'trees capture --source replay:\(path)'"
         case .malformed(let file, let line, let reason): line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
         case .photo(let e): e.description
+        case .possibleDuplicate(let d): d.message
         case .store(let e, let nothingStored): nothingStored ? "\(e.description); nothing was imported" : e.description
         }
     }

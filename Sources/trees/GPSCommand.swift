@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Location
 import TreesKit
+import TreesWorkflows
 
 /// `trees gps`: watches the location source live.
 struct GPSCommand: AsyncParsableCommand {
@@ -54,7 +55,7 @@ struct GPSCommand: AsyncParsableCommand {
         defer { printer.finish() }
         var fixes = 0
         let deadline = duration.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
-        for try await input in Self.inputs(source, ticking: mode == .live, until: deadline) {
+        for try await input in source.inputs(ticking: mode == .live, until: deadline).mappingErrors(CLIError.from) {
             switch input {
             case let .event(event):
                 printer.show(event, now: Date())
@@ -82,57 +83,13 @@ struct GPSCommand: AsyncParsableCommand {
         return spec
     }
 
-    /// Events from the source, with a tick every half second for the live view, ending at `deadline`.
-    static func inputs(
-        _ source: any LocationSource, ticking: Bool, until deadline: ContinuousClock.Instant?
-    ) -> AsyncThrowingStream<GPSInput, any Error> {
-        let (stream, out) = AsyncThrowingStream<GPSInput, any Error>.makeStream()
-        let events = Task {
-            do {
-                for try await event in source.events() { out.yield(.event(event)) }
-                out.finish()
-            } catch {
-                out.finish(throwing: Self.cliError(error))
-            }
-        }
-        let ticker = Task {
-            while !Task.isCancelled {
-                if let deadline, ContinuousClock.now >= deadline { out.finish(); return }
-                try await Task.sleep(for: .milliseconds(ticking ? 500 : 100))
-                if ticking { out.yield(.tick) }
-            }
-        }
-        out.onTermination = { _ in events.cancel(); ticker.cancel() }
-        return stream
-    }
-
-    /// Maps the location errors onto messages and exit statuses.
-    static func cliError(_ error: any Error) -> any Error {
-        switch error {
-        case let e as LocationError:
-            switch e {
-            case .gpsdUnreachable, .gpsdRefused, .serialUnavailable, .noNMEA: return CLIError(e.description, status: .unavailable)
-            case .badSourceURI: return CLIError(e.description, status: .usage)
-            case .stdinUnreadable: return CLIError(e.description, status: .ioError)
-            }
-        case let e as ReplayError:
-            switch e {
-            case .cannotOpen: return CLIError(e.description, status: .noInput)
-            case .readFailed: return CLIError(e.description, status: .ioError)
-            case .noNMEA: return CLIError(e.description, status: .dataError)
-            }
-        default:
-            return error
-        }
-    }
-
     /// `--status`: waits for the source to say who it is, gathers the devices it names in the
     /// next half second (up to 3 s while it names none or their drivers are unknown), prints them and ends.
     func printStatus(_ source: any LocationSource, terminal: Terminal) async throws {
         var version: String?
         var devices: [DeviceInfo] = []
         var connectedAt: ContinuousClock.Instant?
-        loop: for try await input in Self.inputs(source, ticking: true, until: nil) {
+        loop: for try await input in source.inputs(ticking: true).mappingErrors(CLIError.from) {
             // Devices gpsd names in the next half second count too; while it names none, or has not
             // identified a device's driver yet, wait up to 3 s.
             let settling = devices.isEmpty || devices.contains { $0.driver == nil }
@@ -173,10 +130,6 @@ extension SourceOptions {
 }
 
 /// What the command's loop reads: source events and clock ticks.
-enum GPSInput: Sendable {
-    case event(LocationEvent)
-    case tick
-}
 
 enum OutputMode { case live, lines, jsonl }
 

@@ -45,6 +45,7 @@ public struct ImportWorkflow: Sendable {
         public struct Item: Sendable, Equatable {
             public var line: Int
             public var reason: String
+            public init(line: Int, reason: String) { self.line = line; self.reason = reason }
         }
 
         public var file: String

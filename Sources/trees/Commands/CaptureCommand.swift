@@ -3,6 +3,7 @@ import Foundation
 import Location
 import TreesKit
 import TreesStore
+import TreesWorkflows
 
 struct CaptureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,107 +81,6 @@ struct CaptureCommand: AsyncParsableCommand {
     }
 }
 
-// MARK: - Saving
-
-/// What the user chose for a tree, before it is stored.
-struct CaptureChoices {
-    var species: String
-    var variety: String?
-    var rootstock: String?
-    var notes: String?
-    /// nil: no collection.
-    var collectionName: String?
-    var photos: [String]
-}
-
-/// Stores a frozen fix as a new tree, or as the new position of an existing one, in one transaction.
-struct CaptureSaver {
-    let store: TreeStore
-    let sourceDescription: String
-    let allowDuplicate: Bool
-
-    /// A tree of the same species within the larger of the two accuracies.
-    struct Duplicate: Error {
-        var tree: Tree
-        var distance: Double
-        var radius: Double
-        var message: String {
-            String(format: "possible duplicate: tree %@ (%@) lies %.1f m away, within the %.1f m accuracy",
-                   tree.shortID, tree.species, distance, radius)
-        }
-    }
-
-    func duplicates(of frozen: FrozenFix, species: String, excluding: UUID?) throws -> [Duplicate] {
-        try store.read { r in
-            try r.trees(species: species, near: frozen.coordinate, within: max(frozen.horizontalAccuracy, 500))
-                .filter { $0.id != excluding }
-                .compactMap { t in
-                    let d = Geodesy.distance(t.coordinate, frozen.coordinate)
-                    let radius = max(frozen.horizontalAccuracy, t.horizontalAccuracy ?? 0)
-                    return d <= radius ? Duplicate(tree: t, distance: d, radius: radius) : nil
-                }
-                .sorted { $0.distance < $1.distance }
-        }
-    }
-
-    func save(_ frozen: FrozenFix, choices: CaptureChoices, existing: Tree?, confirmDuplicate: (Duplicate) -> Bool) throws -> Tree {
-        if !allowDuplicate, let dup = try duplicates(of: frozen, species: choices.species, excluding: existing?.id).first,
-           !confirmDuplicate(dup) {
-            throw CLIError(dup.message + "; pass --allow-duplicate to save anyway", status: .failure)
-        }
-        let fix = frozen.fix
-        let capture = CaptureInfo(fixTime: fix.time, fixMode: fix.mode, satellites: fix.satellitesUsed, hdop: fix.hdop,
-                                  averagedEpochs: frozen.epochs, locationSource: sourceDescription)
-        let ellipsoid = fix.ellipsoidHeight ?? fix.altitudeMSL.flatMap { alt in fix.geoidSeparation.map { alt + $0 } }
-        // Photo files are copied and hashed before the store is locked; the transaction records rows only.
-        let photos = try PhotoAttachment.stage(choices.photos, store: store)
-        do {
-            return try save(frozen, choices: choices, existing: existing, capture: capture, ellipsoid: ellipsoid, photos: photos)
-        } catch {
-            if let photos { store.photoLibrary.discard(photos, store: store) }
-            throw error
-        }
-    }
-
-    private func save(_ frozen: FrozenFix, choices: CaptureChoices, existing: Tree?, capture: CaptureInfo, ellipsoid: Double?,
-                      photos: PhotoLibrary.StagedPhotos?) throws -> Tree {
-        let fix = frozen.fix
-        return try store.write { w -> Tree in
-            let collection = try choices.collectionName.map { try w.collection(namedOrNew: $0) }
-            var tree: Tree
-            if var t = existing {
-                try w.recordHistory(of: t, change: "re-captured")
-                t.coordinate = frozen.coordinate
-                t.horizontalAccuracy = frozen.horizontalAccuracy
-                t.accuracySource = frozen.accuracySource
-                t.altitude = fix.altitudeMSL
-                t.ellipsoidHeight = ellipsoid
-                t.capture = capture
-                tree = try w.update(t)
-            } else {
-                tree = Tree(coordinate: frozen.coordinate, horizontalAccuracy: frozen.horizontalAccuracy,
-                            accuracySource: frozen.accuracySource, altitude: fix.altitudeMSL, ellipsoidHeight: ellipsoid,
-                            species: choices.species, variety: choices.variety, rootstock: choices.rootstock,
-                            notes: choices.notes, collectionID: collection?.id, createdAt: w.now, capture: capture)
-                try w.insert(tree)
-                try w.setPreference(.lastCollection, collection?.id.uuidString.lowercased())
-            }
-            if let photos { _ = try PhotoErrors.mapped { try store.photoLibrary.attach(photos, to: tree.id, in: w) } }
-            return tree
-        }
-    }
-}
-
-/// Photo files chosen during a capture, copied into the store's photo folder before the tree is saved.
-enum PhotoAttachment {
-    static func stage(_ paths: [String], store: TreeStore) throws -> PhotoLibrary.StagedPhotos? {
-        guard !paths.isEmpty else { return nil }
-        let staged = try PhotoErrors.mapped { try store.photoLibrary.stage(files: paths) }
-        for w in staged.warnings { StandardError.write("warning: \(TerminalText.escaped(w))\n") }
-        return staged
-    }
-}
-
 // MARK: - Events
 
 /// What the capture loop reacts to: the source's events, clock ticks and (interactive) key presses.
@@ -197,11 +97,11 @@ enum KeyPress: Sendable, Equatable {
 }
 
 extension LocationSource {
-    /// The live view's input (`GPSCommand.inputs`: events and clock ticks), as capture inputs that
-    /// key presses can join through the returned continuation; ends after the source ends.
+    /// The live view's input (events and clock ticks), as capture inputs that key presses can
+    /// join through the returned continuation; ends after the source ends.
     func captureInputs() -> (AsyncStream<CaptureInput>, AsyncStream<CaptureInput>.Continuation) {
         let (stream, continuation) = AsyncStream<CaptureInput>.makeStream(bufferingPolicy: .unbounded)
-        let inputs = GPSCommand.inputs(self, ticking: true, until: nil)
+        let inputs = self.inputs(ticking: true)
         let reader = Task {
             do {
                 for try await input in inputs {
@@ -231,7 +131,7 @@ struct AutoCapture {
 
     func run() async throws {
         let source = try command.sourceOptions.locationSource()
-        var session = CaptureSession(gate: command.gate)
+        var policy = AutoCapturePolicy(gate: command.gate, average: command.average)
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = command.timeout.map { start + .milliseconds(Int64($0 * 1000)) }
@@ -243,31 +143,20 @@ struct AutoCapture {
             let now = clock.now - start
             switch input {
             case .event(let event):
-                session.handle(event, at: now)
+                frozen = policy.handle(.event(event), at: now)
                 if case .warning(let text) = event { StandardError.write("trees: \(text)\n") }
             case .tick:
-                session.tick(at: now)
+                frozen = policy.handle(.tick, at: now)
             case .ended, .key:
                 break loop
             case .failed(let message, let status):
                 failure = (message, status)
                 break loop
             }
-            switch session.state {
-            case .good where command.average != nil:
-                session.startAveraging(epochs: command.average ?? 1)
-            case .good:
-                frozen = session.freeze()
-            case .frozen(let f):
-                frozen = f
-            default:
-                break
-            }
             if frozen != nil { break }
             if let deadline, clock.now >= deadline { break }
         }
-        if frozen == nil, case .averaging = session.state { frozen = session.finishAveraging() }
-        if frozen == nil, let best = session.bestAcceptable { frozen = session.freeze(best) }
+        if frozen == nil { frozen = policy.finish() }
         guard let frozen else {
             if let failure { throw CLIError(failure.0, status: failure.1) }
             throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", JSON.number(command.require), source.description),
@@ -278,23 +167,11 @@ struct AutoCapture {
         let choices = CaptureChoices(
             species: species, variety: Values.text(command.attributes.variety), rootstock: Values.text(command.attributes.rootstock),
             notes: Values.text(command.attributes.notes), collectionName: collectionName, photos: command.photos)
-        let saver = CaptureSaver(store: store, sourceDescription: source.description, allowDuplicate: command.allowDuplicate)
+        var saver = CaptureSaver(store: store, sourceDescription: source.description, allowDuplicate: command.allowDuplicate)
+        saver.onWarning = { StandardError.write("warning: \(TerminalText.escaped($0))\n") }
         let tree = try saver.save(frozen, choices: choices, existing: existing) { _ in false }
         try store.read { r in
             try TreeDetails.print(tree, reader: r, store: store, json: command.json, terminal: .current)
         }
-    }
-}
-
-/// Defaults that capture shares between its scripted and interactive forms.
-enum CaptureDefaults {
-    /// `--collection NAME` (created on save when new), `none`, or else the last used collection.
-    static func collectionName(_ option: String?, store: TreeStore) throws -> String? {
-        if let option {
-            let trimmed = option.trimmingCharacters(in: .whitespaces)
-            return trimmed.lowercased() == "none" || trimmed.isEmpty ? nil : trimmed
-        }
-        guard let id = try store.preference(.lastCollection).flatMap(UUID.init(uuidString:)) else { return nil }
-        return try store.read { try $0.collection(id: id) }?.name
     }
 }

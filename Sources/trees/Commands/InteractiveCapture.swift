@@ -1,6 +1,7 @@
 import Foundation
 import TreesKit
 import TreesStore
+import TreesWorkflows
 
 /// The interactive capture on a terminal: live view and gate, prompts, Save / Re-capture / Discard,
 /// then the next tree with the same collection.
@@ -192,14 +193,15 @@ struct InteractiveCapture {
             guard let answer = Self.ask("[S]ave, [R]e-capture or [D]iscard? [S] ") else { throw CLIError("input ended; nothing saved") }
             switch answer.lowercased().first {
             case nil, "s":
-                let saver = CaptureSaver(store: store, sourceDescription: source, allowDuplicate: command.allowDuplicate)
+                var saver = CaptureSaver(store: store, sourceDescription: source, allowDuplicate: command.allowDuplicate)
+                saver.onWarning = { StandardError.write("warning: \(TerminalText.escaped($0))\n") }
                 do {
                     let tree = try saver.save(frozen, choices: choices, existing: existing) { dup in
                         Self.say(terminal.paint("Warning: " + dup.message + ".", .orange))
                         return Self.ask("Save anyway? [y/N] ").map { ["y", "yes"].contains($0.lowercased()) } ?? false
                     }
                     return .saved(tree)
-                } catch let error as CLIError where error.message.hasPrefix("possible duplicate") {
+                } catch WorkflowError.possibleDuplicate {
                     Self.say("Not saved.")
                     continue
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import Location
 import TreesStore
 import TreesWorkflows
 
@@ -44,10 +45,30 @@ struct CLIError: Error, CustomStringConvertible {
             case .noInput: return CLIError(e.description, status: .noInput)
             case .data: return CLIError(e.description, status: .dataError)
             case .io: return CLIError(e.description, status: .ioError)
+            case .refused:
+                if case .possibleDuplicate = e { return CLIError(e.description + "; pass --allow-duplicate to save anyway") }
+                return CLIError(e.description)
+            case .photo:
+                guard case .photo(let p) = e else { return CLIError(e.description) }
+                return PhotoErrors.cliError(p)
             case .store:
                 guard case .store(let s, let nothingStored) = e else { return CLIError(e.description) }
                 return nothingStored ? CLIError(e.description, status: .ioError) : from(s)
             }
+        case let e as LocationError:
+            switch e {
+            case .gpsdUnreachable, .gpsdRefused, .serialUnavailable, .noNMEA: return CLIError(e.description, status: .unavailable)
+            case .badSourceURI: return CLIError(e.description, status: .usage)
+            case .stdinUnreadable: return CLIError(e.description, status: .ioError)
+            }
+        case let e as ReplayError:
+            switch e {
+            case .cannotOpen: return CLIError(e.description, status: .noInput)
+            case .readFailed: return CLIError(e.description, status: .ioError)
+            case .noNMEA: return CLIError(e.description, status: .dataError)
+            }
+        case let e as PhotoError:
+            return PhotoErrors.cliError(e)
         case let e as StoreError:
             switch e {
             case .cannotCreate, .notATreesDatabase, .newerSchema: return CLIError(e.description, status: .cannotCreate)
@@ -58,6 +79,24 @@ struct CLIError: Error, CustomStringConvertible {
             }
         default:
             return CLIError(String(describing: error), status: .failure)
+        }
+    }
+}
+
+extension AsyncThrowingStream where Failure == any Error, Element: Sendable {
+    /// The same elements; an error that ends the stream passes through `transform` first.
+    func mappingErrors(_ transform: @escaping @Sendable (any Error) -> any Error) -> AsyncThrowingStream<Element, any Error> {
+        let base = self
+        return AsyncThrowingStream { out in
+            let task = Task {
+                do {
+                    for try await element in base { out.yield(element) }
+                    out.finish()
+                } catch {
+                    out.finish(throwing: transform(error))
+                }
+            }
+            out.onTermination = { _ in task.cancel() }
         }
     }
 }

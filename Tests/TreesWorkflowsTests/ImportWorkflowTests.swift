@@ -1,0 +1,107 @@
+import Foundation
+import Interchange
+import Testing
+import TreesKit
+import TreesStore
+import TreesWorkflows
+
+/// The import workflow on real files and a real SQLite store, without the command line.
+@Suite struct ImportWorkflowTests {
+    final class Folder {
+        let path: String
+        init() throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("trees-workflow-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+
+        func write(_ name: String, _ text: String) throws -> String {
+            let file = path + "/" + name
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            return file
+        }
+
+        func store() throws -> TreeStore { try TreeStore(path: path + "/trees.sqlite") }
+
+        /// Names of the photo files in the store's folder (none when it has no folder yet).
+        func photoFiles() throws -> [String] {
+            let folder = try store().photoFolder
+            return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        }
+    }
+
+    static let gpx = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="survey" xmlns="http://www.topografix.com/GPX/1/1">
+          <wpt lat="47.3769123" lon="8.5417456"><name>Apple</name></wpt>
+          <wpt lat="47.3770000" lon="8.5418000"><name>Pear</name></wpt>
+          <wpt lon="8.5"><name>No latitude</name></wpt>
+          <wpt lat="47.3771000" lon="8.5419000"><time>yesterday</time><name>Plum</name></wpt>
+        </gpx>
+        """
+
+    @Test func importsWaypointsAndReportsSkipsAndWarningsByKind() throws {
+        let folder = try Folder()
+        let file = try folder.write("survey.gpx", Self.gpx)
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(report.format == .gpx)
+        #expect(report.imported == 3)
+        #expect(report.skipped == [.init(line: 5, reason: "<wpt> has no lat attribute; point skipped")])
+        #expect(report.warnings == [.init(line: 6, reason: "<time> \"yesterday\" is not an ISO 8601 time; ignored")])
+        #expect(try folder.store().trees().map(\.species).sorted() == ["Apple", "Pear", "Plum"])
+        let again = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(again.imported == 0 && again.alreadyPresent == 3)
+    }
+
+    @Test func aDryRunStoresNothing() throws {
+        let folder = try Folder()
+        let file = try folder.write("survey.gpx", Self.gpx)
+        let report = try ImportWorkflow(dryRun: true, gpxParts: [.routes]).run(try InputFile(file), opening: { try folder.store() })
+        #expect(report.dryRun && report.imported == 3)
+        #expect(try folder.store().trees().isEmpty)
+    }
+
+    static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xFF, 0xD9]
+
+    static func json(secondTree: String) -> String {
+        let photo = Data(jpeg).base64EncodedString()
+        return """
+            {"collections": [], "trees": [
+            {"id": "4F1C2E1A-1111-4222-8333-944455556666", "latitude": 47.1, "longitude": 8.1, "species": "Apple", "photos": ["\(photo)"]},
+            \(secondTree)
+            ]}
+            """
+    }
+
+    @Test func photosAreStoredWithTheirTreesAndARefusedFileLeavesNeitherRowsNorFiles() throws {
+        let folder = try Folder()
+        let bad = try folder.write("bad.json", Self.json(secondTree: #"{"id": "5F1C2E1A-1111-4222-8333-944455556666", "latitude": 91, "longitude": 8.2, "species": "Pear"}"#))
+        #expect(throws: WorkflowError.self) {
+            try ImportWorkflow().run(try InputFile(bad), opening: { try folder.store() })
+        }
+        do {
+            _ = try ImportWorkflow().run(try InputFile(bad), opening: { try folder.store() })
+        } catch let e as WorkflowError {
+            guard case .malformed(let file, let line, _) = e else { Issue.record("\(e)"); return }
+            #expect(file == bad && line == 3)
+            #expect(e.kind == .data)
+        }
+        #expect(try folder.store().trees().isEmpty)
+        #expect(try folder.photoFiles().isEmpty)
+
+        let good = try folder.write("good.json", Self.json(secondTree: #"{"id": "5F1C2E1A-1111-4222-8333-944455556666", "latitude": 47.2, "longitude": 8.2, "species": "Pear"}"#))
+        let report = try ImportWorkflow().run(try InputFile(good), opening: { try folder.store() })
+        #expect(report.imported == 2 && report.photos == 1)
+        #expect(try folder.photoFiles() == [SHA256.hex(Self.jpeg) + ".jpeg"])
+        let photos = try folder.store().read { try $0.photos(of: UUID(uuidString: "4F1C2E1A-1111-4222-8333-944455556666")!) }
+        #expect(photos.map(\.byteCount) == [Self.jpeg.count])
+    }
+
+    @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
+        let folder = try Folder()
+        let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
+        #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {
+            try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        }
+    }
+}
