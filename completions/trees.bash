@@ -571,6 +571,7 @@ _trees_export() {
         return
         ;;
     '--format')
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''geojson'$'\n''kml'
         return
         ;;
     '--collection')
@@ -580,6 +581,7 @@ _trees_export() {
         return
         ;;
     '--for')
+        __trees_add_completions -W 'tree-tracker'
         return
         ;;
     '--unknown-accuracy')

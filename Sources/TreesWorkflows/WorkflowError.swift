@@ -7,6 +7,10 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable {
         /// An input that is missing, a folder, or cannot be opened.
         case noInput
+        /// A value given to the workflow that it cannot use (an empty destination).
+        case usage
+        /// An output file or folder that cannot be created.
+        case cannotCreate
         /// An input whose content is malformed or is not what the workflow reads.
         case data
         /// Reading or writing failed (disk full, device gone).
@@ -28,6 +32,16 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     case positionsNotTrees(file: String, path: String)
     /// A malformed file, refused at `line` (when known) with `reason`.
     case malformed(file: String, line: Int?, reason: String)
+    /// An empty name where an output file, a folder or `-` was expected.
+    case emptyDestination
+    /// An output file that cannot be created (`reason` says why).
+    case cannotCreate(path: String, reason: String)
+    /// Writing an output failed (disk full, device gone).
+    case cannotWrite(path: String, reason: String)
+    /// A photo file a row names is not in the store's photo folder.
+    case photoMissing(path: String, tree: String)
+    /// The Tree Tracker app needs an accuracy for every tree; `count` trees have none (`examples` name some).
+    case accuracyMissing(count: Int, examples: [String])
     /// A photo file could not be written into the store's photo folder.
     case photo(PhotoError)
     /// A tree of the same species within the accuracy circle, not confirmed as a separate tree.
@@ -39,7 +53,11 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         switch self {
         case .noSuchFile, .isAFolder, .cannotOpen: .noInput
         case .undetectableFormat, .positionsNotTrees, .malformed: .data
-        case .cannotRead: .io
+        case .emptyDestination: .usage
+        case .cannotCreate: .cannotCreate
+        case .cannotRead, .cannotWrite: .io
+        case .photoMissing: .noInput
+        case .accuracyMissing: .refused
         case .possibleDuplicate: .refused
         case .photo: .photo
         case .store: .store
@@ -57,6 +75,12 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
             "\(file) is an NMEA log: it holds positions, not trees; use 'trees capture --source replay:\(path)'"
         case .malformed(let file, let line, let reason): line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
         case .photo(let e): e.description
+        case .emptyDestination: "an output needs a file, a folder or - for standard output"
+        case .cannotCreate(let path, let reason), .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        case .photoMissing(let path, let tree): "photo \(path) of tree \(tree) is missing"
+        case .accuracyMissing(let count, let examples):
+            "\(count) tree\(count == 1 ? " has" : "s have") no accuracy, which the Tree Tracker app needs: "
+                + examples.joined(separator: ", ") + (count > examples.count ? ", …" : "")
         case .possibleDuplicate(let d): d.message
         case .store(let e, let nothingStored): nothingStored ? "\(e.description); nothing was imported" : e.description
         }

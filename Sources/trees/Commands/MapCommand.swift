@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TreesKit
 import TreesStore
+import TreesWorkflows
 
 struct MapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -88,8 +89,7 @@ struct MapCommand: AsyncParsableCommand {
                             generatedAt: now), chosen?.name)
         }
         let html = page.html()
-        let slug = collectionName.map(TextTools.slug) ?? ""
-        let generatedName = "\(slug.isEmpty ? "trees" : slug)_\(Format.fileStamp(db.now())).html"
+        let generatedName = Format.generatedName(collectionName, at: db.now(), extension: "html")
         let destination = try OutputDestination.resolve(out, generatedName: generatedName)
         let output = try OutputFile(destination)
         do {

@@ -3,6 +3,7 @@ import Foundation
 import Location
 import NMEA
 import TreesKit
+import TreesWorkflows
 
 /// `trees replay FILE`: reads a recorded NMEA track and prints its fixes, as text, JSON Lines or GPX.
 struct ReplayCommand: AsyncParsableCommand {

@@ -32,3 +32,7 @@ struct GPXParts: ExpressibleByArgument {
     var defaultValueDescription: String { "none" }
     static var allValueStrings: [String] { ["routes", "tracks", "routes,tracks"] }
 }
+
+extension ExportFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}

@@ -43,11 +43,18 @@ struct CLIError: Error, CustomStringConvertible {
         case let e as WorkflowError:
             switch e.kind {
             case .noInput: return CLIError(e.description, status: .noInput)
+            case .usage:
+                if case .emptyDestination = e { return CLIError("--out needs a file, a folder or - for standard output", status: .usage) }
+                return CLIError(e.description, status: .usage)
+            case .cannotCreate: return CLIError(e.description, status: .cannotCreate)
             case .data: return CLIError(e.description, status: .dataError)
             case .io: return CLIError(e.description, status: .ioError)
             case .refused:
-                if case .possibleDuplicate = e { return CLIError(e.description + "; pass --allow-duplicate to save anyway") }
-                return CLIError(e.description)
+                switch e {
+                case .possibleDuplicate: return CLIError(e.description + "; pass --allow-duplicate to save anyway")
+                case .accuracyMissing: return CLIError(e.description + "; give one with --unknown-accuracy M or set it with 'trees edit'")
+                default: return CLIError(e.description)
+                }
             case .photo:
                 guard case .photo(let p) = e else { return CLIError(e.description) }
                 return PhotoErrors.cliError(p)

@@ -1,22 +1,6 @@
 import Foundation
 import TreesKit
-
-/// Writes to a file descriptor with `write(2)`, retrying short writes and EINTR; the `errno` of a
-/// failure, nil when everything was written.
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
-    guard var p = bytes.baseAddress else { return nil }
-    var left = bytes.count
-    while left > 0 {
-        let n = Foundation.write(fd, p, left)
-        if n < 0 {
-            if errno == EINTR { continue }
-            return errno
-        }
-        p += n
-        left -= n
-    }
-    return nil
-}
+import TreesWorkflows
 
 /// Writes command output to standard output, unbuffered.
 ///

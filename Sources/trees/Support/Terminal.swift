@@ -97,6 +97,13 @@ enum Format {
     /// `yyyy-MM-dd_HHmmss` in the local time zone, for file names.
     static func fileStamp(_ date: Date) -> String { local("yyyy-MM-dd_HHmmss", date) }
 
+    /// The name an output gets in a folder: `{prefix}_{yyyy-MM-dd_HHmmss}.{ext}`, the prefix being
+    /// the collection's name as a slug, or `trees`.
+    static func generatedName(_ collection: String?, at date: Date, extension ext: String) -> String {
+        let slug = collection.map(TextTools.slug) ?? ""
+        return "\(slug.isEmpty ? "trees" : slug)_\(fileStamp(date)).\(ext)"
+    }
+
     /// `HH:mm:ss` in the local time zone.
     static func clock(_ date: Date) -> String { local("HH:mm:ss", date) }
 

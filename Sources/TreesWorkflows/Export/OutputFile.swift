@@ -1,11 +1,28 @@
 import Foundation
 
+/// Writes all of `bytes` to `fd`, retrying after interruptions and short writes; the `errno`
+/// of a failure, nil on success.
+public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    guard var p = bytes.baseAddress else { return nil }
+    var left = bytes.count
+    while left > 0 {
+        let n = Foundation.write(fd, p, left)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        p += n
+        left -= n
+    }
+    return nil
+}
+
 /// Where a command writes its output: standard output, or a path (a regular file, a device, a pipe).
-enum OutputDestination: Equatable {
+public enum OutputDestination: Equatable, Sendable {
     case standardOutput
     case file(String)
 
-    var displayName: String {
+    public var displayName: String {
         switch self {
         case .standardOutput: "standard output"
         case .file(let path): path
@@ -14,15 +31,15 @@ enum OutputDestination: Equatable {
 
     /// The destination an `--out` value names: `-` is standard output; a folder (or no value, for
     /// the current folder) gets `generatedName` inside it; anything else is the file itself.
-    static func resolve(_ out: String?, generatedName: String) throws -> OutputDestination {
+    public static func resolve(_ out: String?, generatedName: String) throws(WorkflowError) -> OutputDestination {
         guard let out else { return .file(generatedName) }
         if out == "-" { return .standardOutput }
-        guard !out.isEmpty else { throw CLIError("--out needs a file, a folder or - for standard output", status: .usage) }
+        guard !out.isEmpty else { throw .emptyDestination }
         var st = stat()
         if stat(out, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
             return .file(out.hasSuffix("/") ? out + generatedName : out + "/" + generatedName)
         }
-        if out.hasSuffix("/") { throw CLIError("cannot write \(out): the folder does not exist", status: .cannotCreate) }
+        if out.hasSuffix("/") { throw .cannotCreate(path: out, reason: "the folder does not exist") }
         return .file(out)
     }
 }
@@ -37,10 +54,10 @@ enum OutputDestination: Equatable {
 /// - SIGINT, SIGTERM or SIGHUP while the file is written remove the temporary file, and the process
 ///   exits with 128 + the signal.
 ///
-/// Failing to open is exit status 73, failing to write 74; messages name the path as given.
+/// Failing to open is `WorkflowError.cannotCreate`, failing to write `.cannotWrite`; messages name the path as given.
 /// Blocks are handed to the kernel's writeback as they are written (`sync_file_range`), so the
 /// `fdatasync` before the rename waits only for the last of them.
-final class OutputFile {
+public final class OutputFile {
     private let fd: Int32
     /// The destination as the user named it, for messages.
     private let name: String
@@ -54,7 +71,7 @@ final class OutputFile {
     /// Bytes written between two writeback requests.
     private static let writebackStep: Int64 = 1 << 20
 
-    init(_ destination: OutputDestination) throws {
+    public init(_ destination: OutputDestination) throws(WorkflowError) {
         name = destination.displayName
         guard case .file(let path) = destination else {
             (fd, finalPath, temporaryPath, ownsDescriptor) = (STDOUT_FILENO, nil, nil, false)
@@ -69,7 +86,7 @@ final class OutputFile {
                 existing = st
                 target = Self.realPath(path) ?? path
             case S_IFDIR:
-                throw CLIError("cannot write \(path): it is a folder", status: .cannotCreate)
+                throw .cannotCreate(path: path, reason: "it is a folder")
             default:
                 // A device or a pipe: renaming over it would replace it, so it is opened and written.
                 let d = open(path, O_WRONLY | O_CLOEXEC)
@@ -122,14 +139,14 @@ final class OutputFile {
         if ownsDescriptor && fd >= 0 { close(fd) }
     }
 
-    /// `cannot write PATH: reason`, exit status 73.
-    private static func cannotCreate(_ path: String, _ reason: String) -> CLIError {
-        CLIError("cannot write \(path): \(reason)", status: .cannotCreate)
+    /// `cannot write PATH: reason`: the file could not be created.
+    private static func cannotCreate(_ path: String, _ reason: String) -> WorkflowError {
+        .cannotCreate(path: path, reason: reason)
     }
 
-    /// `cannot write NAME: reason` from `errno`, exit status 74.
-    private func writeFailure(_ code: Int32) -> CLIError {
-        CLIError("cannot write \(name): \(String(cString: strerror(code)))", status: .ioError)
+    /// `cannot write NAME: reason` from `errno`: writing failed.
+    private func writeFailure(_ code: Int32) -> WorkflowError {
+        .cannotWrite(path: name, reason: String(cString: strerror(code)))
     }
 
     /// The canonical path of an existing file, symbolic links resolved.
@@ -141,7 +158,7 @@ final class OutputFile {
 
     /// Where a path that does not exist yet will be created: `path` itself, or the end of the chain
     /// of symbolic links that starts there and leads to no file.
-    private static func linkTarget(_ path: String) throws -> String {
+    private static func linkTarget(_ path: String) throws(WorkflowError) -> String {
         var current = path
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         for _ in 0..<40 {
@@ -162,34 +179,36 @@ final class OutputFile {
     }
 
     /// True for a file (which can be patched after writing), false for standard output and devices.
-    var isSeekable: Bool { finalPath != nil }
+    public var isSeekable: Bool { finalPath != nil }
 
-    func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try write($0) }
+    public func write(_ bytes: [UInt8]) throws(WorkflowError) {
+        if let code = bytes.withUnsafeBytes({ write($0) }) { throw writeFailure(code) }
     }
 
-    func write(_ text: String) throws {
+    public func write(_ text: String) throws(WorkflowError) {
         var text = text
-        try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+        if let code = text.withUTF8({ write(UnsafeRawBufferPointer($0)) }) { throw writeFailure(code) }
     }
 
-    private func write(_ bytes: UnsafeRawBufferPointer) throws {
-        if let code = writeAll(fd, bytes) { throw writeFailure(code) }
+    /// Writes all of `bytes`; the `errno` of a failure.
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+        if let code = writeAll(fd, bytes) { return code }
         written += Int64(bytes.count)
         if temporaryPath != nil, written - handedToWriteback >= Self.writebackStep {
             startWriteback(handedToWriteback, written - handedToWriteback)
             handedToWriteback = written
         }
+        return nil
     }
 
     /// Overwrites bytes already written at `offset`.
-    func patch(at offset: Int, _ bytes: [UInt8]) throws {
+    public func patch(at offset: Int, _ bytes: [UInt8]) throws(WorkflowError) {
         let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
         if n != bytes.count { throw writeFailure(n < 0 ? errno : EIO) }
     }
 
     /// Makes the file durable and renames it to its final name; nothing to do for standard output and devices.
-    func commit() throws {
+    public func commit() throws(WorkflowError) {
         guard let finalPath, let temporaryPath else { return }
         guard fdatasync(fd) == 0 else { throw writeFailure(errno) }
         guard rename(temporaryPath, finalPath) == 0 else { throw writeFailure(errno) }
@@ -198,7 +217,7 @@ final class OutputFile {
     }
 
     /// Removes the temporary file after a failure (the destination is left as it was).
-    func abandon() {
+    public func abandon() {
         guard let temporaryPath else { return }
         unlink(temporaryPath)
         self.temporaryPath = nil

@@ -1,0 +1,132 @@
+import Foundation
+import Interchange
+import TreesKit
+import TreesStore
+
+/// Exporting a store's trees (all, or one collection's) as GPX, collection JSON, CSV, GeoJSON or
+/// KML, streamed tree by tree into an `OutputFile`: a file appears under its name only when
+/// complete.
+public struct ExportWorkflow: Sendable {
+    public var format: ExportFormat
+    /// Only the trees of the collection of this name.
+    public var collection: String?
+    /// Embed the photos' bytes (collection JSON).
+    public var embedPhotos = false
+    /// Write what the Tree Tracker app reads (collection JSON).
+    public var treeTracker: TreeTrackerFlavour?
+    /// The `creator` a GPX file names.
+    public var creator: String
+
+    public init(format: ExportFormat, collection: String? = nil, embedPhotos: Bool = false,
+                treeTracker: TreeTrackerFlavour? = nil, creator: String) {
+        self.format = format
+        self.collection = collection
+        self.embedPhotos = embedPhotos
+        self.treeTracker = treeTracker
+        self.creator = creator
+    }
+
+    /// What an export wrote.
+    public struct Report: Sendable, Equatable {
+        public var destination: OutputDestination
+        public var trees: Int
+    }
+
+    /// Writes the export to `destination`. Fails with a `WorkflowError` (nothing is left at a
+    /// file destination then).
+    public func run(from store: TreeStore, to destination: OutputDestination, at now: Date) throws -> Report {
+        do {
+            return try write(from: store, to: destination, at: now)
+        } catch let e as StoreError {
+            throw WorkflowError.store(e, nothingStored: false)
+        }
+    }
+
+    private func filter(_ r: StoreReader) throws -> (TreeFilter, name: String?) {
+        var filter = TreeFilter()
+        guard let collection else { return (filter, nil) }
+        let c = try r.collection(named: collection)
+        filter.collection = .collection(c.id)
+        return (filter, c.name)
+    }
+
+    private func write(from store: TreeStore, to destination: OutputDestination, at now: Date) throws -> Report {
+        if let treeTracker, treeTracker.unknownAccuracy == nil {
+            // The app refuses a whole file with one tree without an accuracy: say which, before writing.
+            let (count, examples) = try store.read { r in
+                var names: [String] = []
+                var count = 0
+                try r.forEachTree(try filter(r).0) { t in
+                    guard t.horizontalAccuracy == nil else { return }
+                    count += 1
+                    if names.count < 5 { names.append("\(t.shortID) (\(t.species))") }
+                }
+                return (count, names)
+            }
+            if count > 0 { throw WorkflowError.accuracyMissing(count: count, examples: examples) }
+        }
+        var written = 0
+        var sinkError: WorkflowError?
+        let output = try OutputFile(destination)
+        do {
+            try store.read { r in
+                let (filter, name) = try filter(r)
+                let collections = try r.collections().map(\.collection)
+                let listed = filter.collection == .any ? collections : collections.filter { c in
+                    if case .collection(let id) = filter.collection { return c.id == id }
+                    return false
+                }
+                var context = ExportContext(collections: listed, exportedAt: now, name: name, creator: creator)
+                // GPX needs its bounds before the waypoints: a file gets them patched in afterwards
+                // (one pass over the trees); standard output takes a first pass to compute them.
+                let patchBounds = format == .gpx && output.isSeekable
+                if format == .gpx && !patchBounds {
+                    var bounds: GeoBounds?
+                    try r.forEachTree(filter) { t in
+                        if bounds == nil { bounds = GeoBounds(t.coordinate) } else { bounds?.include(t.coordinate) }
+                    }
+                    context.bounds = bounds
+                }
+                context.reserveBounds = patchBounds
+                context.treeTracker = treeTracker
+                let sink: ByteOutput.Sink = { bytes in
+                    do throws(WorkflowError) { try output.write(bytes) } catch { sinkError = error; throw error }
+                }
+                var writer = makeTreeWriter(format, context: context, sink: sink)
+                let withPhotos = format == .gpx ? [] : try r.treeIDsWithPhotos()
+                var bounds: GeoBounds?
+                try writer.begin()
+                try r.forEachTree(filter) { tree in
+                    var list: [ExportPhoto] = []
+                    if withPhotos.contains(tree.id) {
+                        for p in try r.photos(of: tree.id) {
+                            var data: [UInt8]?
+                            if embedPhotos {
+                                let path = store.photoLibrary.path(of: p)
+                                guard let bytes = FileManager.default.contents(atPath: path) else {
+                                    throw WorkflowError.photoMissing(path: path, tree: tree.shortID)
+                                }
+                                data = [UInt8](bytes)
+                            }
+                            list.append(ExportPhoto(capturedAt: p.capturedAt, data: data))
+                        }
+                    }
+                    if patchBounds {
+                        if bounds == nil { bounds = GeoBounds(tree.coordinate) } else { bounds?.include(tree.coordinate) }
+                    }
+                    try writer.write(tree, photos: list)
+                    written += 1
+                }
+                try writer.finish()
+                if patchBounds, let placeholder = (writer as? GPXWriter)?.boundsPlaceholder {
+                    try output.patch(at: placeholder.lowerBound, GPXWriter.boundsPatch(bounds))
+                }
+            }
+            try output.commit()
+        } catch {
+            output.abandon()
+            throw sinkError ?? error
+        }
+        return Report(destination: destination, trees: written)
+    }
+}

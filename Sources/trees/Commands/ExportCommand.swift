@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import Interchange
+import TreesKit
+import TreesStore
+import TreesWorkflows
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export trees as GPX, collection JSON, CSV, GeoJSON or KML.",
+        discussion: """
+            Without --out, or with --out naming a folder, the file is named \
+            {prefix}_{yyyy-MM-dd_HHmmss}.{ext}: prefix 'trees', or the collection's name as a slug. \
+            --out - writes to standard output. A file is written under a temporary name beside its \
+            destination and renamed when complete, so no half-written export is ever left behind.
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: ArgumentHelp("gpx, json, csv, geojson or kml.", valueName: "format"))
+    var format: ExportFormat
+    @Option(help: ArgumentHelp("Only the trees of this collection.", valueName: "name"))
+    var collection: String?
+    @Flag(help: "Embed photos (base64) in a JSON export.")
+    var photos = false
+    @Option(help: ArgumentHelp("A file, a folder, or - for standard output.", valueName: "path"))
+    var out: String?
+    @Option(name: .customLong("for"), help: ArgumentHelp(
+        "With --format json: 'tree-tracker' writes exactly what the iOS Tree Tracker app reads (its keys, whole seconds, its accuracy meaning).",
+        valueName: "app"))
+    var forApp: ExportApp?
+    @Option(help: ArgumentHelp(
+        "With --for tree-tracker: the accuracy to write for trees without one (the app needs one), in metres; without it such trees refuse the export.",
+        valueName: "m"))
+    var unknownAccuracy: Double?
+
+    func validate() throws {
+        if photos && format != .json {
+            throw ValidationError("--photos works with --format json only")
+        }
+        if forApp != nil, format != .json { throw ValidationError("--for tree-tracker works with --format json only") }
+        if let unknownAccuracy {
+            guard forApp != nil else { throw ValidationError("--unknown-accuracy works with --for tree-tracker only") }
+            guard unknownAccuracy.isFinite, unknownAccuracy >= 0 else { throw ValidationError("--unknown-accuracy must be metres, 0 or more") }
+        }
+    }
+
+    func run() async throws {
+        let db = try store.open()
+        let now = db.now()
+        let workflow = ExportWorkflow(format: format, collection: collection, embedPhotos: photos,
+                                      treeTracker: forApp == nil ? nil : TreeTrackerFlavour(unknownAccuracy: unknownAccuracy),
+                                      creator: "trees \(Trees.configuration.version)")
+        let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(collection, at: now, extension: format.fileExtension))
+        let report = try workflow.run(from: db, to: destination, at: now)
+        if case .file(let path) = destination {
+            Output.line("Exported \(report.trees) tree\(report.trees == 1 ? "" : "s") to \(path)")
+        }
+    }
+}
+
+/// `--for`: the app an export is shaped for.
+enum ExportApp: String, CaseIterable, ExpressibleByArgument {
+    case treeTracker = "tree-tracker"
+}
