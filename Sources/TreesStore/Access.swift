@@ -216,7 +216,7 @@ public struct StoreWriter {
     public func recordHistory(of tree: Tree, change: String) throws {
         try db.execute(sql: """
             INSERT INTO treeHistory (treeId, changedAt, change, latitude, longitude, horizontalAccuracy) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [tree.id.storageKey, now, change, tree.latitude, tree.longitude, tree.horizontalAccuracy])
+            """, arguments: [tree.id.storageKey, StoredDate.text(now), change, tree.latitude, tree.longitude, tree.horizontalAccuracy])
     }
 
     /// Deletes trees (their photo rows go with them); returns the hashes of photo files no longer referenced.
@@ -276,7 +276,7 @@ public struct StoreWriter {
         try Self.checkDate(c.createdAt, "collection \(c.name)'s creation time")
         try Self.checkDate(c.updatedAt, "collection \(c.name)'s update time")
         try db.execute(sql: "INSERT INTO collection (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
-                       arguments: [c.id.storageKey, c.name, StoredDate.normalised(c.createdAt), StoredDate.normalised(c.updatedAt)])
+                       arguments: [c.id.storageKey, c.name, StoredDate.text(c.createdAt), StoredDate.text(c.updatedAt)])
     }
 
     /// Returns the collection named `name`, creating it when missing.
@@ -290,7 +290,7 @@ public struct StoreWriter {
         if let other = try? reader.collection(named: trimmed), other.id != c.id { throw StoreError.duplicateCollection(trimmed) }
         c.name = trimmed
         c.updatedAt = now
-        try db.execute(sql: "UPDATE collection SET name = ?, updatedAt = ? WHERE id = ?", arguments: [c.name, c.updatedAt, c.id.storageKey])
+        try db.execute(sql: "UPDATE collection SET name = ?, updatedAt = ? WHERE id = ?", arguments: [c.name, StoredDate.text(c.updatedAt), c.id.storageKey])
         return c
     }
 
@@ -308,7 +308,7 @@ public struct StoreWriter {
         var changed = 0
         for id in treeIDs {
             try db.execute(sql: "UPDATE tree SET collectionId = ?, updatedAt = ? WHERE id = ? AND collectionId IS NOT ?",
-                           arguments: [collection?.storageKey, now, id.storageKey, collection?.storageKey])
+                           arguments: [collection?.storageKey, StoredDate.text(now), id.storageKey, collection?.storageKey])
             changed += db.changesCount
         }
         return changed
@@ -330,7 +330,7 @@ public struct StoreWriter {
         try db.execute(sql: """
             INSERT INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
             """, arguments: [photo.id.storageKey, photo.treeID.storageKey, photo.sha256, photo.format, photo.byteCount,
-                             StoredDate.normalised(photo.capturedAt), StoredDate.normalised(photo.createdAt)])
+                             StoredDate.text(photo.capturedAt), StoredDate.text(photo.createdAt)])
     }
 
     /// Deletes a photo row; returns true when no row refers to its file any more.

@@ -141,12 +141,15 @@ public final class BulkTreeWriter {
             let n = try BulkText.write(date: value, into: scratch)
             scratch.withMemoryRebound(to: CChar.self, capacity: n) { _ = sqlite3_bind_text(s, index, $0, Int32(n), bulkTransient) }
         }
-        uuid(tree.id); double(tree.latitude); double(tree.longitude); double(tree.horizontalAccuracy)
-        text(tree.accuracySource?.rawValue); double(tree.altitude); double(tree.ellipsoidHeight); text(tree.species)
-        text(tree.variety); text(tree.rootstock); text(tree.notes); uuid(tree.collectionID)
-        try date(tree.createdAt); try date(tree.updatedAt); try date(tree.capture.fixTime)
-        int(tree.capture.fixMode?.rawValue); int(tree.capture.satellites); double(tree.capture.hdop)
-        int(tree.capture.averagedEpochs); text(tree.capture.locationSource)
+        for column in TreeColumn.allCases {
+            switch column.field(of: tree) {
+            case .id(let v): uuid(v)
+            case .real(let v): double(v)
+            case .integer(let v): int(v)
+            case .text(let v): text(v)
+            case .date(let v): try date(v)
+            }
+        }
         let rc = sqlite3_step(s)
         sqlite3_reset(s)
         guard rc == SQLITE_DONE else { throw failure() }
@@ -161,106 +164,6 @@ public final class BulkTreeWriter {
 
 /// SQLite's "copy the bytes now" destructor.
 private let bulkTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-extension Tree {
-    static let insertIfNewSQL =
-        "INSERT OR IGNORE INTO tree (\(storageColumns.joined(separator: ", "))) VALUES (\(storageColumns.map { _ in "?" }.joined(separator: ", ")))"
-
-    /// Column kinds of `storageColumns`, in that order, for `trees doctor`.
-    static let columnKinds: [ColumnKind] = [
-        .id, .latitude, .longitude, .accuracy, .optionalText, .optionalReal, .optionalReal, .nonBlankText,
-        .optionalText, .optionalText, .optionalText, .optionalID, .date, .date, .optionalDate, .optionalInteger,
-        .optionalInteger, .optionalReal, .optionalInteger, .optionalText,
-    ]
-
-    /// Decodes the current row of a statement whose columns are `Tree.storageColumns` followed by
-    /// `rowid`, in that order, straight from SQLite's buffers. A value that is not what its column
-    /// holds is a `StoreError.damagedRow` naming the row and column, never a trap.
-    init(statement s: OpaquePointer) throws {
-        func type(_ i: Int32) -> Int32 { sqlite3_column_type(s, i) }
-        func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
-            // sqlite3_column_text before sqlite3_column_bytes, as SQLite asks.
-            let p = sqlite3_column_text(s, i)
-            return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
-        }
-        func damaged(_ i: Int32) -> StoreError {
-            // The slow path: the checked reading of the same value says why.
-            let value = DatabaseValue(sqliteStatement: s, index: i)
-            let reason: String
-            if case .failure(let p) = StoredValue.check(value, as: Tree.columnKinds[Int(i)]) { reason = p.reason } else { reason = "unreadable value" }
-            let id = type(0) == SQLITE_NULL ? nil : String(decoding: bytes(0), as: UTF8.self)
-            return .damagedRow(table: "tree", row: sqlite3_column_int64(s, 20), id: id, column: Tree.storageColumns[Int(i)], reason: reason)
-        }
-        func text(_ i: Int32) throws -> String? {
-            switch type(i) {
-            case SQLITE_NULL: return nil
-            case SQLITE_BLOB:
-                guard let t = String(validating: bytes(i), as: UTF8.self) else { throw damaged(i) }
-                return t
-            default: return String(decoding: bytes(i), as: UTF8.self)
-            }
-        }
-        func number(_ i: Int32) throws -> Double? {
-            switch type(i) {
-            case SQLITE_NULL: return nil
-            case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(s, i)
-            default: throw damaged(i)
-            }
-        }
-        func finite(_ i: Int32) throws -> Double? {
-            guard let v = try number(i) else { return nil }
-            guard v.isFinite else { throw damaged(i) }
-            return v
-        }
-        func int(_ i: Int32) throws -> Int? {
-            switch type(i) {
-            case SQLITE_NULL: return nil
-            case SQLITE_INTEGER: return Int(sqlite3_column_int64(s, i))
-            default:
-                guard case .success(.integer(let v)) = StoredValue.check(DatabaseValue(sqliteStatement: s, index: i), as: .optionalInteger) else {
-                    throw damaged(i)
-                }
-                return v
-            }
-        }
-        func uuid(_ i: Int32) throws -> UUID? {
-            guard type(i) != SQLITE_NULL else { return nil }
-            guard let id = UUID(text: bytes(i)) else { throw damaged(i) }
-            return id
-        }
-        func date(_ i: Int32) throws -> Date? {
-            guard type(i) != SQLITE_NULL else { return nil }
-            if type(i) == SQLITE_TEXT, let d = BulkText.parseDate(bytes(i)) { return d }
-            guard case .success(let d) = StoredValue.date(DatabaseValue(sqliteStatement: s, index: i)) else { throw damaged(i) }
-            return d
-        }
-        guard let id = try uuid(0) else { throw damaged(0) }
-        guard let latitude = try number(1), CoordinateCheck.latitudeProblem(latitude) == nil else { throw damaged(1) }
-        guard let longitude = try number(2), CoordinateCheck.longitudeProblem(longitude) == nil else { throw damaged(2) }
-        let accuracy = try number(3)
-        if let accuracy, CoordinateCheck.accuracyProblem(accuracy) != nil { throw damaged(3) }
-        guard let species = try text(7), !StoredValue.isBlank(species) else { throw damaged(7) }
-        guard let created = try date(12) else { throw damaged(12) }
-        guard let updated = try date(13) else { throw damaged(13) }
-        self.init(
-            id: id,
-            coordinate: Coordinate(latitude: latitude, longitude: longitude),
-            horizontalAccuracy: accuracy,
-            accuracySource: try text(4).flatMap(AccuracySource.init(rawValue:)),
-            altitude: try finite(5),
-            ellipsoidHeight: try finite(6),
-            species: species,
-            variety: try text(8),
-            rootstock: try text(9),
-            notes: try text(10),
-            collectionID: try uuid(11),
-            createdAt: created,
-            updatedAt: updated,
-            capture: CaptureInfo(
-                fixTime: try date(14), fixMode: try int(15).flatMap(FixMode.init(rawValue:)), satellites: try int(16),
-                hdop: try finite(17), averagedEpochs: try int(18), locationSource: try text(19)))
-    }
-}
 
 /// Dates to and from their stored text, on bytes.
 enum BulkText {

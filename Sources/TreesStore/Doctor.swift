@@ -213,7 +213,7 @@ struct StoreDoctor {
                 try db.execute(sql: """
                     INSERT INTO treeHistory (treeId, changedAt, change, latitude, longitude, horizontalAccuracy)
                     SELECT id, ?, ?, latitude, longitude, horizontalAccuracy FROM tree WHERE id = ? AND rowid = ?
-                    """, arguments: [now, "repaired: \(note)", id, row])
+                    """, arguments: [StoredDate.text(now), "repaired: \(note)", id, row])
             }
         case .delete(let table, let row):
             try db.execute(sql: "DELETE FROM \(table) WHERE rowid = ?", arguments: [row])

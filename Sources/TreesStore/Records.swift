@@ -13,42 +13,17 @@ enum StoredDate {
     static func normalised(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
-}
 
-extension Tree {
-    static let databaseTable = "tree"
-
-    var storageArguments: StatementArguments { StatementArguments(storageValues) }
-
-    var storageValues: [(any DatabaseValueConvertible)?] {
-        [
-            id.storageKey, latitude, longitude, horizontalAccuracy, accuracySource?.rawValue, altitude,
-            ellipsoidHeight, species, variety, rootstock, notes, collectionID?.storageKey,
-            StoredDate.normalised(createdAt), StoredDate.normalised(updatedAt),
-            capture.fixTime.map(StoredDate.normalised), capture.fixMode?.rawValue, capture.satellites, capture.hdop,
-            capture.averagedEpochs, capture.locationSource,
-        ]
-    }
-
-    /// `storageColumns` joined for a SELECT.
-    static let storageColumnList = storageColumns.joined(separator: ", ")
-
-    static let storageColumns = [
-        "id", "latitude", "longitude", "horizontalAccuracy", "accuracySource", "altitude", "ellipsoidHeight",
-        "species", "variety", "rootstock", "notes", "collectionId", "createdAt", "updatedAt", "fixTime",
-        "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
-    ]
-    static let insertSQL =
-        "INSERT INTO tree (\(storageColumns.joined(separator: ", "))) VALUES (\(storageColumns.map { _ in "?" }.joined(separator: ", ")))"
-    static let replaceSQL =
-        "INSERT OR REPLACE INTO tree (\(storageColumns.joined(separator: ", "))) VALUES (\(storageColumns.map { _ in "?" }.joined(separator: ", ")))"
-    static let updateSQL =
-        "UPDATE tree SET \(storageColumns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
-
-    var updateArguments: StatementArguments {
-        var values = Array(storageValues.dropFirst())
-        values.append(id.storageKey)
-        return StatementArguments(values)
+    /// The text the store keeps for `date`: `yyyy-MM-dd HH:mm:ss.SSS` in UTC in the proleptic
+    /// Gregorian calendar, the same bytes the prepared statements of imports bind. (GRDB's own
+    /// date formatting follows Foundation's calendar, which turns to the Julian one before 1582.)
+    /// Every write checks its dates against `StorableDates` first; a date outside that span never
+    /// gets here, and would be kept as GRDB writes it rather than trap.
+    static func text(_ date: Date) -> any DatabaseValueConvertible {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let n = bytes.withUnsafeMutableBufferPointer { p in (try? BulkText.write(date: date, into: p.baseAddress!)) ?? 0 }
+        guard n > 0 else { return normalised(date) }
+        return String(decoding: bytes[..<n], as: UTF8.self)
     }
 }
 

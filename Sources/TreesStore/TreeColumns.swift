@@ -1,0 +1,217 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import TreesKit
+
+// The one mapping between a tree and its row. `TreeColumn` lists the columns of the `tree` table
+// in the order every statement names them; `kind` says what each may hold and `field(of:)` takes
+// the tree's value for it. That table drives every insert, replace and update (through GRDB and
+// through the prepared statements of imports), every check of `trees doctor` and the decoder at the
+// end of this file. A new field is one case here, one line in each switch and one argument in
+// the decoder (plus the model, the migration and the formats); the compiler points at each.
+
+/// A tree's value for one column, in the form the store keeps.
+enum TreeField {
+    case id(UUID?)
+    case real(Double?)
+    case integer(Int?)
+    case text(String?)
+    /// Stored as UTC `yyyy-MM-dd HH:mm:ss.SSS` text, rounded to the millisecond.
+    case date(Date?)
+
+    /// The value as GRDB binds it: the same text and numbers the prepared statements bind.
+    var databaseValue: (any DatabaseValueConvertible)? {
+        switch self {
+        case .id(let v): v?.storageKey
+        case .real(let v): v
+        case .integer(let v): v
+        case .text(let v): v
+        case .date(let v): v.map(StoredDate.text)
+        }
+    }
+}
+
+/// The columns of the `tree` table, in the order every statement names them; the raw value is
+/// the column's position in a row read with `Tree.storageColumnList` (`rowid` follows them).
+enum TreeColumn: Int32, CaseIterable {
+    case id, latitude, longitude, horizontalAccuracy, accuracySource, altitude, ellipsoidHeight, species
+    case variety, rootstock, notes, collectionId, createdAt, updatedAt, fixTime, fixMode, satellites, hdop
+    case averagedEpochs, locationSource
+
+    var name: String { "\(self)" }
+
+    /// What the column may hold, for reading back and for `trees doctor`.
+    var kind: ColumnKind {
+        switch self {
+        case .id: .id
+        case .latitude: .latitude
+        case .longitude: .longitude
+        case .horizontalAccuracy: .accuracy
+        case .accuracySource, .variety, .rootstock, .notes, .locationSource: .optionalText
+        case .altitude, .ellipsoidHeight, .hdop: .optionalReal
+        case .species: .nonBlankText
+        case .collectionId: .optionalID
+        case .createdAt, .updatedAt: .date
+        case .fixTime: .optionalDate
+        case .fixMode, .satellites, .averagedEpochs: .optionalInteger
+        }
+    }
+
+    /// The tree's value for this column.
+    func field(of t: Tree) -> TreeField {
+        switch self {
+        case .id: .id(t.id)
+        case .latitude: .real(t.latitude)
+        case .longitude: .real(t.longitude)
+        case .horizontalAccuracy: .real(t.horizontalAccuracy)
+        case .accuracySource: .text(t.accuracySource?.rawValue)
+        case .altitude: .real(t.altitude)
+        case .ellipsoidHeight: .real(t.ellipsoidHeight)
+        case .species: .text(t.species)
+        case .variety: .text(t.variety)
+        case .rootstock: .text(t.rootstock)
+        case .notes: .text(t.notes)
+        case .collectionId: .id(t.collectionID)
+        case .createdAt: .date(t.createdAt)
+        case .updatedAt: .date(t.updatedAt)
+        case .fixTime: .date(t.capture.fixTime)
+        case .fixMode: .integer(t.capture.fixMode?.rawValue)
+        case .satellites: .integer(t.capture.satellites)
+        case .hdop: .real(t.capture.hdop)
+        case .averagedEpochs: .integer(t.capture.averagedEpochs)
+        case .locationSource: .text(t.capture.locationSource)
+        }
+    }
+}
+
+extension Tree {
+    static let databaseTable = "tree"
+
+    static let storageColumns = TreeColumn.allCases.map(\.name)
+    /// Column kinds of `storageColumns`, in that order, for reading back and for `trees doctor`.
+    static let columnKinds = TreeColumn.allCases.map(\.kind)
+    /// `storageColumns` joined for a SELECT; `rowid` follows them at position `TreeColumn.allCases.count`.
+    static let storageColumnList = storageColumns.joined(separator: ", ")
+
+    private static let placeholders = storageColumns.map { _ in "?" }.joined(separator: ", ")
+    static let insertSQL = "INSERT INTO tree (\(storageColumnList)) VALUES (\(placeholders))"
+    static let insertIfNewSQL = "INSERT OR IGNORE INTO tree (\(storageColumnList)) VALUES (\(placeholders))"
+    static let replaceSQL = "INSERT OR REPLACE INTO tree (\(storageColumnList)) VALUES (\(placeholders))"
+    static let updateSQL = "UPDATE tree SET \(storageColumns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+
+    var storageValues: [(any DatabaseValueConvertible)?] { TreeColumn.allCases.map { $0.field(of: self).databaseValue } }
+
+    var storageArguments: StatementArguments { StatementArguments(storageValues) }
+
+    var updateArguments: StatementArguments {
+        var values = Array(storageValues.dropFirst())
+        values.append(id.storageKey)
+        return StatementArguments(values)
+    }
+
+    /// Decodes the current row of a statement whose columns are `storageColumns` followed by
+    /// `rowid`, straight from SQLite's buffers. A value that is not what its column holds is a
+    /// `StoreError.damagedRow` naming the row and column, never a trap.
+    init(statement s: OpaquePointer) throws {
+        let row = StatementRow(s)
+        guard let id = try row.uuid(.id) else { throw row.damaged(.id) }
+        guard let latitude = try row.number(.latitude), CoordinateCheck.latitudeProblem(latitude) == nil else { throw row.damaged(.latitude) }
+        guard let longitude = try row.number(.longitude), CoordinateCheck.longitudeProblem(longitude) == nil else { throw row.damaged(.longitude) }
+        let accuracy = try row.number(.horizontalAccuracy)
+        if let accuracy, CoordinateCheck.accuracyProblem(accuracy) != nil { throw row.damaged(.horizontalAccuracy) }
+        guard let species = try row.text(.species), !StoredValue.isBlank(species) else { throw row.damaged(.species) }
+        guard let created = try row.date(.createdAt) else { throw row.damaged(.createdAt) }
+        guard let updated = try row.date(.updatedAt) else { throw row.damaged(.updatedAt) }
+        self.init(
+            id: id,
+            coordinate: Coordinate(latitude: latitude, longitude: longitude),
+            horizontalAccuracy: accuracy,
+            accuracySource: try row.text(.accuracySource).flatMap(AccuracySource.init(rawValue:)),
+            altitude: try row.finite(.altitude),
+            ellipsoidHeight: try row.finite(.ellipsoidHeight),
+            species: species,
+            variety: try row.text(.variety),
+            rootstock: try row.text(.rootstock),
+            notes: try row.text(.notes),
+            collectionID: try row.uuid(.collectionId),
+            createdAt: created,
+            updatedAt: updated,
+            capture: CaptureInfo(
+                fixTime: try row.date(.fixTime), fixMode: try row.int(.fixMode).flatMap(FixMode.init(rawValue:)),
+                satellites: try row.int(.satellites), hdop: try row.finite(.hdop), averagedEpochs: try row.int(.averagedEpochs),
+                locationSource: try row.text(.locationSource)))
+    }
+}
+
+/// The current row of a tree statement, read by column straight from SQLite's buffers.
+private struct StatementRow {
+    let s: OpaquePointer
+
+    init(_ s: OpaquePointer) { self.s = s }
+
+    func type(_ c: TreeColumn) -> Int32 { sqlite3_column_type(s, c.rawValue) }
+
+    func bytes(_ c: TreeColumn) -> UnsafeBufferPointer<UInt8> {
+        // sqlite3_column_text before sqlite3_column_bytes, as SQLite asks.
+        let p = sqlite3_column_text(s, c.rawValue)
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, c.rawValue)))
+    }
+
+    func value(_ c: TreeColumn) -> DatabaseValue { DatabaseValue(sqliteStatement: s, index: c.rawValue) }
+
+    func damaged(_ c: TreeColumn) -> StoreError {
+        // The slow path: the checked reading of the same value says why.
+        let reason: String
+        if case .failure(let p) = StoredValue.check(value(c), as: c.kind) { reason = p.reason } else { reason = "unreadable value" }
+        let id = type(.id) == SQLITE_NULL ? nil : String(decoding: bytes(.id), as: UTF8.self)
+        let rowid = sqlite3_column_int64(s, Int32(TreeColumn.allCases.count))
+        return .damagedRow(table: Tree.databaseTable, row: rowid, id: id, column: c.name, reason: reason)
+    }
+
+    func text(_ c: TreeColumn) throws -> String? {
+        switch type(c) {
+        case SQLITE_NULL: return nil
+        case SQLITE_BLOB:
+            guard let t = String(validating: bytes(c), as: UTF8.self) else { throw damaged(c) }
+            return t
+        default: return String(decoding: bytes(c), as: UTF8.self)
+        }
+    }
+
+    func number(_ c: TreeColumn) throws -> Double? {
+        switch type(c) {
+        case SQLITE_NULL: return nil
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(s, c.rawValue)
+        default: throw damaged(c)
+        }
+    }
+
+    func finite(_ c: TreeColumn) throws -> Double? {
+        guard let v = try number(c) else { return nil }
+        guard v.isFinite else { throw damaged(c) }
+        return v
+    }
+
+    func int(_ c: TreeColumn) throws -> Int? {
+        switch type(c) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER: return Int(sqlite3_column_int64(s, c.rawValue))
+        default:
+            guard case .success(.integer(let v)) = StoredValue.check(value(c), as: .optionalInteger) else { throw damaged(c) }
+            return v
+        }
+    }
+
+    func uuid(_ c: TreeColumn) throws -> UUID? {
+        guard type(c) != SQLITE_NULL else { return nil }
+        guard let id = UUID(text: bytes(c)) else { throw damaged(c) }
+        return id
+    }
+
+    func date(_ c: TreeColumn) throws -> Date? {
+        guard type(c) != SQLITE_NULL else { return nil }
+        if type(c) == SQLITE_TEXT, let d = BulkText.parseDate(bytes(c)) { return d }
+        guard case .success(let d) = StoredValue.date(value(c)) else { throw damaged(c) }
+        return d
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import Testing
+import TreesKit
+@testable import TreesStore
+
+/// The tree row mapping: the single insert (through GRDB) and the bulk insert (prepared statements
+/// of imports) store identical rows, and both read back as the tree that went in.
+@Suite struct RowMappingTests {
+    static let t0 = Date(timeIntervalSince1970: 1_777_777_777.125)
+
+    /// Trees that fill every column, leave every optional one empty, and sit at the edges of what
+    /// a column holds (years 0000 and 9999, negative zero, poles, the antimeridian, text with quotes
+    /// and control characters, non-ASCII names).
+    static func trees(collection: UUID) -> [Tree] {
+        let full = Tree(
+            id: UUID(uuidString: "0F0E0D0C-0B0A-4908-8706-050403020100")!,
+            coordinate: Coordinate(latitude: 50.123456789, longitude: -8.000000001), horizontalAccuracy: 3.25,
+            accuracySource: .gst, altitude: 123.5, ellipsoidHeight: 171.25, species: "Malus domestica",
+            variety: "Cox's \"Orange\" Pippin", rootstock: "M9", notes: "north side\nline two\ttab", collectionID: collection,
+            createdAt: t0, updatedAt: t0 + 60.5,
+            capture: CaptureInfo(fixTime: t0 - 1, fixMode: .threeD, satellites: 11, hdop: 0.8, averagedEpochs: 10,
+                                 locationSource: "gpsd://localhost:2947"))
+        let bare = Tree(id: UUID(), coordinate: Coordinate(latitude: -90, longitude: 180), species: "Ölbaum 橄榄",
+                        createdAt: Date(timeIntervalSince1970: -62_167_219_200), updatedAt: Date(timeIntervalSince1970: 253_402_300_799.999))
+        let zero = Tree(id: UUID(), coordinate: Coordinate(latitude: -0.0, longitude: -180), horizontalAccuracy: 0,
+                        altitude: -0.0, species: "x", variety: "", notes: "", createdAt: t0, updatedAt: t0,
+                        capture: CaptureInfo(fixMode: .noFix, satellites: 0, hdop: 99.99, averagedEpochs: 1))
+        return [full, bare, zero]
+    }
+
+    static func dump(_ store: TreeStore) throws -> [[String]] {
+        try store.queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Tree.storageColumnList) FROM tree ORDER BY id").map { row in
+                row.databaseValues.map { value in
+                    switch value.storage {
+                    case .null: "NULL"
+                    case .int64(let i): "int \(i)"
+                    case .double(let d): "real \(d.bitPattern)"
+                    case .string(let s): "text \(s)"
+                    case .blob(let b): "blob \(b.base64EncodedString())"
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func bulkAndSingleInsertsStoreIdenticalRows() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let collection = UUID()
+        let trees = Self.trees(collection: collection)
+        var dumps: [[[String]]] = []
+        for way in ["single", "bulk insert", "bulk upsert", "bulk insertIfNew"] {
+            let store = try TreeStore(path: "\(folder)/\(way)/trees.sqlite", clock: .fixed(Self.t0))
+            try store.write { w in
+                try w.insert(TreeCollection(id: collection, name: "North", createdAt: Self.t0, updatedAt: Self.t0))
+                let bulk = w.bulkTrees()
+                for t in trees {
+                    switch way {
+                    case "single": try w.insert(t)
+                    case "bulk insert": try bulk.insert(t)
+                    case "bulk upsert": try bulk.upsert(t)
+                    default: #expect(try bulk.insertIfNew(t))
+                    }
+                }
+            }
+            dumps.append(try Self.dump(store))
+            // Every way reads back as the trees that went in, to the millisecond.
+            let back = try store.trees().sorted { $0.id.uuidString < $1.id.uuidString }
+            #expect(back == trees.map(Self.normalised).sorted { $0.id.uuidString < $1.id.uuidString })
+        }
+        #expect(dumps[0].count == trees.count)
+        for d in dumps.dropFirst() { #expect(d == dumps[0]) }
+        // The stored form: lower-case ids, UTC dates to the millisecond, fix mode as its number.
+        let full = try #require(dumps[0].first { $0[0] == "text 0f0e0d0c-0b0a-4908-8706-050403020100" })
+        #expect(full[12] == "text 2026-05-03 03:09:37.125")
+        #expect(full[13] == "text 2026-05-03 03:10:37.625")
+        #expect(full[15] == "int 3")
+    }
+
+    @Test func everyColumnOfTheTableIsMapped() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try TreeStore(path: "\(folder)/trees.sqlite", clock: .fixed(Self.t0))
+        let columns = try store.queue.read { db in try db.columns(in: "tree").map(\.name) }
+        #expect(columns == TreeColumn.allCases.map(\.name))
+        #expect(Tree.columnKinds.count == columns.count)
+    }
+
+    /// What the store keeps of a tree: dates rounded to the millisecond.
+    static func normalised(_ t: Tree) -> Tree {
+        var t = t
+        t.createdAt = StoredDate.normalised(t.createdAt)
+        t.updatedAt = StoredDate.normalised(t.updatedAt)
+        t.capture.fixTime = t.capture.fixTime.map(StoredDate.normalised)
+        return t
+    }
+}
