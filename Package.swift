@@ -41,7 +41,7 @@ let package = Package(
             ]
         ),
         // Benchmarks: generates large inputs, runs the built `trees` and reports throughput and peak memory.
-        .executableTarget(name: "trees-bench", dependencies: ["TreesKit", "TreesStore"]),
+        .executableTarget(name: "trees-bench", dependencies: ["TreesKit", "TreesStore"], exclude: ["README.md"]),
 
         .testTarget(name: "TreesKitTests", dependencies: ["TreesKit"]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TreesKit"]),

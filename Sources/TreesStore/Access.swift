@@ -192,13 +192,13 @@ public struct StoreWriter {
     /// Inserts a new tree (its id must be new).
     public func insert(_ tree: Tree) throws {
         try Self.check(tree)
-        try db.execute(sql: Tree.insertSQL, arguments: tree.storageArguments)
+        try db.cachedStatement(sql: Tree.insertSQL).execute(arguments: tree.storageArguments)
     }
 
     /// Inserts or replaces a tree with the same id.
     public func upsert(_ tree: Tree) throws {
         try Self.check(tree)
-        try db.execute(sql: Tree.replaceSQL, arguments: tree.storageArguments)
+        try db.cachedStatement(sql: Tree.replaceSQL).execute(arguments: tree.storageArguments)
     }
 
     /// Stores changed fields of an existing tree; `updatedAt` is set to `now`.
@@ -207,7 +207,7 @@ public struct StoreWriter {
         var t = tree
         t.updatedAt = now
         try Self.check(t)
-        try db.execute(sql: Tree.updateSQL, arguments: t.updateArguments)
+        try db.cachedStatement(sql: Tree.updateSQL).execute(arguments: t.updateArguments)
         guard db.changesCount == 1 else { throw StoreError.unknownTree(t.id.storageKey) }
         return t
     }
