@@ -25,7 +25,7 @@ public enum FixJSON {
         func number(_ name: StaticString, _ value: Double?) {
             guard let value, value.isFinite else { return }
             key(name)
-            appendNumber(value, to: &out)
+            TextCodec.appendDecimal(value, to: &out)
         }
         if includeClass {
             key("class")
@@ -35,14 +35,14 @@ public enum FixJSON {
         if let time = fix.time {
             key("time")
             out.append(UInt8(ascii: "\""))
-            appendTimestamp(time, to: &out)
+            TextCodec.appendISO8601(time, fraction: .milliseconds, to: &out)
             out.append(UInt8(ascii: "\""))
         }
         key("mode")
-        appendInteger(fix.mode.rawValue, to: &out)
+        TextCodec.appendInteger(fix.mode.rawValue, to: &out)
         if fix.status != .unknown {
             key("status")
-            appendInteger(fix.status.rawValue, to: &out)
+            TextCodec.appendInteger(fix.status.rawValue, to: &out)
         }
         number("lat", fix.coordinate?.latitude)
         number("lon", fix.coordinate?.longitude)
@@ -60,7 +60,7 @@ public enum FixJSON {
         number("pdop", fix.pdop)
         if let n = fix.satellitesUsed {
             key("satellites")
-            appendInteger(n, to: &out)
+            TextCodec.appendInteger(n, to: &out)
         }
         number("horizontalAccuracy", fix.horizontalAccuracy)
         if let source = fix.accuracySource {
@@ -79,48 +79,5 @@ public enum FixJSON {
         bytes.reserveCapacity(320)
         append(fix, to: &bytes, includeClass: includeClass, newline: false)
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Shortest round-trip decimal text of a finite double (Swift's own algorithm, never localised).
-    static func appendNumber(_ value: Double, to out: inout [UInt8]) {
-        if value == value.rounded(), abs(value) < 1e15 {
-            appendInteger(Int(value), to: &out)
-            return
-        }
-        var text = value.description
-        text.withUTF8 { out.append(contentsOf: $0) }
-    }
-
-    /// Appends the decimal digits of `value`.
-    public static func appendInteger(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 {
-            out.append(UInt8(ascii: "-"))
-            appendInteger(-value, to: &out)
-            return
-        }
-        if value >= 10 { appendInteger(value / 10, to: &out) }
-        out.append(UInt8(truncatingIfNeeded: 48 + value % 10))
-    }
-
-    /// `2025-03-15T10:15:00.000Z`, from the date's milliseconds (rounded).
-    public static func appendTimestamp(_ date: Date, to out: inout [UInt8]) {
-        let f = UTCFields(date) ?? UTCFields(Date(timeIntervalSince1970: 0))!
-        func digits(_ v: Int, _ width: Int) {
-            var buf: (UInt8, UInt8, UInt8, UInt8) = (48, 48, 48, 48)
-            var x = v
-            withUnsafeMutableBytes(of: &buf) { b in
-                var i = 3
-                while i >= 0 { b[i] = UInt8(48 + x % 10); x /= 10; i -= 1 }
-                out.append(contentsOf: b[(4 - width)...])
-            }
-        }
-        digits(f.year, 4)
-        out.append(UInt8(ascii: "-")); digits(f.month, 2)
-        out.append(UInt8(ascii: "-")); digits(f.day, 2)
-        out.append(UInt8(ascii: "T")); digits(f.hour, 2)
-        out.append(UInt8(ascii: ":")); digits(f.minute, 2)
-        out.append(UInt8(ascii: ":")); digits(f.second, 2)
-        out.append(UInt8(ascii: ".")); digits(f.millisecond, 3)
-        out.append(UInt8(ascii: "Z"))
     }
 }

@@ -98,8 +98,8 @@ import Testing
         let list = try t.run(["list", "--json"])
         #expect(list.stdout.contains("\"horizontalAccuracy\": 17.308183826022848"), "\(list.stdout)")
         #expect(list.stdout.contains("\"accuracySource\": \"phone\""))
-        #expect(list.stdout.contains("\"createdAt\": \"2025-05-01T10:00:00.000Z\""))
-        #expect(list.stdout.contains("\"updatedAt\": \"2025-05-02T10:00:00.000Z\""))
+        #expect(list.stdout.contains("\"createdAt\": \"2025-05-01T10:00:00Z\""))
+        #expect(list.stdout.contains("\"updatedAt\": \"2025-05-02T10:00:00Z\""))
     }
 }
 
@@ -126,7 +126,7 @@ extension TreeTrackerCLITests {
         #expect(apple["notes"] as? String == "leaning east")
         let pear = try #require(list.first { $0["species"] as? String == "Pear" })
         #expect(pear["notes"] as? String == "just a note")
-        #expect(pear["variety"] is NSNull)
+        #expect(pear["variety"] == nil)
     }
 }
 

@@ -35,10 +35,10 @@ extension TreeTrackerCLITests {
         if let apple {
             #expect(apple["variety"] as? String == "Gala" && apple["rootstock"] as? String == "M9")
             #expect(apple["notes"] as? String == "Planted 2019 | Pruned hard, winter 2025 | Fire blight check: clear")
-            #expect(apple["createdAt"] as? String == "2025-05-01T10:00:27.000Z")
+            #expect(apple["createdAt"] as? String == "2025-05-01T10:00:27Z")
             // The phone's 4.2 m (JSON and CSV) is 7.27 m at 95%; the app's GPX has no accuracy.
             if name == "trees.gpx" {
-                #expect(apple["horizontalAccuracy"] is NSNull)
+                #expect(apple["horizontalAccuracy"] == nil)
             } else {
                 #expect(abs((apple["horizontalAccuracy"] as? Double ?? 0) - 4.2 * 1.7308183826022854) < 1e-9)
                 #expect(apple["accuracySource"] as? String == "phone")

@@ -42,8 +42,8 @@ func jsonError(_ text: String) -> InterchangeError? {
 
     @Test func exportImportExportIsIdenticalApartFromExportedAt() throws {
         let photos: [UUID: [ExportPhoto]] = [Fixtures.full.id: [
-            ExportPhoto(capturedAt: ByteParsing.date("2024-05-01T10:01:00Z")!),
-            ExportPhoto(capturedAt: ByteParsing.date("2024-05-01T10:02:00.5Z")!),
+            ExportPhoto(capturedAt: TextCodec.parseISO8601("2024-05-01T10:01:00Z")!),
+            ExportPhoto(capturedAt: TextCodec.parseISO8601("2024-05-01T10:02:00.5Z")!),
         ]]
         let first = try exportString(Self.trees, format: .json, context: Fixtures.context, photos: photos)
         let read = try readJSON(first)
@@ -58,7 +58,7 @@ func jsonError(_ text: String) -> InterchangeError? {
             (t.id!, (0..<(t.photoCount ?? 0)).map { i in photos[t.id!]![i] })
         })
         var later = Fixtures.context
-        later.exportedAt = ByteParsing.date("2030-01-01T00:00:00Z")!
+        later.exportedAt = TextCodec.parseISO8601("2030-01-01T00:00:00Z")!
         later.collectionList = collections
         let second = try exportString(trees, format: .json, context: later, photos: readPhotos)
         #expect(second.replacingOccurrences(of: "2030-01-01T00:00:00Z", with: "2024-06-01T12:00:00Z") == first)
@@ -107,7 +107,7 @@ func jsonError(_ text: String) -> InterchangeError? {
         let r = try readJSON(Self.appExport, chunk: chunk)
         #expect(r.collections == [ImportedCollection(
             id: UUID(uuidString: "C0FFEE00-1111-4222-8333-444455556666")!, name: "North Block",
-            createdAt: ByteParsing.date("2024-04-01T08:00:00Z"), updatedAt: ByteParsing.date("2024-04-02T08:00:00Z"), line: 3)])
+            createdAt: TextCodec.parseISO8601("2024-04-01T08:00:00Z"), updatedAt: TextCodec.parseISO8601("2024-04-02T08:00:00Z"), line: 3)])
         #expect(r.trees.count == 2)
         let a = r.trees[0]
         #expect(a.coordinate == Coordinate(latitude: 47.1, longitude: 8.25))
@@ -118,12 +118,12 @@ func jsonError(_ text: String) -> InterchangeError? {
         #expect(a.variety == "Williams")
         #expect(a.rootstock == nil)
         #expect(a.photos == [ImportedPhoto(data: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46],
-                                           capturedAt: ByteParsing.date("2024-04-01T08:05:00Z"))])
+                                           capturedAt: TextCodec.parseISO8601("2024-04-01T08:05:00Z"))])
         #expect(a.line == 7)
         let b = r.trees[1]
         #expect(b.horizontalAccuracy == nil)
         #expect(b.collectionID == nil)
-        #expect(b.createdAt == ByteParsing.date("2024-04-03T08:00:00Z"))
+        #expect(b.createdAt == TextCodec.parseISO8601("2024-04-03T08:00:00Z"))
     }
 
     @Test func readsTheOlderBareArray() throws {
@@ -171,7 +171,7 @@ func jsonError(_ text: String) -> InterchangeError? {
     /// The app writes "" for a photo whose date it does not know: an unknown date, not an error.
     @Test func anEmptyPhotoDateIsUnknown() throws {
         let r = try readJSON(#"[{"id":"D1D1D1D1-1111-4222-8333-444455556666","latitude":1,"longitude":2,"species":"x","photoCount":2,"photos":["iVBORw0KGgo=","/9j/4A=="],"photoDates":["","2024-04-01T08:05:00Z"]}]"#)
-        #expect(r.trees.first?.photos.map(\.capturedAt) == [nil, ByteParsing.date("2024-04-01T08:05:00Z")])
+        #expect(r.trees.first?.photos.map(\.capturedAt) == [nil, TextCodec.parseISO8601("2024-04-01T08:05:00Z")])
     }
 
     @Test func keepsMemoryFlatOnAHugeTreesArray() throws {

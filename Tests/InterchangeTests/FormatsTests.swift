@@ -50,7 +50,7 @@ import TreesKit
         #expect(trees.count == 1)
         #expect(trees[0].id == UUID(uuidString: "D1D1D1D1-1111-4222-8333-444455556666"))
         #expect(trees[0].variety == "Williams")
-        #expect(trees[0].createdAt == ByteParsing.date("2024-04-01T08:04:00Z"))
+        #expect(trees[0].createdAt == TextCodec.parseISO8601("2024-04-01T08:04:00Z"))
     }
 
     @Test(arguments: [
@@ -120,8 +120,8 @@ import TreesKit
         #expect([s.waypoints, s.routes, s.routePoints, s.tracks, s.trackSegments, s.trackPoints] as [Int] == [3, 1, 3, 1, 1, 3])
         #expect(s.metadata.creator == "hand crafted")
         #expect(s.extensionNamespaces == ["http://www.gpsbabel.org/testonlyschema"])
-        #expect(r.earliestTime == ByteParsing.date("2002-05-25T17:06:21.250Z"))
-        #expect(r.latestTime == ByteParsing.date("2002-05-25T17:12:00.200Z"))
+        #expect(r.earliestTime == TextCodec.parseISO8601("2002-05-25T17:06:21.250Z"))
+        #expect(r.latestTime == TextCodec.parseISO8601("2002-05-25T17:12:00.200Z"))
         #expect(r.bounds?.minLatitude == 30.062183333)
     }
 
@@ -136,7 +136,7 @@ import TreesKit
                                         fileName: "trees.csv")
         #expect(csv.format == .csv)
         #expect(csv.trees == 3)
-        #expect(csv.earliestTime == ByteParsing.date("1969-07-20T20:17:40Z"))
+        #expect(csv.earliestTime == TextCodec.parseISO8601("1969-07-20T20:17:40Z"))
     }
 
     @Test func summarisesNMEA() throws {
@@ -215,7 +215,7 @@ import TreesKit
         let s = try GPXReader.read(Array(doc.utf8)) { e in if case .waypoint(let p) = e { points.append(p) } }
         let p = try #require(points.first)
         #expect(p.elevation == 12.5)
-        #expect(p.time == ByteParsing.date("2001-02-03T06:35:06.789Z"))
+        #expect(p.time == TextCodec.parseISO8601("2001-02-03T06:35:06.789Z"))
         #expect([p.name, p.comment, p.description, p.source, p.symbol, p.type, p.fix] == [" n ", "c", "d", "s", "Flag", "t", "dgps"])
         #expect(p.satellites == 7)
         #expect([p.hdop, p.vdop, p.pdop] == [1.1, 1.2, 1.3])
@@ -237,22 +237,22 @@ import TreesKit
         ("2024-05-01", 1714521600.0),
     ])
     func parsesISO8601(text: String, epoch: Double) {
-        #expect(ByteParsing.date(text)?.timeIntervalSince1970 == epoch)
+        #expect(TextCodec.parseISO8601(text)?.timeIntervalSince1970 == epoch)
     }
 
     @Test(arguments: ["2024-02-30T00:00:00Z", "2024-05-01T25:00:00Z", "yesterday", "2024-05-01T10:00:00Zjunk", ""])
     func refusesBadTimes(text: String) {
-        #expect(ByteParsing.date(text) == nil)
+        #expect(TextCodec.parseISO8601(text) == nil)
     }
 
     @Test func formatsTimesAndDecimals() {
-        #expect(ByteParsing.iso8601(Date(timeIntervalSince1970: -2147483648)) == "1901-12-13T20:45:52Z")
-        #expect(ByteParsing.iso8601(Date(timeIntervalSince1970: 1714557600.125)) == "2024-05-01T10:00:00.125Z")
-        #expect(ByteParsing.decimal(0.00001) == "0.00001")
-        #expect(ByteParsing.decimal(-1.5e-7) == "-0.00000015")
-        #expect(ByteParsing.decimal(1e21) == "1000000000000000000000")
-        #expect(ByteParsing.decimal(512) == "512")
-        #expect(ByteParsing.decimal(-8.5417456) == "-8.5417456")
+        #expect(TextCodec.iso8601(Date(timeIntervalSince1970: -2147483648), fraction: .whenPresent) == "1901-12-13T20:45:52Z")
+        #expect(TextCodec.iso8601(Date(timeIntervalSince1970: 1714557600.125), fraction: .whenPresent) == "2024-05-01T10:00:00.125Z")
+        #expect(TextCodec.decimal(0.00001) == "0.00001")
+        #expect(TextCodec.decimal(-1.5e-7) == "-0.00000015")
+        #expect(TextCodec.decimal(1e21) == "1000000000000000000000")
+        #expect(TextCodec.decimal(512) == "512")
+        #expect(TextCodec.decimal(-8.5417456) == "-8.5417456")
     }
 
     @Test func parsesNumbersExactly() {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Interchange
+import TreesKit
 
 /// The GPX corpus: every file must read with exactly the expected counts, structure and end points.
 ///
@@ -149,7 +150,7 @@ func readGPX(_ bytes: [UInt8], chunk: Int) throws -> ReadResult {
         #expect(s.metadata.description == meta["desc"] as? String, "\(file) metadata desc")
         if let time = meta["time"] as? String {
             let t = try #require(s.metadata.time, "\(file) metadata time")
-            let e = try #require(ByteParsing.date(time))
+            let e = try #require(TextCodec.parseISO8601(time))
             #expect(abs(t.timeIntervalSince(e)) < 0.001)
         }
         #expect(result.diagnostics.isEmpty, "\(file): \(result.diagnostics)")

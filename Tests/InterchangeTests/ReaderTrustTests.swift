@@ -35,8 +35,8 @@ import TreesKit
     @Test func theEdgesOfTheStorableSpanAreKept() throws {
         let read = try readJSON(Self.tree(#""createdAt": "0000-01-01T00:00:00Z", "updatedAt": "9999-12-31T23:59:59.999Z""#))
         let t = try #require(read.trees.first)
-        #expect(t.createdAt.map(ByteParsing.iso8601) == "0000-01-01T00:00:00Z")
-        #expect(t.updatedAt.map(ByteParsing.iso8601) == "9999-12-31T23:59:59.999Z")
+        #expect(t.createdAt.map { TextCodec.iso8601($0, fraction: .whenPresent) } == "0000-01-01T00:00:00Z")
+        #expect(t.updatedAt.map { TextCodec.iso8601($0, fraction: .whenPresent) } == "9999-12-31T23:59:59.999Z")
     }
 
     @Test(arguments: ["none", "NONE", "  None  ", "", "   "])

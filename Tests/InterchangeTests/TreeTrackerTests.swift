@@ -121,7 +121,7 @@ enum TreeTrackerApp {
 
     static func fixtureText(_ name: String) throws -> String { String(decoding: try fixture(name), as: UTF8.self) }
 
-    static func date(_ text: String) -> Date { ByteParsing.date(text)! }
+    static func date(_ text: String) -> Date { TextCodec.parseISO8601(text)! }
 
     static func readCSV(_ bytes: [UInt8], chunk: Int = .max) throws -> [ImportedTree] {
         var trees: [ImportedTree] = []

@@ -29,7 +29,7 @@ import TreesKit
     ])
     func timestamps(seconds: Double, text: String) {
         var out: [UInt8] = []
-        FixJSON.appendTimestamp(Date(timeIntervalSince1970: seconds), to: &out)
+        TextCodec.appendISO8601(Date(timeIntervalSince1970: seconds), fraction: .milliseconds, to: &out)
         #expect(String(decoding: out, as: UTF8.self) == text)
     }
 

@@ -225,7 +225,7 @@ public struct CSVTreeReader {
         }
         func date(_ f: Field) throws -> Date? {
             guard let s = text(f) else { return nil }
-            guard let v = ByteParsing.date(s) else { throw problem(f, "an ISO 8601 date") }
+            guard let v = TextCodec.parseISO8601(s) else { throw problem(f, "an ISO 8601 date") }
             // A date a store cannot hold refuses the file here, so it is never stored as another value.
             guard StorableDates.contains(v) else { throw problem(f, "a date within \(StorableDates.span)") }
             return v

@@ -53,7 +53,7 @@ public struct CSVWriter: TreeWriter {
 
     private mutating func number(_ v: Double?) {
         guard let v, v.isFinite else { return }
-        out.append(ByteParsing.decimal(v))
+        out.appendDecimal(v)
     }
 
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {

@@ -390,7 +390,7 @@ struct GPXParser: XMLHandler {
     /// A time; one that cannot be read is ignored with a diagnostic, one outside what a store can
     /// hold (years 0000 to 9999) refuses the file, so it is never stored as another value.
     private mutating func time(_ what: @autoclosure () -> String, line: Int) throws -> Date? {
-        guard let v = ByteParsing.date(text[...]) else {
+        guard let v = TextCodec.parseISO8601(text[...]) else {
             if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not an ISO 8601 time; ignored") }
             return nil
         }

@@ -43,7 +43,7 @@ public struct GPXWriter: TreeWriter {
         if let name = context.name {
             out.append("    <name>"); out.appendXMLEscaped(name); out.append("</name>\n")
         }
-        out.append("    <time>"); out.append(ByteParsing.iso8601(context.exportedAt)); out.append("</time>\n")
+        out.append("    <time>"); out.appendISO8601(context.exportedAt); out.append("</time>\n")
         if let b = context.bounds {
             out.append(Self.boundsElement(b))
             out.append("\n")
@@ -58,8 +58,8 @@ public struct GPXWriter: TreeWriter {
     /// `    <bounds minlat="…" minlon="…" maxlat="…" maxlon="…"/>`.
     static func boundsElement(_ b: GeoBounds) -> String {
         func number(_ v: Double) -> String {
-            let s = ByteParsing.decimal(v)
-            return s.utf8.count <= 24 ? s : ByteParsing.decimal((v * 1e9).rounded() / 1e9)
+            let s = TextCodec.decimal(v) ?? "0"
+            return s.utf8.count <= 24 ? s : TextCodec.decimal((v * 1e9).rounded() / 1e9) ?? "0"
         }
         return "    <bounds minlat=\"\(number(b.minLatitude))\" minlon=\"\(number(longitude(b.minLongitude)))\" "
             + "maxlat=\"\(number(b.maxLatitude))\" maxlon=\"\(number(longitude(b.maxLongitude)))\"/>"
@@ -89,13 +89,19 @@ public struct GPXWriter: TreeWriter {
         out.append(close)
     }
 
+    private mutating func element(_ open: StaticString, number: Double, _ close: StaticString) {
+        out.append(open)
+        out.appendDecimal(number)
+        out.append(close)
+    }
+
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
         out.append("  <wpt lat=\"")
-        out.append(ByteParsing.decimal(tree.latitude))
+        out.appendDecimal(tree.latitude)
         out.append("\" lon=\"")
-        out.append(ByteParsing.decimal(Self.longitude(tree.longitude)))
+        out.appendDecimal(Self.longitude(tree.longitude))
         out.append("\">\n")
-        if let alt = tree.altitude, alt.isFinite { element("    <ele>", raw: ByteParsing.decimal(alt), "</ele>\n") }
+        if let alt = tree.altitude, alt.isFinite { element("    <ele>", number: alt, "</ele>\n") }
         out.append("    <time>"); out.appendISO8601(tree.capture.fixTime ?? tree.createdAt); out.append("</time>\n")
         let name = tree.displayName
         if !name.isEmpty { element("    <name>", name, "</name>\n") }
@@ -109,7 +115,7 @@ public struct GPXWriter: TreeWriter {
         case .notSeen, nil: break
         }
         if let sat = tree.capture.satellites, sat >= 0 { element("    <sat>", raw: String(sat), "</sat>\n") }
-        if let hdop = tree.capture.hdop, hdop.isFinite { element("    <hdop>", raw: ByteParsing.decimal(hdop), "</hdop>\n") }
+        if let hdop = tree.capture.hdop, hdop.isFinite { element("    <hdop>", number: hdop, "</hdop>\n") }
         out.append("    <extensions>\n")
         out.append("      <trees:id>"); out.appendUUID(tree.id); out.append("</trees:id>\n")
         element("      <trees:species>", tree.species, "</trees:species>\n")
@@ -117,7 +123,7 @@ public struct GPXWriter: TreeWriter {
         if let v = tree.rootstock { element("      <trees:rootstock>", v, "</trees:rootstock>\n") }
         if let v = tree.notes { element("      <trees:notes>", v, "</trees:notes>\n") }
         if let v = tree.horizontalAccuracy, v.isFinite {
-            element("      <trees:horizontalAccuracy>", raw: ByteParsing.decimal(v), "</trees:horizontalAccuracy>\n")
+            element("      <trees:horizontalAccuracy>", number: v, "</trees:horizontalAccuracy>\n")
         }
         if let v = tree.accuracySource { element("      <trees:accuracySource>", raw: v.rawValue, "</trees:accuracySource>\n") }
         if let cid = tree.collectionID {
@@ -127,7 +133,7 @@ public struct GPXWriter: TreeWriter {
         out.append("      <trees:createdAt>"); out.appendISO8601(tree.createdAt); out.append("</trees:createdAt>\n")
         out.append("      <trees:updatedAt>"); out.appendISO8601(tree.updatedAt); out.append("</trees:updatedAt>\n")
         if let v = tree.ellipsoidHeight, v.isFinite {
-            element("      <trees:ellipsoidHeight>", raw: ByteParsing.decimal(v), "</trees:ellipsoidHeight>\n")
+            element("      <trees:ellipsoidHeight>", number: v, "</trees:ellipsoidHeight>\n")
         }
         if let v = tree.capture.fixTime { out.append("      <trees:fixTime>"); out.appendISO8601(v); out.append("</trees:fixTime>\n") }
         if let v = tree.capture.averagedEpochs { element("      <trees:averagedEpochs>", raw: String(v), "</trees:averagedEpochs>\n") }

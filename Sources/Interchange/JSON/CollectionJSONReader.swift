@@ -266,7 +266,7 @@ struct CollectionJSONBuilder: JSONHandler {
         if !topIsArray && depth == 1 {
             // A scalar or container directly under the top object.
             switch (topKey, value) {
-            case ("exportedAt", .string(let s, _, _)): exportedAt = ByteParsing.date(s)
+            case ("exportedAt", .string(let s, _, _)): exportedAt = TextCodec.parseISO8601(s)
             case ("format", .string(let s, _, _)): format = s
             case ("trees", _), ("collections", _):
                 let (l, c) = value.position
@@ -366,7 +366,7 @@ struct CollectionJSONBuilder: JSONHandler {
             switch v {
             case .string(let s, _, _):
                 if s.allSatisfy(\.isWhitespace) { return nil }
-                guard let d = ByteParsing.date(s) else { throw fail("\"\(key)\" is not an ISO 8601 date: \"\(s.prefix(60))\"") }
+                guard let d = TextCodec.parseISO8601(s) else { throw fail("\"\(key)\" is not an ISO 8601 date: \"\(s.prefix(60))\"") }
                 if let problem = StorableDates.problem(d, text: s) { throw fail("\"\(key)\" \(problem)") }
                 return d
             case .number(let n, _, _):

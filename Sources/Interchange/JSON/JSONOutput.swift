@@ -2,34 +2,10 @@ import Foundation
 import TreesKit
 
 extension ByteOutput {
-    /// A JSON string literal, quotes included.
+    /// A JSON string literal, quotes included (`TextCodec.appendJSONString`).
     mutating func appendJSONString(_ s: String) {
-        append(byte: UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { p in
-            if !p.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
-                append(bytes: p)
-                return
-            }
-            for b in p {
-                switch b {
-                case UInt8(ascii: "\""): append("\\\"")
-                case UInt8(ascii: "\\"): append("\\\\")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
-                case ..<0x20:
-                    append("\\u00")
-                    append(byte: Self.hexDigit(b >> 4))
-                    append(byte: Self.hexDigit(b & 0xF))
-                default: append(byte: b)
-                }
-            }
-        }
-        append(byte: UInt8(ascii: "\""))
+        appendEncoded { TextCodec.appendJSONString(s, to: &$0) }
     }
-
-    static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10 }
 
     /// Writes `"key":` with a leading comma unless it is the first member.
     mutating func appendJSONKey(_ key: StaticString, first: inout Bool) {
@@ -40,7 +16,7 @@ extension ByteOutput {
         append("\":")
     }
 
-    mutating func appendJSONNumber(_ v: Double) { append(ByteParsing.decimal(v)) }
+    mutating func appendJSONNumber(_ v: Double) { appendDecimal(v) }
 
     mutating func appendJSONDate(_ d: Date) {
         append(byte: UInt8(ascii: "\""))
@@ -52,8 +28,9 @@ extension ByteOutput {
     /// ISO 8601 parser accepts; a fraction of a second is cut off (the precise value goes in
     /// `precise`, see `appendPreciseDates`).
     mutating func appendJSONDateWholeSeconds(_ d: Date) {
-        let ms = (d.timeIntervalSince1970 * 1000).rounded()
-        appendJSONDate(Date(timeIntervalSince1970: (ms / 1000).rounded(.down)))
+        append(byte: UInt8(ascii: "\""))
+        appendISO8601(d, fraction: .wholeSeconds)
+        append(byte: UInt8(ascii: "\""))
     }
 
     /// A photo date for a `photoDates` array: whole seconds, or `""` for an unknown date (the Tree
@@ -259,7 +236,7 @@ public struct CollectionJSONWriter: TreeWriter {
         out.append("\",\"version\":")
         out.append(String(Self.version))
         out.append(",\"exportedAt\":")
-        out.appendJSONString(ByteParsing.iso8601(context.exportedAt))
+        out.appendJSONString(TextCodec.iso8601(context.exportedAt, fraction: .whenPresent))
         out.append(",\n\"collections\":[")
         for (i, c) in context.collectionList.enumerated() {
             out.append(i == 0 ? "\n" : ",\n")
@@ -291,5 +268,21 @@ public struct CollectionJSONWriter: TreeWriter {
     public mutating func finish() throws {
         out.append(count == 0 ? "]}\n" : "\n]}\n")
         try out.flush()
+    }
+}
+
+/// One tree as JSON, exactly as the collection JSON export writes it: the one shape of a tree in
+/// every JSON that `trees` prints (`show --json`, `list --json`, `add --json`, the export).
+public enum TreeJSON {
+    /// The tree's object on one line, the bytes of its line in an export.
+    public static func object(_ tree: Tree, photos: [ExportPhoto], collectionName: String?) -> [UInt8] {
+        let box = StringBox()
+        var out = ByteOutput.collecting(into: box)
+        out.append("{")
+        var first = true
+        out.appendTreeMembers(tree, photos: photos, collectionName: collectionName, coordinates: true, first: &first)
+        out.append("}")
+        out.flushToBox()
+        return box.bytes
     }
 }

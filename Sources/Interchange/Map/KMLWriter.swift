@@ -45,7 +45,7 @@ public struct KMLWriter: TreeWriter {
     private mutating func data(_ name: StaticString, number value: Double?) {
         guard let value, value.isFinite else { return }
         dataOpen(name)
-        out.append(ByteParsing.decimal(value))
+        out.appendDecimal(value)
         out.append("</value></Data>\n")
     }
 
@@ -101,9 +101,9 @@ public struct KMLWriter: TreeWriter {
         data("locationSource", tree.capture.locationSource)
         data("photoCount", integer: photos.isEmpty ? nil : photos.count)
         out.append("    </ExtendedData>\n    <Point><coordinates>")
-        out.append(ByteParsing.decimal(tree.longitude)); out.append(",")
-        out.append(ByteParsing.decimal(tree.latitude))
-        if let alt = tree.altitude, alt.isFinite { out.append(","); out.append(ByteParsing.decimal(alt)) }
+        out.appendDecimal(tree.longitude); out.append(",")
+        out.appendDecimal(tree.latitude)
+        if let alt = tree.altitude, alt.isFinite { out.append(","); out.appendDecimal(alt) }
         out.append("</coordinates></Point>\n  </Placemark>\n")
         try out.flushIfFull()
     }

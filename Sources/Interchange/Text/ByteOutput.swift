@@ -1,3 +1,5 @@
+import TreesKit
+
 /// A reusable output buffer that hands full blocks of bytes to a sink.
 ///
 /// Writers append text here; the bytes reach the sink every 64 KiB and at `flush()`, so an
@@ -54,30 +56,24 @@ public struct ByteOutput {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Text escaped for XML content or attribute values: `& < > " '` become references, and
-    /// characters XML 1.0 cannot carry (C0 controls other than tab, newline, return) are dropped.
+    /// Text escaped for XML content or attribute values (`TextCodec.appendXMLEscaped`).
     mutating func appendXMLEscaped(_ s: String) {
-        var s = s
-        s.withUTF8 { p in
-            if !p.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
-                || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 }) {
-                buffer.append(contentsOf: p)
-                byteCount += p.count
-                return
-            }
-            for b in p {
-                switch b {
-                case UInt8(ascii: "&"): append("&amp;")
-                case UInt8(ascii: "<"): append("&lt;")
-                case UInt8(ascii: ">"): append("&gt;")
-                case UInt8(ascii: "\""): append("&quot;")
-                case UInt8(ascii: "'"): append("&apos;")
-                case 0x09, 0x0A, 0x0D: append(byte: b)
-                case ..<0x20: break
-                default: append(byte: b)
-                }
-            }
-        }
+        appendEncoded { TextCodec.appendXMLEscaped(s, to: &$0) }
+    }
+
+    /// Hands the buffered bytes to a sink that cannot fail (`collecting(into:)`).
+    mutating func flushToBox() {
+        guard !buffer.isEmpty else { return }
+        // A collecting sink only appends to memory: it has no error to throw.
+        try? sink(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Lets the text codec append straight into the buffer.
+    @inline(__always) mutating func appendEncoded(_ body: (inout [UInt8]) -> Void) {
+        let before = buffer.count
+        body(&buffer)
+        byteCount += buffer.count - before
     }
 }
 

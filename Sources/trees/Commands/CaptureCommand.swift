@@ -159,7 +159,7 @@ struct AutoCapture {
         if frozen == nil { frozen = policy.finish() }
         guard let frozen else {
             if let failure { throw CLIError(failure.0, status: failure.1) }
-            throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", JSON.number(command.require), source.description),
+            throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", (TextCodec.decimal(command.require) ?? "?"), source.description),
                            status: .noAcceptableFix)
         }
         let species = command.attributes.species.flatMap(TextTools.nonEmpty) ?? existing?.species ?? ""

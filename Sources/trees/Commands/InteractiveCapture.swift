@@ -120,12 +120,12 @@ struct InteractiveCapture {
         let gate = command.gate
         switch session.state {
         case .searching:
-            return terminal.paint("Searching — \(session.whyNot ?? "no fix"). Capture needs under \(JSON.number(gate.require)) m.", .grey)
+            return terminal.paint("Searching — \(session.whyNot ?? "no fix"). Capture needs under \((TextCodec.decimal(gate.require) ?? "?")) m.", .grey)
         case .poor(let a, let excess):
-            return terminal.paint(String(format: "Too poor — %.1f m, needs under %@ m (%.1f m to go). Capture disabled.", a, JSON.number(gate.require), excess), .red)
+            return terminal.paint(String(format: "Too poor — %.1f m, needs under %@ m (%.1f m to go). Capture disabled.", a, (TextCodec.decimal(gate.require) ?? "?"), excess), .red)
         case .acceptable:
             let trend = session.trend == .improving ? " — still improving" : ""
-            return terminal.paint("Capture allowed (Enter). Waiting for under \(JSON.number(gate.encourage)) m is encouraged\(trend).", .yellow)
+            return terminal.paint("Capture allowed (Enter). Waiting for under \((TextCodec.decimal(gate.encourage) ?? "?")) m is encouraged\(trend).", .yellow)
         case .good:
             return terminal.paint("Good — press Enter to capture, or a to average.", .green)
         case .averaging(let n, let target):

@@ -42,25 +42,11 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         let replaySpeed = ReplaySpeed(speed) ?? .max
         let terminal = Terminal.current
-        var out = OutputBuffer(flushEachWrite: replaySpeed != .max)
-        var summary = ReplaySummary()
-        var gpxWriter = GPXTrackWriter(name: (file as NSString).lastPathComponent)
-        let statistics: NMEAStatistics
+        let output: ReplayWorkflow.Output =
+            jsonl ? .jsonLines : gpx ? .gpxTrack(name: (file as NSString).lastPathComponent) : .lines { Self.humanLine($0, terminal: terminal) }
+        let report: ReplayReport
         do {
-            if gpx { gpxWriter.begin(into: &out.bytes) }
-            statistics = try await ReplaySource(path: file, speed: replaySpeed).run { fix in
-                summary.add(fix)
-                if jsonl {
-                    FixJSON.append(fix, to: &out.bytes)
-                } else if gpx {
-                    gpxWriter.add(fix, into: &out.bytes)
-                } else {
-                    out.append(Self.humanLine(fix, terminal: terminal))
-                }
-                try out.flushIfNeeded()
-            }
-            if gpx { gpxWriter.end(into: &out.bytes) }
-            try out.flush()
+            report = try await ReplayWorkflow.run(path: file, speed: replaySpeed, output: output, sink: { bytes in bytes.withUnsafeBytes { Output.write($0) } })
         } catch let error as ReplayError {
             switch error {
             case .cannotOpen: throw CLIError(error.description, status: .noInput)
@@ -68,7 +54,7 @@ struct ReplayCommand: AsyncParsableCommand {
             case .noNMEA: throw CLIError(error.description, status: .dataError)
             }
         }
-        StandardError.write(summary.text(statistics: statistics, verbose: verbose))
+        StandardError.write(ReplaySummary.text(report, verbose: verbose))
     }
 
     /// `2025-03-15 10:15:03Z  3D  48.1173000  11.5220667  Good 6.2 m  8 sats`
@@ -88,38 +74,18 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 }
 
-/// Counts fixes by mode and the time span for the summary line.
-struct ReplaySummary {
-    var epochs = 0
-    var threeD = 0
-    var twoD = 0
-    var first: Date?
-    var last: Date?
-
-    mutating func add(_ fix: Fix) {
-        epochs += 1
-        if fix.hasPosition {
-            if fix.mode == .threeD { threeD += 1 } else { twoD += 1 }
-        }
-        if let t = fix.time {
-            if first == nil { first = t }
-            last = t
-        }
-    }
-
+/// The summary of a replay, for standard error.
+enum ReplaySummary {
+    /// `2025-03-15 10:15:03Z`, with milliseconds only when the time has them.
     static func timeText(_ date: Date) -> String {
-        var bytes: [UInt8] = []
-        FixJSON.appendTimestamp(date, to: &bytes)
-        var text = String(decoding: bytes, as: UTF8.self)
-        if text.hasSuffix(".000Z") { text = String(text.dropLast(5)) + "Z" }
-        return text.replacingOccurrences(of: "T", with: " ")
+        TextCodec.iso8601(date, fraction: .whenPresent).replacingOccurrences(of: "T", with: " ")
     }
 
-    func text(statistics s: NMEAStatistics, verbose: Bool) -> String {
-        let fixes = threeD + twoD
-        var out = "\(epochs) epochs, \(fixes) fixes (\(threeD) 3D, \(twoD) 2D), \(epochs - fixes) without a fix"
-        if let first, let last {
-            out += ", \(Self.timeText(first)) to \(Self.timeText(last)) (\(Self.span(last.timeIntervalSince(first))))"
+    static func text(_ r: ReplayReport, verbose: Bool) -> String {
+        let s = r.statistics
+        var out = "\(r.epochs) epochs, \(r.fixes) fixes (\(r.threeD) 3D, \(r.twoD) 2D), \(r.epochs - r.fixes) without a fix"
+        if let first = r.first, let last = r.last {
+            out += ", \(timeText(first)) to \(timeText(last)) (\(span(last.timeIntervalSince(first))))"
         }
         out += "\n"
         let skipped = s.skipped
@@ -142,139 +108,5 @@ struct ReplaySummary {
         if total < 60 { return "\(total) s" }
         if total < 3600 { return "\(total / 60) min \(total % 60) s" }
         return "\(total / 3600) h \(total / 60 % 60) min"
-    }
-}
-
-/// Standard output collected in a byte buffer and written with write(2) in large blocks.
-struct OutputBuffer {
-    var bytes: [UInt8] = []
-    let flushEachWrite: Bool
-    static let blockSize = 1 << 18
-
-    init(flushEachWrite: Bool) {
-        self.flushEachWrite = flushEachWrite
-        bytes.reserveCapacity(Self.blockSize + 4096)
-    }
-
-    mutating func append(_ text: String) {
-        var t = text
-        t.withUTF8 { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func flushIfNeeded() throws {
-        if flushEachWrite || bytes.count >= Self.blockSize { try flush() }
-    }
-
-    mutating func flush() throws {
-        if let code = bytes.withUnsafeBytes({ writeAll(STDOUT_FILENO, $0) }) {
-            throw CLIError("cannot write standard output: \(String(cString: strerror(code)))", status: .ioError)
-        }
-        bytes.removeAll(keepingCapacity: true)
-    }
-}
-
-/// Writes fixes as one GPX 1.1 track, streaming: a new segment starts after each loss of fix.
-struct GPXTrackWriter {
-    let name: String
-    var segmentOpen = false
-
-    init(name: String) { self.name = name }
-
-    func begin(into out: inout [UInt8]) {
-        out.append(contentsOf: Array("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <gpx version="1.1" creator="trees" xmlns="http://www.topografix.com/GPX/1/1" \
-            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
-            xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
-             <trk>
-              <name>\(Self.escape(name))</name>
-
-            """.utf8))
-    }
-
-    mutating func add(_ fix: Fix, into out: inout [UInt8]) {
-        guard fix.hasPosition, let c = fix.coordinate else {
-            if segmentOpen { Self.literal("  </trkseg>\n", &out); segmentOpen = false }
-            return
-        }
-        if !segmentOpen { Self.literal("  <trkseg>\n", &out); segmentOpen = true }
-        Self.literal("   <trkpt lat=\"", &out)
-        Self.decimal(c.latitude, places: 9, &out)
-        Self.literal("\" lon=\"", &out)
-        Self.decimal(c.longitude, places: 9, &out)
-        Self.literal("\">", &out)
-        if let ele = fix.altitudeMSL, ele.isFinite { element("ele", ele, places: 3, &out) }
-        if let time = fix.time {
-            Self.literal("<time>", &out)
-            FixJSON.appendTimestamp(time, to: &out)
-            Self.literal("</time>", &out)
-        }
-        if let g = fix.geoidSeparation, g.isFinite { element("geoidheight", g, places: 3, &out) }
-        switch fix.status {
-        case .dgps: Self.literal("<fix>dgps</fix>", &out)
-        case .pps: Self.literal("<fix>pps</fix>", &out)
-        default: Self.literal(fix.mode == .threeD ? "<fix>3d</fix>" : "<fix>2d</fix>", &out)
-        }
-        if let n = fix.satellitesUsed {
-            Self.literal("<sat>", &out)
-            FixJSON.appendInteger(n, to: &out)
-            Self.literal("</sat>", &out)
-        }
-        if let v = fix.hdop, v.isFinite, v >= 0 { element("hdop", v, places: 2, &out) }
-        if let v = fix.vdop, v.isFinite, v >= 0 { element("vdop", v, places: 2, &out) }
-        if let v = fix.pdop, v.isFinite, v >= 0 { element("pdop", v, places: 2, &out) }
-        Self.literal("</trkpt>\n", &out)
-    }
-
-    mutating func end(into out: inout [UInt8]) {
-        if segmentOpen { Self.literal("  </trkseg>\n", &out); segmentOpen = false }
-        Self.literal(" </trk>\n</gpx>\n", &out)
-    }
-
-    private func element(_ tag: StaticString, _ value: Double, places: Int, _ out: inout [UInt8]) {
-        out.append(UInt8(ascii: "<")); Self.literal(tag, &out); out.append(UInt8(ascii: ">"))
-        Self.decimal(value, places: places, &out)
-        Self.literal("</", &out); Self.literal(tag, &out); out.append(UInt8(ascii: ">"))
-    }
-
-    static func literal(_ s: StaticString, _ out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-    }
-
-    private static let scales: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
-
-    /// Fixed-point decimal (xsd:decimal has no exponent), rounded to `places`, trailing zeros trimmed.
-    static func decimal(_ value: Double, places: Int, _ out: inout [UInt8]) {
-        let scaled = (abs(value) * scales[places]).rounded()
-        guard scaled < 9e18 else { out.append(contentsOf: Array(String(format: "%.\(places)f", value).utf8)); return }
-        var units = Int64(scaled)
-        if value < 0 && units != 0 { out.append(UInt8(ascii: "-")) }
-        let divisor = Int64(scales[places])
-        FixJSON.appendInteger(Int(units / divisor), to: &out)
-        units %= divisor
-        guard units != 0 else { return }
-        out.append(UInt8(ascii: "."))
-        var digits = places
-        while units % 10 == 0 { units /= 10; digits -= 1 }
-        let start = out.count
-        out.append(contentsOf: repeatElement(UInt8(48), count: digits))
-        var i = start + digits - 1
-        while units > 0 { out[i] = UInt8(48 + units % 10); units /= 10; i -= 1 }
-    }
-
-    static func escape(_ text: String) -> String {
-        var s = ""
-        for ch in text.unicodeScalars {
-            switch ch {
-            case "&": s += "&amp;"
-            case "<": s += "&lt;"
-            case ">": s += "&gt;"
-            case "\"": s += "&quot;"
-            default:
-                if ch.value < 0x20 && ch != "\t" && ch != "\n" { continue }
-                s.unicodeScalars.append(ch)
-            }
-        }
-        return s
     }
 }

@@ -109,8 +109,12 @@ struct ListCommand: AsyncParsableCommand {
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
             if json {
                 var items: [JSON] = []
-                try r.forEachTree(filter, limit: limit) { t in
-                    items.append(t.json(collectionName: t.collectionID.flatMap { names[$0] }))
+                let withPhotos = try r.treeIDsWithPhotos()
+                var trees: [Tree] = []
+                try r.forEachTree(filter, limit: limit) { trees.append($0) }
+                for t in trees {
+                    let photos = withPhotos.contains(t.id) ? try r.photos(of: t.id) : []
+                    items.append(t.json(collectionName: t.collectionID.flatMap { names[$0] }, photos: photos))
                 }
                 Output.json(.array(items))
                 return
@@ -242,7 +246,11 @@ struct EditCommand: AsyncParsableCommand {
             let saved = try w.update(t)
             return (saved, try saved.collectionID.flatMap { try w.reader.collection(id: $0) }?.name)
         }
-        if json { Output.json(tree.json(collectionName: name)) } else { Output.line(tree.shortID) }
+        if json {
+            Output.json(tree.json(collectionName: name, photos: try db.read { try $0.photos(of: tree.id) }))
+        } else {
+            Output.line(tree.shortID)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Interchange
 import TreesKit
 
 /// A JSON value with object keys kept in order, for deterministic command output.
@@ -10,6 +11,8 @@ enum JSON {
     case string(String)
     case array([JSON])
     case object([(String, JSON)])
+    /// A value already written as compact JSON by a library writer (a tree, by `TreeJSON`).
+    case raw([UInt8])
 
     static func optional(_ v: String?) -> JSON { v.map(JSON.string) ?? .null }
     static func optional(_ v: Double?) -> JSON { v.map(JSON.number) ?? .null }
@@ -28,8 +31,9 @@ enum JSON {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
-        case .number(let d): out += JSON.number(d)
-        case .string(let s): JSON.quote(s, into: &out)
+        case .number(let d): out += TextCodec.decimal(d) ?? "null"
+        case .string(let s): out += TextCodec.jsonString(s)
+        case .raw(let bytes): JSON.reindent(bytes, into: &out, indent: indent, level: level)
         case .array(let items):
             if items.isEmpty { out += "[]"; return }
             out += "["
@@ -46,7 +50,7 @@ enum JSON {
             for (i, (key, value)) in pairs.enumerated() {
                 if i > 0 { out += "," }
                 newline(&out, indent, level + 1)
-                JSON.quote(key, into: &out)
+                out += TextCodec.jsonString(key)
                 out += indent == nil ? ":" : ": "
                 value.write(to: &out, indent: indent, level: level + 1)
             }
@@ -60,62 +64,51 @@ enum JSON {
         out += "\n" + String(repeating: " ", count: indent * level)
     }
 
-    /// Shortest representation that reads back as the same Double; integers without a fraction.
-    static func number(_ d: Double) -> String {
-        guard d.isFinite else { return "null" }
-        if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-        return "\(d)"
-    }
-
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
+    /// Compact JSON laid out as `serialized(indent:)` lays out the other values: the same
+    /// bytes with a line per member and element, and `": "` after keys.
+    private static func reindent(_ bytes: [UInt8], into out: inout String, indent: Int?, level: Int) {
+        guard let indent else { out += String(decoding: bytes, as: UTF8.self); return }
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        var depth = level
+        var inString = false
+        var escaped = false
+        func newline() {
+            text.append(UInt8(ascii: "\n"))
+            text.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * depth))
+        }
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            i += 1
+            if inString {
+                text.append(b)
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true; text.append(b)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                text.append(b)
+                if i < bytes.count, bytes[i] == UInt8(ascii: "}") || bytes[i] == UInt8(ascii: "]") {
+                    text.append(bytes[i]); i += 1
+                } else {
+                    depth += 1; newline()
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; newline(); text.append(b)
+            case UInt8(ascii: ","): text.append(b); newline()
+            case UInt8(ascii: ":"): text.append(b); text.append(UInt8(ascii: " "))
+            default: text.append(b)
             }
         }
-        out += "\""
+        out += String(decoding: text, as: UTF8.self)
     }
 }
 
 extension Tree {
-    /// The tree as JSON, with the keys of the collection JSON format (a superset of the Tree Tracker export).
+    /// The tree as JSON: the object the collection JSON export writes for it (`TreeJSON`).
     func json(collectionName: String?, photos: [Photo] = []) -> JSON {
-        var pairs: [(String, JSON)] = [
-            ("id", .string(id.uuidString)),
-            ("latitude", .number(latitude)),
-            ("longitude", .number(longitude)),
-            ("horizontalAccuracy", .optional(horizontalAccuracy)),
-            ("accuracySource", .optional(accuracySource?.rawValue)),
-            ("altitude", .optional(altitude)),
-            ("ellipsoidHeight", .optional(ellipsoidHeight)),
-            ("species", .string(species)),
-            ("variety", .optional(variety)),
-            ("rootstock", .optional(rootstock)),
-            ("notes", .optional(notes)),
-            ("collectionId", .optional(collectionID?.uuidString)),
-            ("collection", .optional(collectionName)),
-            ("createdAt", .string(ISOTime.string(createdAt))),
-            ("updatedAt", .string(ISOTime.string(updatedAt))),
-        ]
-        pairs.append(("capture", .object([
-            ("fixTime", .optional(capture.fixTime)),
-            ("fixMode", .optional(capture.fixMode?.rawValue)),
-            ("satellites", .optional(capture.satellites)),
-            ("hdop", .optional(capture.hdop)),
-            ("averagedEpochs", .optional(capture.averagedEpochs)),
-            ("locationSource", .optional(capture.locationSource)),
-        ])))
-        pairs.append(("photoCount", .int(photos.count)))
-        pairs.append(("photoDates", .array(photos.map { .string(ISOTime.string($0.capturedAt)) })))
-        return .object(pairs)
+        .raw(TreeJSON.object(self, photos: photos.map { ExportPhoto(capturedAt: $0.capturedAt) }, collectionName: collectionName))
     }
 }
 

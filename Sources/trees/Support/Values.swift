@@ -46,17 +46,8 @@ enum Values {
 
 /// ISO 8601 time stamps in UTC with milliseconds, as every output of `trees` writes them.
 enum ISOTime {
-    /// `2026-05-01T10:00:00.250Z`, in the proleptic Gregorian calendar (also before 1582, where
-    /// Foundation's formatters switch to the Julian calendar), rounded to the millisecond as stored.
-    static func string(_ date: Date) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        FixJSON.appendTimestamp(date, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    /// `2026-05-01T10:00:00.250Z`, in the proleptic Gregorian calendar, rounded to the millisecond as stored.
+    static func string(_ date: Date) -> String { TextCodec.iso8601(date, fraction: .milliseconds) }
 
-    static func parse(_ text: String) -> Date? {
-        if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return d }
-        return try? Date.ISO8601FormatStyle().parse(text)
-    }
+    static func parse(_ text: String) -> Date? { TextCodec.parseISO8601(text) }
 }

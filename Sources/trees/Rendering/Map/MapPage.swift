@@ -133,7 +133,7 @@ struct MapPage {
 
     /// The complete HTML document.
     func html() -> String {
-        let json = Self.scriptSafe(data.serialized(indent: nil))
+        let json = TextCodec.jsonForScriptElement(data.serialized(indent: nil))
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -141,7 +141,7 @@ struct MapPage {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="generator" content="trees">
-            <title>\(Self.escape(title))</title>
+            <title>\(TextCodec.htmlEscaped(title))</title>
             <style>
             \(MapAssets.style)</style>
             </head>
@@ -156,72 +156,5 @@ struct MapPage {
             """
     }
 
-    /// JSON made safe to sit inside a `<script>` element, as the same JSON value.
-    ///
-    /// The HTML parser reads a script's text before JSON does: `</script>` would end the element and
-    /// `<!--<script>` would swallow the rest of the page. So every `<`, `>` and `&` is written as a
-    /// `\u` escape (they can only occur inside JSON strings, where the escape means the same
-    /// character), and so are U+2028 and U+2029 (line ends to older JavaScript) and the characters
-    /// HTML calls parse errors: DEL, the C1 controls and the noncharacters. JSON already escapes
-    /// the C0 controls, NUL included.
-    static func scriptSafe(_ json: String) -> String {
-        var json = json
-        return json.withUTF8 { bytes in
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + 64)
-            let hex = Array("0123456789abcdef".utf8)
-            func unit(_ u: UInt32) {
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u")]
-                for shift: UInt32 in [12, 8, 4, 0] { out.append(hex[Int((u >> shift) & 0xF)]) }
-            }
-            var i = 0
-            while i < bytes.count {
-                let b = bytes[i]
-                if b < 0x80 {
-                    if b == UInt8(ascii: "<") || b == UInt8(ascii: ">") || b == UInt8(ascii: "&") || b == 0x7F {
-                        unit(UInt32(b))
-                    } else {
-                        out.append(b)
-                    }
-                    i += 1
-                    continue
-                }
-                // Valid UTF-8 (it comes from a String): the lead byte gives the length.
-                let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
-                var v = UInt32(b) & (length == 4 ? 0x07 : length == 3 ? 0x0F : 0x1F)
-                for k in 1..<length { v = v << 6 | UInt32(bytes[i + k] & 0x3F) }
-                if v <= 0x9F || v == 0x2028 || v == 0x2029 || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE {
-                    if v > 0xFFFF {
-                        unit(0xD800 + ((v - 0x10000) >> 10))
-                        unit(0xDC00 + ((v - 0x10000) & 0x3FF))
-                    } else {
-                        unit(v)
-                    }
-                } else {
-                    out += bytes[i..<(i + length)]
-                }
-                i += length
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
-    }
 
-    /// Escapes text for HTML element content and attribute values; control characters (which HTML
-    /// refuses or reads as other characters) become U+FFFD.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\t", "\n": out.unicodeScalars.append(c)
-            case _ where c.value < 0x20 || (0x7F...0x9F).contains(c.value): out += "\u{FFFD}"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
 }

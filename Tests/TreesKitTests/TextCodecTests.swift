@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+import TreesKit
+
+/// The one text codec: every date, number and escape that `trees` writes or reads, against a
+/// table of edge cases.
+@Suite struct TextCodecTests {
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+
+    // MARK: ISO 8601 written
+
+    @Test(arguments: [
+        // seconds since 1970, milliseconds, when present, whole seconds
+        (0.0, "1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00Z", "1970-01-01T00:00:00Z"),
+        (951_782_400.0, "2000-02-29T00:00:00.000Z", "2000-02-29T00:00:00Z", "2000-02-29T00:00:00Z"),  // leap day of a 400-year
+        (1_709_208_000.0, "2024-02-29T12:00:00.000Z", "2024-02-29T12:00:00Z", "2024-02-29T12:00:00Z"),
+        (-62_167_219_200.0, "0000-01-01T00:00:00.000Z", "0000-01-01T00:00:00Z", "0000-01-01T00:00:00Z"),  // year 0000, proleptic
+        (-12_219_292_800.0, "1582-10-15T00:00:00.000Z", "1582-10-15T00:00:00Z", "1582-10-15T00:00:00Z"),  // the Gregorian reform
+        (-12_219_379_200.0, "1582-10-14T00:00:00.000Z", "1582-10-14T00:00:00Z", "1582-10-14T00:00:00Z"),  // not Julian's 10-04
+        (253_402_300_799.999, "9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59Z"),
+        (1_714_557_600.125, "2024-05-01T10:00:00.125Z", "2024-05-01T10:00:00.125Z", "2024-05-01T10:00:00Z"),
+        (1_714_557_600.9996, "2024-05-01T10:00:01.000Z", "2024-05-01T10:00:01Z", "2024-05-01T10:00:01Z"),  // rounds to the ms
+        (1_714_557_600.9994, "2024-05-01T10:00:00.999Z", "2024-05-01T10:00:00.999Z", "2024-05-01T10:00:00Z"),  // cut, not rounded
+        (-1.5, "1969-12-31T23:59:58.500Z", "1969-12-31T23:59:58.500Z", "1969-12-31T23:59:58Z"),
+        (-62_198_755_200.0, "-0001-01-01T00:00:00.000Z", "-0001-01-01T00:00:00Z", "-0001-01-01T00:00:00Z"),  // expanded year
+    ])
+    func writesTimes(seconds: Double, milliseconds: String, whenPresent: String, wholeSeconds: String) {
+        #expect(TextCodec.iso8601(Self.date(seconds)) == milliseconds)
+        #expect(TextCodec.iso8601(Self.date(seconds), fraction: .whenPresent) == whenPresent)
+        #expect(TextCodec.iso8601(Self.date(seconds), fraction: .wholeSeconds) == wholeSeconds)
+    }
+
+    @Test func aYearPast9999IsWrittenInFullAndReadsBack() throws {
+        let d = try #require(TextCodec.parseISO8601("12345-01-01T00:00:00.5Z"))
+        #expect(TextCodec.iso8601(d) == "12345-01-01T00:00:00.500Z")
+    }
+
+    @Test func aTimeTooFarOrNotFiniteIsWrittenAsTheEpoch() {
+        #expect(TextCodec.iso8601(Self.date(.nan)) == "1970-01-01T00:00:00.000Z")
+        #expect(TextCodec.iso8601(Self.date(1e300), fraction: .whenPresent) == "1970-01-01T00:00:00Z")
+    }
+
+    // MARK: ISO 8601 read
+
+    @Test(arguments: [
+        ("2024-05-01T10:00:00Z", 1_714_557_600.0),
+        ("2024-05-01T10:00:00.125Z", 1_714_557_600.125),
+        ("2024-05-01t10:00:00,125z", 1_714_557_600.125),
+        ("2024-05-01 10:00:00", 1_714_557_600.0),  // no zone: UTC
+        ("  2024-05-01T12:00:00+02:00\n", 1_714_557_600.0),
+        ("2024-05-01T05:30:00-0430", 1_714_557_600.0),
+        ("2024-05-01", 1_714_521_600.0),
+        ("2000-02-29T00:00:00Z", 951_782_400.0),
+        ("0000-01-01T00:00:00Z", -62_167_219_200.0),
+        ("1582-10-14T00:00:00Z", -12_219_379_200.0),
+        ("9999-12-31T23:59:59.999Z", 253_402_300_799.999),
+        ("-0001-01-01T00:00:00Z", -62_198_755_200.0),
+        ("2016-12-31T23:59:60Z", 1_483_228_800.0),  // a leap second reads as the next second
+    ])
+    func readsTimes(text: String, seconds: Double) throws {
+        let d = try #require(TextCodec.parseISO8601(text))
+        #expect(abs(d.timeIntervalSince1970 - seconds) < 0.0005)
+    }
+
+    @Test(arguments: [
+        "", "2024", "2024-5-01", "2023-02-29", "1900-02-29T00:00:00Z", "2024-13-01", "2024-04-31", "2024-05-01T25:00:00Z",
+        "2024-05-01T10:60:00Z", "2024-05-01T10:00:61Z", "2024-05-01T10:00:00.Z", "2024-05-01T10:00:00+24:00",
+        "2024-05-01T10:00:00Zjunk", "2024-05-01X10:00:00", "١٩٧٠-01-01",
+    ])
+    func refusesWhatIsNotATime(text: String) {
+        #expect(TextCodec.parseISO8601(text) == nil)
+    }
+
+    @Test func everyWrittenTimeReadsBackToTheMillisecond() throws {
+        var seconds = -62_167_219_200.0
+        while seconds < 253_402_300_799 {
+            let d = Self.date((seconds * 1000).rounded() / 1000)
+            let back = try #require(TextCodec.parseISO8601(TextCodec.iso8601(d)))
+            #expect(abs(back.timeIntervalSince1970 - d.timeIntervalSince1970) < 0.0005)
+            seconds += 7_777_777.777
+        }
+    }
+
+    // MARK: Decimals
+
+    @Test(arguments: [
+        (0.0, "0"), (-0.0, "0"), (512.0, "512"), (-8.5417456, "-8.5417456"), (0.1, "0.1"), (1.0 / 3.0, "0.3333333333333333"),
+        (0.00001, "0.00001"), (-1.5e-7, "-0.00000015"), (1e21, "1000000000000000000000"), (123456789012345.0, "123456789012345"),
+        (1e15, "1000000000000000"), (5e-324, "0." + String(repeating: "0", count: 323) + "5"),
+        (51.477928, "51.477928"), (90.0, "90"), (-180.0, "-180"), (2.5e-5, "0.000025"),
+    ])
+    func writesDecimals(value: Double, text: String) throws {
+        #expect(TextCodec.decimal(value) == text)
+        // What is written reads back as the same number.
+        #expect(Double(try #require(TextCodec.decimal(value))) == value)
+    }
+
+    @Test func refusesNaNAndInfinities() {
+        for v in [Double.nan, .infinity, -.infinity, .signalingNaN] {
+            var out: [UInt8] = [1]
+            #expect(!TextCodec.appendDecimal(v, to: &out))
+            #expect(!TextCodec.appendDecimal(v, places: 3, to: &out))
+            #expect(out == [1])
+            #expect(TextCodec.decimal(v) == nil)
+        }
+    }
+
+    @Test(arguments: [
+        (51.5000001, 3, "51.5"), (-0.0001, 3, "0"), (-0.0, 9, "0"), (48.1173000494, 9, "48.117300049"), (48.1173000496, 9, "48.11730005"), (2.0, 2, "2"),
+        (-11.5220667, 9, "-11.5220667"), (0.125, 2, "0.13"), (1.005, 2, "1"), (123.4567, 0, "123"),
+    ])
+    func writesFixedPlaces(value: Double, places: Int, text: String) {
+        var out: [UInt8] = []
+        #expect(TextCodec.appendDecimal(value, places: places, to: &out))
+        #expect(String(decoding: out, as: UTF8.self) == text)
+    }
+
+    @Test(arguments: [(0, "0"), (7, "7"), (-42, "-42"), (Int.max, "9223372036854775807"), (Int.min, "-9223372036854775808")])
+    func writesIntegers(value: Int, text: String) {
+        var out: [UInt8] = []
+        TextCodec.appendInteger(value, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == text)
+    }
+
+    // MARK: Escaping
+
+    @Test func escapesJSON() throws {
+        #expect(TextCodec.jsonString("plain") == #""plain""#)
+        #expect(TextCodec.jsonString("a\"b\\c\n\r\t\u{1}\u{1f}") == #""a\"b\\c\n\r\t\u0001\u001f""#)
+        #expect(TextCodec.jsonString("Ölbaum 🌳 </script>") == "\"Ölbaum 🌳 </script>\"")
+        // What is written is a JSON string holding the same text.
+        let hostile = "x\u{0}y\u{7f}\u{2028}\"\\"
+        let back = try JSONSerialization.jsonObject(with: Data(TextCodec.jsonString(hostile).utf8), options: .fragmentsAllowed)
+        #expect(back as? String == hostile)
+    }
+
+    @Test func escapesXML() {
+        #expect(TextCodec.xmlEscaped(#"Cox's "Orange" <Pippin> & co"#) == "Cox&apos;s &quot;Orange&quot; &lt;Pippin&gt; &amp; co")
+        #expect(TextCodec.xmlEscaped("tab\tline\nreturn\r bell\u{7} nul\u{0}") == "tab\tline\nreturn\r bell nul")
+        #expect(TextCodec.xmlEscaped("Ölbaum") == "Ölbaum")
+    }
+
+    @Test func escapesHTML() {
+        #expect(TextCodec.htmlEscaped(#"<b>"A" & 'B'</b>"#) == "&lt;b&gt;&quot;A&quot; &amp; &#39;B&#39;&lt;/b&gt;")
+        #expect(TextCodec.htmlEscaped("a\u{1b}[2Jb\u{85}c\td\ne") == "a\u{FFFD}[2Jb\u{FFFD}c\td\ne")
+    }
+
+    @Test func jsonForAScriptElementCannotEndIt() throws {
+        let json = TextCodec.jsonString("</script><!--<script> & \u{2028}\u{7f}")
+        let safe = TextCodec.jsonForScriptElement(json)
+        #expect(!safe.contains("<") && !safe.contains(">") && !safe.contains("&"))
+        #expect(!safe.unicodeScalars.contains { $0.value == 0x2028 || $0.value == 0x7f })
+        let back = try JSONSerialization.jsonObject(with: Data(safe.utf8), options: .fragmentsAllowed)
+        #expect(back as? String == "</script><!--<script> & \u{2028}\u{7f}")
+    }
+}
