@@ -12,6 +12,12 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
     case noNMEA(path: String, triedBauds: [Int])
     /// Standard input could not be read.
     case stdinUnreadable(reason: String)
+    /// A recorded track could not be opened (missing, unreadable, a directory).
+    case cannotOpenTrack(path: String, reason: String)
+    /// Reading a recorded track failed part way.
+    case cannotReadTrack(path: String, reason: String)
+    /// A recorded track holds no NMEA sentence with a good checksum.
+    case noNMEAInTrack(path: String)
 
     public var description: String {
         switch self {
@@ -32,6 +38,9 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "Give the speed with ?baud=N, or check that the device sends NMEA."
         case let .stdinUnreadable(reason):
             "cannot read NMEA from standard input: \(reason)."
+        case let .cannotOpenTrack(path, reason): "cannot open \(path): \(reason)"
+        case let .cannotReadTrack(path, reason): "cannot read \(path): \(reason)"
+        case let .noNMEAInTrack(path): "no NMEA sentences found in \(path)"
         }
     }
 }

@@ -2,24 +2,6 @@ import Foundation
 import NMEA
 import TreesKit
 
-/// Why a recorded track could not be replayed.
-public enum ReplayError: Error, Equatable, CustomStringConvertible {
-    /// The file could not be opened (missing, unreadable, a directory).
-    case cannotOpen(path: String, reason: String)
-    /// Reading failed part way.
-    case readFailed(path: String, reason: String)
-    /// The file holds no NMEA sentence with a good checksum.
-    case noNMEA(path: String)
-
-    public var description: String {
-        switch self {
-        case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
-        case .readFailed(let path, let reason): "cannot read \(path): \(reason)"
-        case .noNMEA(let path): "no NMEA sentences found in \(path)"
-        }
-    }
-}
-
 /// Replays a recorded NMEA track as a location source.
 ///
 /// The file is read in 1 MiB chunks, so memory stays flat whatever its size. Fixes are paced by
@@ -44,7 +26,7 @@ public struct ReplaySource: LocationSource {
     /// Reads the whole track, calling `handle` for every epoch's fix (with or without a position)
     /// at its paced moment, and returns what the reader counted.
     ///
-    /// Throws ``ReplayError`` for a file that cannot be read or holds no NMEA, `CancellationError`
+    /// Throws ``LocationError`` for a file that cannot be read or holds no NMEA, `CancellationError`
     /// when the task is cancelled, and whatever `handle` throws.
     public func run(_ handle: (Fix) throws -> Void) async throws -> NMEAStatistics {
         let file = try ReplayFile(path: path)
@@ -94,7 +76,7 @@ final class ReplayFile {
 
     init(path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ReplayError.cannotOpen(path: path, reason: ReplaySource.errorText(errno)) }
+        guard fd >= 0 else { throw LocationError.cannotOpenTrack(path: path, reason: ReplaySource.errorText(errno)) }
         self.path = path
         self.fd = fd
         buffer = .allocate(byteCount: ReplaySource.chunkSize, alignment: 16)
@@ -113,14 +95,14 @@ final class ReplayFile {
         guard !ended else { return false }
         var n: Int
         repeat { n = read(fd, buffer.baseAddress, buffer.count) } while n < 0 && errno == EINTR
-        if n < 0 { throw ReplayError.readFailed(path: path, reason: ReplaySource.errorText(errno)) }
+        if n < 0 { throw LocationError.cannotReadTrack(path: path, reason: ReplaySource.errorText(errno)) }
         if n > 0 {
             reader.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), emit: body)
             return true
         }
         ended = true
         reader.finish(emit: body)
-        guard reader.statistics.sentences > 0 else { throw ReplayError.noNMEA(path: path) }
+        guard reader.statistics.sentences > 0 else { throw LocationError.noNMEAInTrack(path: path) }
         return false
     }
 }

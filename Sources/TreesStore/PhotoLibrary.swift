@@ -68,19 +68,19 @@ public struct PhotoLibrary: Sendable {
             do {
                 try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw PhotoError.cannotWrite(path: folder, reason: TreeStore.reason(error))
+                throw StoreError.photo(.cannotWrite(path: folder, reason: TreeStore.reason(error)))
             }
             let temporary = folder + "/.incoming-\(UUID().uuidString).tmp"
             do {
                 try Data(bytes).write(to: URL(fileURLWithPath: temporary))
             } catch {
                 try? fm.removeItem(atPath: temporary)
-                throw PhotoError.cannotWrite(path: target, reason: TreeStore.reason(error))
+                throw StoreError.photo(.cannotWrite(path: target, reason: TreeStore.reason(error)))
             }
             guard rename(temporary, target) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? fm.removeItem(atPath: temporary)
-                throw PhotoError.cannotWrite(path: target, reason: reason)
+                throw StoreError.photo(.cannotWrite(path: target, reason: reason))
             }
             isNewFile = true
         }
@@ -149,13 +149,13 @@ public struct PhotoLibrary: Sendable {
 
     /// The photo of tree `treeID` whose id starts with `prefix` (any case, dashes optional).
     public func photo(matching prefix: String, of treeID: UUID, in reader: StoreReader) throws -> Photo {
-        guard let key = try? IDPrefix.storageForm(prefix) else { throw PhotoError.invalidPhotoID(prefix) }
+        guard let key = try? IDPrefix.storageForm(prefix) else { throw StoreError.photo(.invalidPhotoID(prefix)) }
         let photos = try reader.photos(of: treeID)
         let matches = photos.filter { $0.id.storageKey.hasPrefix(key) }
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw PhotoError.unknownPhoto(prefix, tree: ShortID.of(treeID), known: photos.map { ShortID.of($0.id) })
-        default: throw PhotoError.ambiguousPhoto(prefix, candidates: matches.map { ShortID.of($0.id) })
+        case 0: throw StoreError.photo(.unknownPhoto(prefix, tree: ShortID.of(treeID), known: photos.map { ShortID.of($0.id) }))
+        default: throw StoreError.photo(.ambiguousPhoto(prefix, candidates: matches.map { ShortID.of($0.id) }))
         }
     }
 
@@ -164,7 +164,7 @@ public struct PhotoLibrary: Sendable {
     /// Delete the file with `removeFiles(of:)` after the transaction has committed.
     public func remove(_ photo: Photo, in writer: StoreWriter) throws -> (photo: Photo, orphaned: Bool) {
         guard let removed = try writer.deletePhoto(photo.id) else {
-            throw PhotoError.unknownPhoto(ShortID.of(photo.id), tree: ShortID.of(photo.treeID), known: [])
+            throw StoreError.photo(.unknownPhoto(ShortID.of(photo.id), tree: ShortID.of(photo.treeID), known: []))
         }
         return removed
     }
@@ -190,7 +190,7 @@ public struct PhotoLibrary: Sendable {
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw PhotoError.cannotWrite(path: directory, reason: TreeStore.reason(error))
+            throw StoreError.photo(.cannotWrite(path: directory, reason: TreeStore.reason(error)))
         }
         var written: [String] = []
         for photo in photos {
@@ -198,20 +198,20 @@ public struct PhotoLibrary: Sendable {
             let temporary = directory + "/.\(Self.exportName(photo)).\(UUID().uuidString.prefix(8)).tmp"
             do {
                 guard fm.fileExists(atPath: path(of: photo)) else {
-                    throw PhotoError.missingFile(path: path(of: photo))
+                    throw StoreError.photo(.missingFile(path: path(of: photo)))
                 }
                 try? fm.removeItem(atPath: temporary)
                 try fm.copyItem(atPath: path(of: photo), toPath: temporary)
                 if rename(temporary, target) != 0 {
                     let reason = String(cString: strerror(errno))
                     try? fm.removeItem(atPath: temporary)
-                    throw PhotoError.cannotWrite(path: target, reason: reason)
+                    throw StoreError.photo(.cannotWrite(path: target, reason: reason))
                 }
-            } catch let error as PhotoError {
+            } catch let error as StoreError {
                 throw error
             } catch {
                 try? fm.removeItem(atPath: temporary)
-                throw PhotoError.cannotWrite(path: target, reason: TreeStore.reason(error))
+                throw StoreError.photo(.cannotWrite(path: target, reason: TreeStore.reason(error)))
             }
             written.append(target)
         }
@@ -285,11 +285,11 @@ public struct PhotoLibrary: Sendable {
         do {
             try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw PhotoError.cannotWrite(path: folder, reason: TreeStore.reason(error))
+            throw StoreError.photo(.cannotWrite(path: folder, reason: TreeStore.reason(error)))
         }
         let temporary = folder + "/.incoming-\(UUID().uuidString).tmp"
         guard fm.createFile(atPath: temporary, contents: nil), let output = FileHandle(forWritingAtPath: temporary) else {
-            throw PhotoError.cannotWrite(path: folder, reason: "cannot create a file there")
+            throw StoreError.photo(.cannotWrite(path: folder, reason: "cannot create a file there"))
         }
         var hasher = SHA256()
         var byteCount = 0
@@ -304,7 +304,7 @@ public struct PhotoLibrary: Sendable {
             try output.synchronize()
         } catch {
             try? fm.removeItem(atPath: temporary)
-            throw PhotoError.cannotWrite(path: folder, reason: TreeStore.reason(error))
+            throw StoreError.photo(.cannotWrite(path: folder, reason: TreeStore.reason(error)))
         }
         let sha256 = hasher.finalizeHex()
         let target = path(sha256: sha256, format: format.rawValue)
@@ -315,7 +315,7 @@ public struct PhotoLibrary: Sendable {
         guard rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
             try? fm.removeItem(atPath: temporary)
-            throw PhotoError.cannotWrite(path: target, reason: reason)
+            throw StoreError.photo(.cannotWrite(path: target, reason: reason))
         }
         return Staged(path: file, sha256: sha256, format: format, byteCount: byteCount, capturedAt: capturedAt, isNewFile: true)
     }
@@ -332,18 +332,18 @@ public struct PhotoLibrary: Sendable {
     static func open(_ file: String) throws -> (FileHandle, PhotoFormat) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
-            throw PhotoError.unreadable(path: file, reason: "no such file")
+            throw StoreError.photo(.unreadable(path: file, reason: "no such file"))
         }
-        guard !isDirectory.boolValue else { throw PhotoError.unreadable(path: file, reason: "it is a directory") }
+        guard !isDirectory.boolValue else { throw StoreError.photo(.unreadable(path: file, reason: "it is a directory")) }
         // Only regular files: opening a FIFO with no writer would wait for ever, and a device or
         // socket is not a photo. Opened without blocking, then checked on the open descriptor, so
         // the file cannot be swapped between the check and the read.
         let fd = Foundation.open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw PhotoError.unreadable(path: file, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw StoreError.photo(.unreadable(path: file, reason: String(cString: strerror(errno)))) }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw PhotoError.unreadable(path: file, reason: "it is not a regular file (a pipe, device or socket)")
+            throw StoreError.photo(.unreadable(path: file, reason: "it is not a regular file (a pipe, device or socket)"))
         }
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
@@ -353,11 +353,11 @@ public struct PhotoLibrary: Sendable {
             head = [UInt8](try input.read(upToCount: PhotoFormat.headerLength) ?? Data())
         } catch {
             try? input.close()
-            throw PhotoError.unreadable(path: file, reason: TreeStore.reason(error))
+            throw StoreError.photo(.unreadable(path: file, reason: TreeStore.reason(error)))
         }
         guard let format = PhotoFormat(header: head) else {
             try? input.close()
-            throw PhotoError.notAnImage(path: file)
+            throw StoreError.photo(.notAnImage(path: file))
         }
         return (input, format)
     }
@@ -377,8 +377,8 @@ extension TreeStore {
     public var photoLibrary: PhotoLibrary { PhotoLibrary(folder: photoFolder) }
 }
 
-/// Problems with photo files, each naming the file and what to do.
-public enum PhotoError: Error, Equatable, CustomStringConvertible, Sendable {
+/// Problems with photo files, each naming the file and what to do (thrown as `StoreError.photo`).
+public enum PhotoProblem: Equatable, CustomStringConvertible, Sendable {
     case unreadable(path: String, reason: String)
     case notAnImage(path: String)
     case cannotWrite(path: String, reason: String)

@@ -20,6 +20,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case damagedRow(table: String, row: Int64, id: String?, column: String, reason: String)
     /// A value that would be stored as something other than itself (a date outside years 0000 to 9999).
     case unstorable(String)
+    /// A photo file that cannot be read, stored or found.
+    case photo(PhotoProblem)
 
     /// The error for a failed SQLite call: `storage` for a full disk or an I/O failure, else `database`.
     static func sqlite(code: Int32, message: String) -> StoreError {
@@ -67,6 +69,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
                 + "\(reason); 'trees doctor' lists damaged rows and 'trees doctor --repair' mends what it can"
         case .unstorable(let reason):
             "cannot store \(reason)"
+        case .photo(let problem):
+            problem.description
         }
     }
 }

@@ -19,7 +19,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         case refused
         /// Whatever the store's own error says (see `StoreError`).
         case store
-        /// Whatever the photo's own error says (see `PhotoError`).
+        /// Whatever the photo's own error says (see `PhotoProblem`).
         case photo
     }
 
@@ -43,7 +43,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The Tree Tracker app needs an accuracy for every tree; `count` trees have none (`examples` name some).
     case accuracyMissing(count: Int, examples: [String])
     /// A photo file could not be written into the store's photo folder.
-    case photo(PhotoError)
+    case photo(PhotoProblem)
     /// A tree of the same species within the accuracy circle, not confirmed as a separate tree.
     case possibleDuplicate(CaptureSaver.Duplicate)
     /// The store refused or failed; `nothingStored` when a whole import was rolled back for it.

@@ -148,7 +148,7 @@ private func writeTrack() throws -> String {
 
     @Test func aMissingFileIsAClearError() async throws {
         let source = ReplaySource(path: "/nonexistent/track.nmea", speed: .max)
-        await #expect(throws: ReplayError.cannotOpen(path: "/nonexistent/track.nmea", reason: "No such file or directory")) {
+        await #expect(throws: LocationError.cannotOpenTrack(path: "/nonexistent/track.nmea", reason: "No such file or directory")) {
             _ = try await source.run { _ in }
         }
         var thrown: (any Error)?
@@ -160,15 +160,15 @@ private func writeTrack() throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).txt")
         try "just some text\nnothing here\n".write(to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
-        await #expect(throws: ReplayError.noNMEA(path: url.path)) {
+        await #expect(throws: LocationError.noNMEAInTrack(path: url.path)) {
             _ = try await ReplaySource(path: url.path, speed: .max).run { _ in }
         }
-        #expect(ReplayError.noNMEA(path: "x.nmea").description == "no NMEA sentences found in x.nmea")
+        #expect(LocationError.noNMEAInTrack(path: "x.nmea").description == "no NMEA sentences found in x.nmea")
     }
 
     @Test func aDirectoryIsAClearError() async throws {
         let dir = FileManager.default.temporaryDirectory.path
-        await #expect(throws: ReplayError.self) {
+        await #expect(throws: LocationError.self) {
             _ = try await ReplaySource(path: dir, speed: .max).run { _ in }
         }
     }

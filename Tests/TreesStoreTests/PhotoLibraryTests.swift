@@ -92,17 +92,17 @@ import TreesKit
         let good = try file("good.png", TestImages.png())
         let bad = try file("notes.txt", Array("hello".utf8))
         let library = store.photoLibrary
-        #expect(throws: PhotoError.notAnImage(path: bad)) {
+        #expect(throws: StoreError.photo(.notAnImage(path: bad))) {
             try store.write { try library.add(files: [good, bad], to: tree.id, in: $0) }
         }
-        #expect(throws: PhotoError.unreadable(path: folder + "/in/missing.jpg", reason: "no such file")) {
+        #expect(throws: StoreError.photo(.unreadable(path: folder + "/in/missing.jpg", reason: "no such file"))) {
             try store.write { try library.add(files: [good, folder + "/in/missing.jpg"], to: tree.id, in: $0) }
         }
-        #expect(throws: PhotoError.unreadable(path: folder + "/in", reason: "it is a directory")) {
+        #expect(throws: StoreError.photo(.unreadable(path: folder + "/in", reason: "it is a directory"))) {
             try store.write { try library.add(files: [folder + "/in"], to: tree.id, in: $0) }
         }
         let empty = try file("empty.jpg", [])
-        #expect(throws: PhotoError.notAnImage(path: empty)) {
+        #expect(throws: StoreError.photo(.notAnImage(path: empty))) {
             try store.write { try library.add(files: [empty], to: tree.id, in: $0) }
         }
         #expect(try store.read { try $0.photos(of: tree.id) } == [])
@@ -116,8 +116,8 @@ import TreesKit
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(try PhotoLibrary.check(file: try file("a.heic", TestImages.heic(dateTimeOriginal: nil))) == .heic)
         let text = try file("a.txt", Array("text".utf8))
-        #expect(throws: PhotoError.notAnImage(path: text)) { try PhotoLibrary.check(file: text) }
-        #expect(throws: PhotoError.unreadable(path: folder + "/nope.jpg", reason: "no such file")) {
+        #expect(throws: StoreError.photo(.notAnImage(path: text))) { try PhotoLibrary.check(file: text) }
+        #expect(throws: StoreError.photo(.unreadable(path: folder + "/nope.jpg", reason: "no such file"))) {
             try PhotoLibrary.check(file: folder + "/nope.jpg")
         }
         #expect(!FileManager.default.fileExists(atPath: folder + "/db"))
@@ -132,7 +132,7 @@ import TreesKit
         let added = try store.write { try library.add(files: files, to: tree.id, in: $0, timeZone: Self.utc) }.added
         let id = ShortID.of(added[0].id)
         #expect(try store.read { try library.photo(matching: id.uppercased(), of: tree.id, in: $0) } == added[0])
-        #expect(throws: PhotoError.unknownPhoto("ffff", tree: tree.shortID, known: added.map { ShortID.of($0.id) })) {
+        #expect(throws: StoreError.photo(.unknownPhoto("ffff", tree: tree.shortID, known: added.map { ShortID.of($0.id) }))) {
             _ = try store.read { try library.photo(matching: "ffff", of: tree.id, in: $0) }
         }
 

@@ -39,7 +39,7 @@ public struct CaptureSaver: Sendable {
     }
 
     /// A tree of the same species within the larger of the two accuracies.
-    public struct Duplicate: Error, Sendable, Equatable {
+    public struct Duplicate: Sendable, Equatable {
         public var tree: Tree
         public var distance: Double
         public var radius: Double
@@ -68,7 +68,7 @@ public struct CaptureSaver: Sendable {
     public func save(_ frozen: FrozenFix, choices: CaptureChoices, existing: Tree?, confirmDuplicate: (Duplicate) -> Bool) throws -> Tree {
         do {
             return try saveOrThrow(frozen, choices: choices, existing: existing, confirmDuplicate: confirmDuplicate)
-        } catch let e as PhotoError {
+        } catch StoreError.photo(let e) {
             throw WorkflowError.photo(e)
         } catch let e as StoreError {
             throw WorkflowError.store(e, nothingStored: false)

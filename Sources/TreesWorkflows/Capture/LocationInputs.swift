@@ -10,7 +10,7 @@ public enum LocationInput: Sendable {
 extension LocationSource {
     /// The source's events, with a tick every half second when `ticking` (for a live view or a
     /// capture's clock), ending with the source or at `deadline`. The source's errors end the
-    /// stream as they are (`LocationError`, `ReplayError`).
+    /// stream as they are (`LocationError`).
     public func inputs(ticking: Bool, until deadline: ContinuousClock.Instant? = nil) -> AsyncThrowingStream<LocationInput, any Error> {
         let (stream, out) = AsyncThrowingStream<LocationInput, any Error>.makeStream()
         let events = Task {

@@ -127,7 +127,7 @@ public struct ImportWorkflow: Sendable {
         switch error {
         case let e as InterchangeError: input.failure(e)
         case let e as ImportRefusal: WorkflowError.malformed(file: input.displayName, line: e.line, reason: e.reason)
-        case let e as PhotoError: WorkflowError.photo(e)
+        case StoreError.photo(let p): WorkflowError.photo(p)
         case let e as StoreError:
             if case .storage = e { WorkflowError.store(e, nothingStored: true) } else { WorkflowError.store(e, nothingStored: false) }
         default: error

@@ -21,7 +21,7 @@ public enum ReplayWorkflow {
     /// a throw stops the replay.
     public typealias Sink = ([UInt8]) throws -> Void
 
-    /// Reads `path` at `speed`, writing to `sink`; throws `ReplayError` for a file it cannot read.
+    /// Reads `path` at `speed`, writing to `sink`; throws `LocationError` for a file it cannot read.
     public static func run(path: String, speed: ReplaySpeed, output: Output, sink: Sink) async throws -> ReplayReport {
         var out: [UInt8] = []
         let blockSize = 1 << 18

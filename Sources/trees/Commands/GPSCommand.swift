@@ -77,7 +77,7 @@ struct GPSCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(error.description, status: .usage)
         }
-        if case let .replay(path, _) = spec, let text = options.speed, let speed = ReplaySpeed(text) {
+        if case let .replay(path, _) = spec, let speed = options.speed {
             spec = .replay(path: path, speed: speed)
         }
         return spec

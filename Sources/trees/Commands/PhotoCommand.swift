@@ -140,12 +140,12 @@ enum PhotoErrors {
     static func mapped<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as PhotoError {
-            throw cliError(error)
+        } catch StoreError.photo(let problem) {
+            throw cliError(problem)
         }
     }
 
-    static func cliError(_ error: PhotoError) -> CLIError {
+    static func cliError(_ error: PhotoProblem) -> CLIError {
         switch error {
         case .unreadable: CLIError(error.description, status: .noInput)
         case .notAnImage: CLIError(error.description, status: .dataError)

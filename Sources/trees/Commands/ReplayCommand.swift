@@ -23,7 +23,7 @@ struct ReplayCommand: AsyncParsableCommand {
     var file: String
 
     @Option(help: ArgumentHelp("A factor of real time, or max for no pacing.", valueName: "n|max"))
-    var speed: String = "max"
+    var speed: ReplaySpeed = .max
 
     @Flag(help: "Write one gpsd-style TPV JSON object per fix (JSON Lines).")
     var jsonl = false
@@ -35,24 +35,15 @@ struct ReplayCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        guard ReplaySpeed(speed) != nil else { throw ValidationError("--speed must be a positive number or max, not '\(speed)'") }
         if jsonl && gpx { throw ValidationError("--jsonl and --gpx cannot be used together") }
     }
 
     func run() async throws {
-        let replaySpeed = ReplaySpeed(speed) ?? .max
         let terminal = Terminal.current
         let output: ReplayWorkflow.Output =
             jsonl ? .jsonLines : gpx ? .gpxTrack(name: (file as NSString).lastPathComponent) : .lines { Self.humanLine($0, terminal: terminal) }
-        let report: ReplayReport
-        do {
-            report = try await ReplayWorkflow.run(path: file, speed: replaySpeed, output: output, sink: { bytes in bytes.withUnsafeBytes { Output.write($0) } })
-        } catch let error as ReplayError {
-            switch error {
-            case .cannotOpen: throw CLIError(error.description, status: .noInput)
-            case .readFailed: throw CLIError(error.description, status: .ioError)
-            case .noNMEA: throw CLIError(error.description, status: .dataError)
-            }
+        let report = try await ReplayWorkflow.run(path: file, speed: speed, output: output) { bytes in
+            bytes.withUnsafeBytes { Output.write($0) }
         }
         StandardError.write(ReplaySummary.text(report, verbose: verbose))
     }

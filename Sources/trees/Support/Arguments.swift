@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Interchange
+import Location
+import TreesKit
 import TreesWorkflows
 
 // Options with a fixed set of values are parsed once, by the argument parser, which also lists
@@ -31,6 +33,18 @@ struct GPXParts: ExpressibleByArgument {
 
     var defaultValueDescription: String { "none" }
     static var allValueStrings: [String] { ["routes", "tracks", "routes,tracks"] }
+}
+
+/// `--speed N|max`: a positive factor of real time, or as fast as possible.
+extension ReplaySpeed: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+
+    public var defaultValueDescription: String {
+        switch self {
+        case .max: "max"
+        case .factor(let v): TextCodec.decimal(v) ?? "1"
+        }
+    }
 }
 
 extension ExportFormat: ExpressibleByArgument {

@@ -66,17 +66,12 @@ struct CLIError: Error, CustomStringConvertible {
             switch e {
             case .gpsdUnreachable, .gpsdRefused, .serialUnavailable, .noNMEA: return CLIError(e.description, status: .unavailable)
             case .badSourceURI: return CLIError(e.description, status: .usage)
-            case .stdinUnreadable: return CLIError(e.description, status: .ioError)
+            case .stdinUnreadable, .cannotReadTrack: return CLIError(e.description, status: .ioError)
+            case .cannotOpenTrack: return CLIError(e.description, status: .noInput)
+            case .noNMEAInTrack: return CLIError(e.description, status: .dataError)
             }
-        case let e as ReplayError:
-            switch e {
-            case .cannotOpen: return CLIError(e.description, status: .noInput)
-            case .readFailed: return CLIError(e.description, status: .ioError)
-            case .noNMEA: return CLIError(e.description, status: .dataError)
-            }
-        case let e as PhotoError:
-            return PhotoErrors.cliError(e)
         case let e as StoreError:
+            if case .photo(let p) = e { return PhotoErrors.cliError(p) }
             switch e {
             case .cannotCreate, .notATreesDatabase, .newerSchema: return CLIError(e.description, status: .cannotCreate)
             case .invalidID, .invalidCollectionName: return CLIError(e.description, status: .usage)

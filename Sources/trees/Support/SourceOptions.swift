@@ -11,12 +11,8 @@ struct SourceOptions: ParsableArguments {
     var source: String = "gpsd://localhost:2947"
 
     @Option(help: ArgumentHelp("Replay speed for replay: sources: a factor of real time, or max.", valueName: "n|max"))
-    var speed: String?
+    var speed: ReplaySpeed?
 
     @Flag(help: "If gpsd cannot be reached at start, keep trying instead of failing.")
     var wait = false
-
-    func validate() throws {
-        if let speed, ReplaySpeed(speed) == nil { throw ValidationError("--speed must be a positive number or max, not '\(speed)'") }
-    }
 }
