@@ -3,27 +3,20 @@ import TreesKit
 
 /// A tree as read from a file, before the store gives it its final identity.
 ///
-/// Fields a file did not carry are nil; `tree(…)` fills the rest.
+/// Every field of a tree is read and written through `fields` (a `Tree`, so a field added to the
+/// model needs nothing here: `imported.variety` is `imported.fields.variety`); the id and the
+/// dates, which a file may leave out, are optional beside it, with what only a file has: the
+/// collection's name, embedded photos, the line. `tree(…)` fills what the file left out.
+@dynamicMemberLookup
 public struct ImportedTree: Sendable, Equatable {
+    /// The tree's fields as read; its `id`, `createdAt` and `updatedAt` are placeholders, the
+    /// values read are the optional ones below.
+    public var fields: Tree
     public var id: UUID?
-    public var coordinate: Coordinate
-    /// Radius of the 95% confidence circle, in metres.
-    public var horizontalAccuracy: Double?
-    public var accuracySource: AccuracySource?
-    /// Altitude above mean sea level, in metres.
-    public var altitude: Double?
-    /// Height above the WGS 84 ellipsoid, in metres.
-    public var ellipsoidHeight: Double?
-    public var species: String
-    public var variety: String?
-    public var rootstock: String?
-    public var notes: String?
-    public var collectionID: UUID?
-    /// The collection's name, when the file names it (GPX, CSV) rather than referring to it by id.
-    public var collectionName: String?
     public var createdAt: Date?
     public var updatedAt: Date?
-    public var capture: CaptureInfo
+    /// The collection's name, when the file names it (GPX, CSV) rather than referring to it by id.
+    public var collectionName: String?
     /// Photos carried in the file (collection JSON with photos).
     public var photos: [ImportedPhoto]
     /// How many photos the source says the tree has (which may exceed `photos.count`).
@@ -35,19 +28,24 @@ public struct ImportedTree: Sendable, Equatable {
     public var unusableID: String?
 
     public init(id: UUID? = nil, coordinate: Coordinate, species: String, line: Int) {
-        self.id = id; self.coordinate = coordinate; self.species = species; self.line = line
-        self.capture = CaptureInfo(); self.photos = []
+        self.fields = Tree(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), coordinate: coordinate, species: species, createdAt: Date(timeIntervalSince1970: 0))
+        self.id = id; self.line = line; self.photos = []
+    }
+
+    public subscript<T>(dynamicMember field: WritableKeyPath<Tree, T>) -> T {
+        get { fields[keyPath: field] }
+        set { fields[keyPath: field] = newValue }
     }
 
     /// The tree to store: `id` and `now` fill what the file left out.
     public func tree(id: UUID, collectionID: UUID?, now: Date) -> Tree {
-        let created = createdAt ?? now
-        return Tree(
-            id: id, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy,
-            accuracySource: accuracySource ?? (horizontalAccuracy == nil ? nil : .imported),
-            altitude: altitude, ellipsoidHeight: ellipsoidHeight, species: species, variety: variety,
-            rootstock: rootstock, notes: notes, collectionID: collectionID, createdAt: created,
-            updatedAt: updatedAt ?? created, capture: capture)
+        var t = fields
+        t.id = id
+        t.collectionID = collectionID
+        t.createdAt = createdAt ?? now
+        t.updatedAt = updatedAt ?? t.createdAt
+        if t.accuracySource == nil, t.horizontalAccuracy != nil { t.accuracySource = .imported }
+        return t
     }
 }
 
@@ -89,31 +87,31 @@ extension ImportedTree {
         let species = ext.species ?? chosen ?? ByteParsing.nonBlank(p.name) ?? ByteParsing.nonBlank(p.type) ?? ""
         self.init(id: ext.id, coordinate: p.coordinate, species: species, line: p.line)
         let ours = ext.createdAt != nil || ext.id != nil
-        horizontalAccuracy = ext.horizontalAccuracy
-        accuracySource = ext.accuracySource
-        altitude = p.elevation
-        ellipsoidHeight = ext.ellipsoidHeight ?? (ours ? nil : p.geoidHeight.flatMap { g in p.elevation.map { $0 + g } })
-        variety = ext.variety
-        rootstock = ext.rootstock
+        fields.horizontalAccuracy = ext.horizontalAccuracy
+        fields.accuracySource = ext.accuracySource
+        fields.altitude = p.elevation
+        fields.ellipsoidHeight = ext.ellipsoidHeight ?? (ours ? nil : p.geoidHeight.flatMap { g in p.elevation.map { $0 + g } })
+        fields.variety = ext.variety
+        fields.rootstock = ext.rootstock
         if ours {
-            notes = ext.notes
+            fields.notes = ext.notes
         } else {
             let text = speciesFrom == .desc ? p.comment : p.description
             let app = Self.appDescription(text)
-            notes = ByteParsing.nonBlank(app.notes)
-            if variety == nil { variety = app.variety }
-            if rootstock == nil { rootstock = app.rootstock }
+            fields.notes = ByteParsing.nonBlank(app.notes)
+            if fields.variety == nil { fields.variety = app.variety }
+            if fields.rootstock == nil { fields.rootstock = app.rootstock }
         }
-        collectionID = ext.collectionID
+        fields.collectionID = ext.collectionID
         collectionName = ext.collection
         createdAt = ext.createdAt ?? p.time
         updatedAt = ext.updatedAt
-        capture.fixTime = ours ? ext.fixTime : p.time
-        capture.fixMode = p.fix.flatMap(Self.fixMode)
-        capture.satellites = p.satellites
-        capture.hdop = p.hdop
-        capture.averagedEpochs = ext.averagedEpochs
-        capture.locationSource = ext.locationSource
+        fields.capture.fixTime = ours ? ext.fixTime : p.time
+        fields.capture.fixMode = p.fix.flatMap(Self.fixMode)
+        fields.capture.satellites = p.satellites
+        fields.capture.hdop = p.hdop
+        fields.capture.averagedEpochs = ext.averagedEpochs
+        fields.capture.locationSource = ext.locationSource
     }
 
     /// The iOS Tree Tracker app's GPX `desc`: leading `Variety: …` and `Rootstock: …` lines, then
