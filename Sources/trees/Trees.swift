@@ -37,11 +37,22 @@ struct Trees: AsyncParsableCommand {
             Foundation.exit(error.status.rawValue)
         } catch {
             if let exit = error as? ExitCode { Foundation.exit(exit.rawValue) }
-            if Self.isArgumentParserError(error) { Self.exit(withError: error) }
+            if Self.isArgumentParserError(error) { Self.exitForUsage(error) }
             let cli = CLIError.from(error)
             StandardError.write("trees: \(TerminalText.escaped(cli.message))\n")
             Foundation.exit(cli.status.rawValue)
         }
+    }
+
+    /// A usage error says so as every other error does, `trees: …` (then the usage line); help and
+    /// version requests print as the argument parser prints them.
+    private static func exitForUsage(_ error: any Error) -> Never {
+        let status = exitCode(for: error)
+        guard status != .success else { Self.exit(withError: error) }
+        var text = fullMessage(for: error)
+        if text.hasPrefix("Error: ") { text = "trees: " + text.dropFirst("Error: ".count) }
+        StandardError.write(text.hasSuffix("\n") ? text : text + "\n")
+        Foundation.exit(status.rawValue)
     }
 
     private static func isArgumentParserError(_ error: any Error) -> Bool {

@@ -170,8 +170,8 @@ import Testing
     }
 
     @Test(arguments: [
-        (["map", "--labels", "genus"], 64, "Error: The value 'genus' is invalid for '--labels <what>'. Please provide one of 'species' and 'variety'."),
-        (["map", "--tiles", "https://tile.example.org/{z}/{x}.png"], 64, "Error: --tiles 'https://tile.example.org/{z}/{x}.png' needs {z}, {x} and {y}, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
+        (["map", "--labels", "genus"], 64, "trees: The value 'genus' is invalid for '--labels <what>'. Please provide one of 'species' and 'variety'."),
+        (["map", "--tiles", "https://tile.example.org/{z}/{x}.png"], 64, "trees: --tiles 'https://tile.example.org/{z}/{x}.png' needs {z}, {x} and {y}, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png"),
         (["map", "--collection", "Nowhere"], 1, "trees: no collection named 'Nowhere'; known: Victoria's Orchard"),
         (["map", "--collection", "none", "--labels", "variety"], 1, "trees: no trees to map"),
         (["map", "--out", "/nonexistent/folder/map.html"], 73, "trees: cannot write /nonexistent/folder/map.html: the folder /nonexistent/folder does not exist"),

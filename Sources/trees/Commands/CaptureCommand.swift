@@ -87,13 +87,9 @@ struct CaptureCommand: AsyncParsableCommand {
 enum CaptureInput: Sendable {
     case event(LocationEvent)
     case tick
-    case key(KeyPress)
+    case key(InteractiveCapturePolicy.Key)
     case ended
     case failed(String, ExitStatus)
-}
-
-enum KeyPress: Sendable, Equatable {
-    case enter, average, quit, interrupt, other
 }
 
 extension LocationSource {
@@ -159,7 +155,7 @@ struct AutoCapture {
         if frozen == nil { frozen = policy.finish() }
         guard let frozen else {
             if let failure { throw CLIError(failure.0, status: failure.1) }
-            throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", (TextCodec.decimal(command.require) ?? "?"), source.description),
+            throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", Format.number(command.require), source.description),
                            status: .noAcceptableFix)
         }
         let species = command.attributes.species.flatMap(TextTools.nonEmpty) ?? existing?.species ?? ""

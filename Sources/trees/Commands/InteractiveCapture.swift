@@ -20,7 +20,7 @@ struct InteractiveCapture {
         let terminal = Terminal.current
         let raw = RawTerminal()
         let keys = KeyReader()
-        var session = CaptureSession(gate: command.gate)
+        var policy = InteractiveCapturePolicy(gate: command.gate, averageEpochs: command.average ?? 10)
         var view = LiveView(sourceName: source.description, staleAfter: command.gate.stale)
         view.title = "trees capture"
         let clock = ContinuousClock()
@@ -30,59 +30,50 @@ struct InteractiveCapture {
         raw.enterRaw()
         keys.start { continuation.yield(.key($0)) }
         var screen = LiveScreen()
-        var message: String?
         var defaults = PromptDefaults(collection: try CaptureDefaults.collectionName(command.attributes.collection, store: store))
         var saved = 0
-        let averageEpochs = command.average ?? 10
         if let existing { TerminalState.write("Re-capturing \(existing.shortID) (\(existing.species))\n") }
 
         loop: for await input in inputs {
-            let now = clock.now - start
+            let step: InteractiveCapturePolicy.Step
             switch input {
             case .event(let event):
-                session.handle(event, at: now)
+                step = policy.handle(.event(event), at: clock.now - start)
                 view.update(with: event, now: Date())
             case .tick:
-                session.tick(at: now)
+                step = policy.handle(.tick, at: clock.now - start)
                 view.tick(now: Date())
-            case .key(.enter):
-                if session.freeze() == nil { message = "Not yet: \(session.whyNot ?? "no fix")." }
-            case .key(.average):
-                if session.canFreeze || session.lastFix?.hasPosition == true {
-                    session.startAveraging(epochs: averageEpochs)
-                    message = nil
-                } else {
-                    message = "Not yet: \(session.whyNot ?? "no fix")."
-                }
-            case .key(.quit):
-                break loop
-            case .key(.interrupt):
-                raw.restore()
-                TerminalState.write("\n")
-                Foundation.exit(130)
-            case .key(.other):
-                break
+            case .key(let key):
+                step = policy.handle(.key(key), at: clock.now - start)
             case .ended:
-                if case .averaging = session.state { session.finishAveraging() }
-                if case .frozen = session.state { break }
-                screen.draw(render(session, view: view, terminal: terminal, message: "The source ended."))
-                break loop
+                step = policy.handle(.ended, at: clock.now - start)
             case .failed(let text, let status):
                 raw.restore()
                 throw CLIError(text, status: status)
             }
-
-            guard case .frozen(let frozen) = session.state else {
-                screen.draw(render(session, view: view, terminal: terminal, message: message))
+            let frozen: FrozenFix
+            switch step {
+            case .watching:
+                screen.draw(render(policy.session, view: view, terminal: terminal, message: policy.message))
                 continue
+            case .quit:
+                break loop
+            case .interrupted:
+                raw.restore()
+                TerminalState.write("\n")
+                Foundation.exit(ExitStatus.interrupted.rawValue)
+            case .ended:
+                screen.draw(render(policy.session, view: view, terminal: terminal, message: policy.message))
+                break loop
+            case .frozen(let f):
+                frozen = f
             }
             // Prompts read whole lines: stop the key reader and leave raw mode.
             keys.pause()
             raw.restore()
-            screen.draw(render(session, view: view, terminal: terminal, message: nil))
+            screen.draw(render(policy.session, view: view, terminal: terminal, message: nil))
             screen.detach()
             let outcome = try prompt(frozen, defaults: &defaults, terminal: terminal, source: source.description)
-            message = nil
             switch outcome {
             case .saved(let tree):
                 saved += 1
@@ -91,11 +82,11 @@ struct InteractiveCapture {
                 Self.say("Saved \(tree.shortID) (\([tree.species, tree.variety].compactMap { $0 }.joined(separator: " ")), \(Terminal.badgeText(metres: tree.horizontalAccuracy))).")
                 guard let answer = Self.ask("Next tree\(inCollection)? Enter to go on, q to quit: ") else { break loop }
                 if answer.lowercased().hasPrefix("q") { break loop }
-                session.reset()
+                policy.next()
             case .recapture:
-                session.unfreeze()
+                policy.recapture()
             case .discard:
-                session.reset()
+                policy.next()
                 Self.say("Discarded.")
             }
             raw.enterRaw()
@@ -120,12 +111,12 @@ struct InteractiveCapture {
         let gate = command.gate
         switch session.state {
         case .searching:
-            return terminal.paint("Searching — \(session.whyNot ?? "no fix"). Capture needs under \((TextCodec.decimal(gate.require) ?? "?")) m.", .grey)
+            return terminal.paint("Searching — \(session.whyNot ?? "no fix"). Capture needs under \(Format.number(gate.require)) m.", .grey)
         case .poor(let a, let excess):
-            return terminal.paint(String(format: "Too poor — %.1f m, needs under %@ m (%.1f m to go). Capture disabled.", a, (TextCodec.decimal(gate.require) ?? "?"), excess), .red)
+            return terminal.paint(String(format: "Too poor — %.1f m, needs under %@ m (%.1f m to go). Capture disabled.", a, Format.number(gate.require), excess), .red)
         case .acceptable:
             let trend = session.trend == .improving ? " — still improving" : ""
-            return terminal.paint("Capture allowed (Enter). Waiting for under \((TextCodec.decimal(gate.encourage) ?? "?")) m is encouraged\(trend).", .yellow)
+            return terminal.paint("Capture allowed (Enter). Waiting for under \(Format.number(gate.encourage)) m is encouraged\(trend).", .yellow)
         case .good:
             return terminal.paint("Good — press Enter to capture, or a to average.", .green)
         case .averaging(let n, let target):

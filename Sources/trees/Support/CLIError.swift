@@ -22,6 +22,12 @@ enum ExitStatus: Int32 {
     case cannotCreate = 73
     /// Reading or writing failed (disk full, device gone).
     case ioError = 74
+    /// Ended by SIGHUP (128 + 1).
+    case hangUp = 129
+    /// Interrupted by Ctrl-C or SIGINT (128 + 2).
+    case interrupted = 130
+    /// Ended by SIGTERM (128 + 15).
+    case terminated = 143
 }
 
 /// An error the command line reports as one line on standard error, with an exit status.

@@ -1,4 +1,5 @@
 import Foundation
+import TreesWorkflows
 
 /// Puts the terminal into raw keyboard mode and always puts it back: on `restore()`, at exit, and on
 /// SIGINT/SIGTERM/SIGHUP (then the process exits with 128 + the signal).
@@ -74,7 +75,7 @@ final class KeyReader: @unchecked Sendable {
     private var paused = false
     private var stopped = false
 
-    func start(_ handler: @escaping @Sendable (KeyPress) -> Void) {
+    func start(_ handler: @escaping @Sendable (InteractiveCapturePolicy.Key) -> Void) {
         let thread = Thread { [self] in
             var byte: UInt8 = 0
             while true {
@@ -83,12 +84,12 @@ final class KeyReader: @unchecked Sendable {
                 if paused { lock.unlock(); usleep(50_000); continue }
                 var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&fds, 1, 100)
-                var key: KeyPress?
+                var key: InteractiveCapturePolicy.Key?
                 if ready > 0 {
                     let n = read(STDIN_FILENO, &byte, 1)
                     if n == 1 {
                         switch byte {
-                        case 10, 13: key = .enter
+                        case 10, 13: key = .capture
                         case UInt8(ascii: "a"), UInt8(ascii: "A"): key = .average
                         case UInt8(ascii: "q"), UInt8(ascii: "Q"): key = .quit
                         case 3, 4: key = .interrupt

@@ -76,6 +76,9 @@ enum ANSI {
 
 /// Number and date formatting for people, locale-independent.
 enum Format {
+    /// A number as the text codec writes it: `20`, `7.5`.
+    static func number(_ value: Double) -> String { TextCodec.decimal(value) ?? "—" }
+
     /// Metres with one decimal below 100 m, whole metres above: `6.2 m`, `140 m`.
     ///
     /// When one decimal would round a value up onto a class threshold (9.98 → 10.0), two decimals are
