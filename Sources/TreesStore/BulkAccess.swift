@@ -29,14 +29,23 @@ extension StoreReader {
         return ids
     }
 
-    /// Visits the position and species of every stored tree (for finding duplicates without ids).
-    public func forEachPosition(_ body: (_ latitude: Double, _ longitude: Double, _ species: String) throws -> Void) throws {
-        let cursor = try Row.fetchCursor(db, sql: "SELECT latitude, longitude, species FROM tree")
+    /// Visits the position, species and rowid of every stored tree (for finding duplicates without ids).
+    public func forEachPosition(_ body: (_ latitude: Double, _ longitude: Double, _ species: String, _ rowID: Int64) throws -> Void) throws {
+        let cursor = try Row.fetchCursor(db, sql: "SELECT latitude, longitude, species, rowid FROM tree")
         while let row = try cursor.next() {
             // Damaged rows are reported by every read of trees; here they only cannot be duplicates.
             guard let lat = StoredValue.number(row[0]), let lon = StoredValue.number(row[1]), let species = StoredValue.text(row[2]) else { continue }
-            try body(lat, lon, species)
+            try body(lat, lon, species, row[3])
         }
+    }
+
+    /// The position and species of the tree stored at `rowID`, if there is one and it is readable.
+    public func position(rowID: Int64) throws -> (latitude: Double, longitude: Double, species: String)? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT latitude, longitude, species FROM tree WHERE rowid = ?"),
+                                         arguments: [rowID]),
+              let lat = StoredValue.number(row[0]), let lon = StoredValue.number(row[1]), let species = StoredValue.text(row[2])
+        else { return nil }
+        return (lat, lon, species)
     }
 }
 
@@ -56,6 +65,9 @@ public final class BulkTreeWriter {
         for s in statements { sqlite3_finalize(s) }
         scratch.deallocate()
     }
+
+    /// The rowid of the tree this writer inserted last.
+    public var lastRowID: Int64 { sqlite3_last_insert_rowid(db.sqliteConnection) }
 
     /// Inserts a new tree; fails when its id is stored.
     public func insert(_ tree: Tree) throws {

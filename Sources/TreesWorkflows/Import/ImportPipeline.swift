@@ -2,39 +2,82 @@ import Foundation
 import Interchange
 import TreesKit
 
-/// Positions and species on a grid of 1e-7° cells: a compact, conservative test for "a tree of this
-/// species within 1e-7°" (a hit is confirmed against the store).
+/// The stored trees' positions and species, for finding duplicates of trees without ids: a
+/// compact open-addressing multimap from a 32-bit fingerprint of (species, 1e-7° cell) to the
+/// tree's rowid, 8 bytes a tree. A lookup gives the rowids of the trees that may be in one of
+/// the nine cells around a point; the store confirms them by rowid (exact position and species).
+///
+/// It replaced a set of full keys (about 50 bytes a tree, growing by doubling) and a confirming
+/// query that scanned the whole table: re-importing a survey was quadratic.
 struct PositionIndex {
-    private struct Key: Hashable {
-        var latitude: Int64
-        var longitude: Int64
-        var species: UInt32
+    /// fingerprint << 32 | rowid; 0 is an empty slot.
+    private var slots: [UInt64]
+    private var count = 0
+
+    init(capacity: Int = 1024) {
+        var size = 1024
+        while size < capacity * 2 { size <<= 1 }
+        slots = [UInt64](repeating: 0, count: size)
     }
 
-    private var keys = Set<Key>()
+    static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.down)) }
 
-    private static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.down)) }
-
-    private static func speciesHash(_ species: String) -> UInt32 {
-        // FNV-1a over the lower-cased UTF-8: stable and small.
-        var h: UInt32 = 2_166_136_261
-        for b in species.lowercased().utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+    static func speciesHash(_ species: String) -> UInt64 {
+        // FNV-1a over the lower-cased UTF-8: stable and cheap.
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in species.lowercased().utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
     }
 
-    mutating func insert(latitude: Double, longitude: Double, species: String) {
-        keys.insert(Key(latitude: Self.cell(latitude), longitude: Self.cell(longitude), species: Self.speciesHash(species)))
+    private static func fingerprint(_ latCell: Int64, _ lonCell: Int64, _ species: UInt64) -> UInt64 {
+        var x = species ^ UInt64(bitPattern: latCell) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: lonCell) &* 0xC2B2_AE3D_27D4_EB4F
+        x ^= x >> 31; x &*= 0xBF58_476D_1CE4_E5B9; x ^= x >> 29
+        let f = x >> 32
+        return f == 0 ? 1 : f
     }
 
-    /// False when no stored tree of this species lies within 1e-7° (the cells around the point are empty).
-    func mightContain(latitude: Double, longitude: Double, species: String) -> Bool {
+    /// Remembers a stored tree; a rowid past 32 bits is not indexed (`covers` turns false).
+    mutating func insert(latitude: Double, longitude: Double, species: String, rowID: Int64) {
+        guard rowID > 0, rowID <= Int64(UInt32.max) else { overflowed = true; return }
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let f = Self.fingerprint(Self.cell(latitude), Self.cell(longitude), Self.speciesHash(species))
+        place(f << 32 | UInt64(rowID))
+        count += 1
+    }
+
+    /// False once a tree could not be indexed: answers are then incomplete.
+    private(set) var overflowed = false
+
+    /// The rowids of stored trees of this species whose cell is one of the nine around the point
+    /// (and a few others whose fingerprints collide).
+    func candidates(latitude: Double, longitude: Double, species: String) -> [Int64] {
         let la = Self.cell(latitude), lo = Self.cell(longitude), sp = Self.speciesHash(species)
+        var found: [Int64] = []
+        let mask = slots.count - 1
         for dLat in -1...1 {
-            for dLon in -1...1 where keys.contains(Key(latitude: la + Int64(dLat), longitude: lo + Int64(dLon), species: sp)) {
-                return true
+            for dLon in -1...1 {
+                let f = Self.fingerprint(la + Int64(dLat), lo + Int64(dLon), sp)
+                var i = Int(truncatingIfNeeded: f &* 0x9E37_79B9_7F4A_7C15 >> 32) & mask
+                while slots[i] != 0 {
+                    if slots[i] >> 32 == f { found.append(Int64(slots[i] & 0xFFFF_FFFF)) }
+                    i = (i + 1) & mask
+                }
             }
         }
-        return false
+        return found
+    }
+
+    private mutating func place(_ entry: UInt64) {
+        let mask = slots.count - 1
+        var i = Int(truncatingIfNeeded: (entry >> 32) &* 0x9E37_79B9_7F4A_7C15 >> 32) & mask
+        while slots[i] != 0 { i = (i + 1) & mask }
+        slots[i] = entry
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = [UInt64](repeating: 0, count: old.count * 2)
+        for e in old where e != 0 { place(e) }
     }
 }
 

@@ -22,6 +22,8 @@ struct TreeImporter {
     private var waiting: [ImportedTree] = []
     /// Stored positions, for files whose trees have no ids.
     private var positions: PositionIndex?
+    /// Ids for trees the file gives none, in increasing order.
+    private var ids = TimeOrderedIDs()
 
     init(writer: StoreWriter, conflict: ImportWorkflow.ConflictPolicy, collection: String?, photos: PhotoLibrary) throws {
         w = writer
@@ -143,7 +145,7 @@ struct TreeImporter {
             for photo in t.photos { try storePhoto(photo, treeID: given, line: t.line) }
             return
         }
-        var id = t.id ?? .random()
+        var id = t.id ?? ids.next(at: w.now)
         if let given = t.id, try bulk.exists(given) {
             switch conflict {
             case .skip:
@@ -160,7 +162,7 @@ struct TreeImporter {
                 report.replaced += 1
                 return
             case .newID:
-                id = .random()
+                id = ids.next(at: w.now)
             }
         } else if t.id == nil, conflict != .newID, try samePlaceAndSpecies(t) {
             report.alreadyPresent += 1
@@ -173,28 +175,43 @@ struct TreeImporter {
         } catch let e as StoreError {
             throw Self.refusal(e, line: t.line)
         }
-        positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species)
+        positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species, rowID: bulk.lastRowID)
         report.imported += 1
         for photo in t.photos { try storePhoto(photo, treeID: id, line: t.line) }
     }
 
     /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
     ///
-    /// An in-memory grid of stored positions (built on the first tree without an id) answers most
-    /// questions; only a probable match is confirmed against the store.
+    /// An in-memory index of stored positions (built on the first tree without an id) names the
+    /// few stored trees that may be one; each is confirmed by its rowid.
     private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
         if positions == nil {
-            var index = PositionIndex()
-            try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2) }
+            var index = PositionIndex(capacity: try w.reader.count())
+            try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2, rowID: $3) }
             positions = index
         }
-        guard positions?.mightContain(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species) == true else {
-            return false
+        let (lat, lon) = (t.coordinate.latitude, t.coordinate.longitude)
+        func same(_ la: Double, _ lo: Double, _ species: String) -> Bool {
+            abs(la - lat) <= 1e-7 && abs(lo - lon) <= 1e-7 && Self.sameIgnoringASCIICase(species, t.species)
         }
-        let near = try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05)
-        return near.contains {
-            abs($0.latitude - t.coordinate.latitude) <= 1e-7 && abs($0.longitude - t.coordinate.longitude) <= 1e-7
+        guard let index = positions, !index.overflowed else {
+            return try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05).contains { same($0.latitude, $0.longitude, $0.species) }
         }
+        for rowID in index.candidates(latitude: lat, longitude: lon, species: t.species) {
+            if let p = try w.reader.position(rowID: rowID), same(p.latitude, p.longitude, p.species) { return true }
+        }
+        return false
+    }
+
+    /// Equal but for the case of ASCII letters: SQLite's NOCASE, as every species query compares.
+    static func sameIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8, y = b.utf8
+        guard x.count == y.count else { return false }
+        for (p, q) in zip(x, y) where p != q {
+            let lp = p >= 65 && p <= 90 ? p + 32 : p, lq = q >= 65 && q <= 90 ? q + 32 : q
+            if lp != lq { return false }
+        }
+        return true
     }
 
     mutating func finish() throws {
