@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// `trees capture` end to end: the built binary on the sample tracks.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct CaptureTests {
-    static let tracks = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks")
+    static let tracks = Repository.url("SampleTracks")
 
     struct Expected: Sendable, CustomStringConvertible {
         var track: String

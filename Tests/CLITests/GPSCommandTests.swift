@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 @Suite(.serialized) struct GPSCommandTests {
     static let fixture = GPSFake.fixture("orchard-gst.nmea")
@@ -88,7 +89,7 @@ import Testing
     @Test func stdinGivesWhatReplayGives() throws {
         let trees = try TreesProcess()
         defer { trees.cleanUp() }
-        let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
+        let track = Repository.path("SampleTracks/signal-loss.nmea")
         let data = try Data(contentsOf: URL(fileURLWithPath: track))
         let replayed = try trees.run(["replay", track, "--jsonl"])
         let live = try trees.run(["gps", "--source", "-", "--jsonl"], stdin: data)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end import, export and inspect through the built `trees` binary.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct InterchangeCLITests {

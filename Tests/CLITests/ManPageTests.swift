@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The committed manual pages and completions agree with the commands the binary defines.
 ///
 /// When one of these fails after a command changed, run `scripts/generate-man` and commit.
 @Suite struct ManPageTests {
-    static let manFolder = TreesProcess.repositoryRoot.appendingPathComponent("man")
+    static let manFolder = Repository.url("man")
 
     struct Command {
         var path: [String]
@@ -86,7 +87,7 @@ import Testing
             #expect(text.contains(needle), "trees.1 lacks \(needle)")
         }
         // The exit statuses are those the code defines, as the README lists them.
-        let readme = try String(contentsOf: TreesProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Repository.url("README.md"), encoding: .utf8)
         let statuses = try NSRegularExpression(pattern: #"^\| (\d+) \|"#, options: .anchorsMatchLines)
             .matches(in: readme, range: NSRange(readme.startIndex..., in: readme))
             .compactMap { Range($0.range(at: 1), in: readme).map { String(readme[$0]) } }
@@ -118,7 +119,7 @@ import Testing
         defer { t.cleanUp() }
         let generated = try t.run(["--generate-completion-script", shell])
         #expect(generated.status == 0)
-        let committed = try String(contentsOf: TreesProcess.repositoryRoot.appendingPathComponent("completions/\(file)"), encoding: .utf8)
+        let committed = try String(contentsOf: Repository.url("completions/\(file)"), encoding: .utf8)
         #expect(committed == generated.stdout, "completions/\(file) is out of date; run scripts/generate-man")
         #expect(committed.contains("photo") && committed.contains("stats") && committed.contains("map"))
     }
@@ -132,7 +133,7 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/make")
             process.arguments = ["-s", target, "PREFIX=\(prefix)", "BIN=\(TreesProcess.executable.path)"]
-            process.currentDirectoryURL = TreesProcess.repositoryRoot
+            process.currentDirectoryURL = Repository.root
             let out = Pipe()
             process.standardOutput = out
             process.standardError = out

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: `trees map` writes one offline page; headless Chromium runs its script and renders it.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.chromium.shouldRun)) struct MapCommandTests {

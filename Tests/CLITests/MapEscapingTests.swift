@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The map page is safe with any text a store holds: hostile species, varieties, rootstocks, notes
 /// and collection names (markup, comment openers, quotes, backslashes, line separators, control

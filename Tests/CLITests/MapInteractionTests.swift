@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The map page driven like a user drives it: real wheel, drag and click events sent to headless
 /// Chromium through its DevTools protocol, and the page's state read back.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// Every file `trees` writes (`export`, `map`) takes one path: devices and pipes are written
 /// straight through, a symbolic link keeps pointing at the file it names, a replaced file keeps

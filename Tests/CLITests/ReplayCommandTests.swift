@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: `trees replay` on real files, exact output and exit status.
 @Suite struct ReplayCommandTests {
@@ -59,7 +60,7 @@ import Testing
     @Test(.enabled(if: Tool.xmllint.shouldRun)) func gpxIsValidGPX11() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        let sample = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
+        let sample = Repository.path("SampleTracks/signal-loss.nmea")
         let r = try t.run(["replay", sample, "--gpx"])
         #expect(r.status == 0)
         let gpx = t.folder.appendingPathComponent("out.gpx")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: `trees stats` with exact output.
 @Suite struct StatsCommandTests {

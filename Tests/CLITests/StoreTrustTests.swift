@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// A store stays readable and exact whatever reaches it: values it cannot hold are refused where
 /// they are read, damaged rows already in a file are named (never a trap) and mended by

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: the built `trees` binary, exact output and exit status, store unchanged after refusals.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct TreeCommandTests {
@@ -65,7 +66,7 @@ import Testing
         defer { t.cleanUp() }
         let added = try t.run(["add", "--lat", "51.5", "--lon", "-0.12", "--species", "Apple"])
         let id = added.stdout.trimmingCharacters(in: .newlines)
-        let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/orchard-walk.nmea").path
+        let track = Repository.path("SampleTracks/orchard-walk.nmea")
         for arguments in [["list"], ["show", id, "--json"], ["stats"], ["export", "--format", "csv", "--out", "-"],
                           ["replay", track, "--speed", "max", "--jsonl"]] {
             let process = Process()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// Our JSON export as the iOS Tree Tracker app decodes it: its required keys, and dates through a
 /// plain ISO 8601 parser that takes whole seconds only (Foundation's `.iso8601` strategy, which

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The iOS Tree Tracker app's own files (Tests/InterchangeTests/Fixtures/TreeTracker) through the
 /// built `trees`: imported in every format, and sent back to the app.
 extension TreeTrackerCLITests {
     static func appFile(_ name: String) -> String {
-        TreesProcess.repositoryRoot.appendingPathComponent("Tests/InterchangeTests/Fixtures/TreeTracker/\(name)").path
+        Repository.path("Tests/InterchangeTests/Fixtures/TreeTracker/\(name)")
     }
 
     static func appDecoder() -> JSONDecoder {

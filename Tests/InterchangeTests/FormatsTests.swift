@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 @Suite struct CSVTests {
     @Test func writesRFC4180WithFormulaNeutralisationButNumbersAsNumbers() throws {

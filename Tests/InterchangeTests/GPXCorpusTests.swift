@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Interchange
+import TreesTestSupport
 
 /// The GPX corpus: every file must read with exactly the expected counts, structure and end points.
 ///

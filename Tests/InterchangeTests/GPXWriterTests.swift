@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 @Suite struct GPXWriterTests {
     func writeSample() throws -> URL {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Interchange
+import TreesTestSupport
 
 /// Records tokenizer events as readable lines; adjacent text pieces are joined.
 struct EventLog: XMLHandler {

@@ -3,6 +3,7 @@ import Location
 import Synchronization
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// Reads events from a source until `done` says so or `timeout` passes.
 func collect(
@@ -109,7 +110,7 @@ extension Duration {
     /// NMEA reader's fix of the same time (the track's epochs end with RMC, GST before it).
     @Test(.enabled(if: Tool.gpsfake.shouldRun)) func sampleTrackThroughGPSDMatchesTheReader() async throws {
         _ = try Tool.gpsfake.require()
-        let track = GPSFake.packageRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
+        let track = Repository.path("SampleTracks/signal-loss.nmea")
         let fake = try GPSFake(log: track, cycle: 0.004)
         defer { fake.stop() }
         let expected = try readerFixes(track)

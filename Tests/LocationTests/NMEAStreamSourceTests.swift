@@ -4,6 +4,7 @@ import NMEA
 import Synchronization
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// What the NMEA reader makes of a whole file.
 func readerFixes(_ path: String) throws -> [Fix] {

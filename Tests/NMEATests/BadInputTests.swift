@@ -2,6 +2,7 @@ import Foundation
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 @Suite struct BadInputTests {
     static let gga = sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
@@ -120,7 +121,7 @@ import TreesKit
     }
 
     @Test func randomBytesAndMangledSentencesNeverCrashAndChunkingDoesNotMatter() {
-        var rng = SplitMix64(state: 7)
+        var rng = SplitMix64(seed: 7)
         let pieces = Array(sampleTrack.utf8)
         var bytes: [UInt8] = []
         for _ in 0..<3000 {

@@ -2,6 +2,7 @@ import Foundation
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// A three-epoch track: GGA, GSA, GST and RMC per epoch (RMC ends each), 3D with DGPS in the last.
 let sampleTrack: String = [
@@ -63,7 +64,7 @@ let sampleTrack: String = [
     }
 
     @Test func randomChunkingsGiveTheSameFixes() {
-        var rng = SplitMix64(state: 42)
+        var rng = SplitMix64(seed: 42)
         for log in Self.logs {
             let bytes = Array(log.utf8)
             let whole = readFixes(bytes)

@@ -1,6 +1,7 @@
 import Foundation
 import NMEA
 import TreesKit
+import TreesTestSupport
 
 /// `$BODY*hh\r\n` with the right checksum.
 func sentence(_ body: String, lineEnd: String = "\r\n") -> String {
@@ -35,16 +36,4 @@ func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Double) -> Dat
     cal.timeZone = TimeZone(identifier: "UTC")!
     let base = Int64(cal.date(from: c)!.timeIntervalSince1970) * 1000 + Int64((s * 1000).rounded())
     return Date(timeIntervalSince1970: Double(base) / 1000)
-}
-
-/// A small deterministic generator for random chunk sizes.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

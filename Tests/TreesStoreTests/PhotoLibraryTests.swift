@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import TreesStore
+import TreesTestSupport
 
 /// Photo files beside a real temporary database.
 @Suite struct PhotoLibraryTests {

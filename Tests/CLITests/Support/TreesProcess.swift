@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// Runs the built `trees` binary the way a user would, capturing exit status, stdout and stderr.
 struct TreesProcess {
@@ -21,12 +22,6 @@ struct TreesProcess {
             return bundle.bundleURL.deletingLastPathComponent()
         }
         return Bundle.main.bundleURL
-    }
-
-    /// The repository's root folder (for SampleTracks and Tests/Corpus).
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
     }
 
     /// A scratch folder with a database path; removed by `cleanUp()`.
