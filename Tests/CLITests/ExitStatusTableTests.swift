@@ -74,11 +74,7 @@ import TreesTestSupport
         let damaged = try TreesProcess()
         defer { damaged.cleanUp() }
         #expect(try damaged.run(["add", "--lat", "1", "--lon", "2", "--species", "Fig"]).status == 0)
-        let sql = Process()
-        sql.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sql.arguments = [damaged.database, "UPDATE tree SET createdAt = 'soon'"]
-        try sql.run()
-        sql.waitUntilExit()
+        try Program.run("/usr/bin/sqlite3", [damaged.database, "UPDATE tree SET createdAt = 'soon'"])
 
         let cases: [(status: Int32, process: TreesProcess, arguments: [String])] = [
             (0, t, ["list"]),

@@ -31,24 +31,14 @@ import TreesTestSupport
 
     @discardableResult
     static func chromium(_ arguments: [String], in folder: URL) throws -> String {
-        let binary = "/usr/bin/chromium"
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "chromium is needed: scripts/setup-debian installs it")
+        let binary = try Tool.chromium.require()
         let profile = folder.appendingPathComponent("chromium-\(UUID().uuidString)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                             "--user-data-dir=\(profile.path)", "--window-size=1200,800"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = folder.path
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let r = try Program.run(binary, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                                         "--user-data-dir=\(profile.path)", "--window-size=1200,800"] + arguments, environment: env)
         try? FileManager.default.removeItem(at: profile)
-        return String(decoding: data, as: UTF8.self)
+        return r.stdout
     }
 
     static func matches(_ pattern: String, in text: String) throws -> [String] {

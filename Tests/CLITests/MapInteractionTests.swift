@@ -75,8 +75,7 @@ final class Browser {
     var session: String?
 
     init(url: String, folder: URL) async throws {
-        let binary = "/usr/bin/chromium"
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "chromium is needed: scripts/setup-debian installs it")
+        let binary = try Tool.chromium.require()
         profile = folder.appendingPathComponent("chromium-\(UUID().uuidString)")
         let arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                          "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "--window-size=1200,800", url]

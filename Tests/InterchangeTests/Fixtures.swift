@@ -39,21 +39,6 @@ enum Fixtures {
         bounds: GeoBounds.of(trees.map(\.coordinate)))
 }
 
-/// Runs a program and returns its exit status, standard output and standard error.
-func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: program)
-    p.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-}
-
 /// A fresh temporary directory for one test.
 func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("interchange-tests-\(UUID().uuidString)")

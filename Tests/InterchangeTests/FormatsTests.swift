@@ -106,9 +106,9 @@ import TreesTestSupport
         let dir = try temporaryDirectory()
         let url = dir.appendingPathComponent("t.kml")
         try text.write(to: url, atomically: true, encoding: .utf8)
-        let r = try run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path])
-        #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.contains("Feature Count: 3"))
+        let r = try Program.run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Feature Count: 3"))
     }
 }
 

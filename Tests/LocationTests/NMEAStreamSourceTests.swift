@@ -20,17 +20,12 @@ func readerFixes(_ path: String) throws -> [Fix] {
 final class SocatPair: @unchecked Sendable {
     let device: String
     let feed: String
-    private let process: Process
+    private let process: RunningProgram
 
     init(folder: URL) throws {
         device = folder.appendingPathComponent("gps").path
         feed = folder.appendingPathComponent("feed").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
-        process.arguments = ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feed)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try Program.start("/usr/bin/socat", ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feed)"])
         for _ in 0..<200 where !(FileManager.default.fileExists(atPath: device) && FileManager.default.fileExists(atPath: feed)) {
             usleep(20_000)
         }
@@ -39,8 +34,8 @@ final class SocatPair: @unchecked Sendable {
     /// Pulls the plug: the device end sees a hang-up.
     func kill() {
         guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.wait()
     }
 
     deinit { kill() }
