@@ -38,10 +38,3 @@ enum Fixtures {
         collections: [orchard], exportedAt: ByteParsing.date("2024-06-01T12:00:00Z")!, name: "Victoria's Orchard",
         bounds: GeoBounds.of(trees.map(\.coordinate)))
 }
-
-/// A fresh temporary directory for one test.
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("interchange-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}

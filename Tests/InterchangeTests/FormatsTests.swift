@@ -103,8 +103,9 @@ import TreesTestSupport
         #expect(text.contains("<coordinates>-8.5417456,47.3769123,408.5</coordinates>"))
         // Well-formed XML, by our own tokenizer and by xmllint.
         _ = try tokenize(text)
-        let dir = try temporaryDirectory()
-        let url = dir.appendingPathComponent("t.kml")
+        let folder = try TemporaryFolder("interchange-tests")
+        defer { folder.remove() }
+        let url = folder.url("t.kml")
         try text.write(to: url, atomically: true, encoding: .utf8)
         let r = try Program.run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path])
         #expect(r.status == 0, "\(r.stderr)")

@@ -5,9 +5,12 @@ import TreesKit
 import TreesTestSupport
 
 @Suite struct GPXWriterTests {
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder("interchange-tests") }
+
     func writeSample() throws -> URL {
-        let dir = try temporaryDirectory()
-        let url = dir.appendingPathComponent("trees.gpx")
+        let url = folder.url("trees.gpx")
         try exportString(Fixtures.trees, format: .gpx, context: Fixtures.context).write(to: url, atomically: true, encoding: .utf8)
         return url
     }

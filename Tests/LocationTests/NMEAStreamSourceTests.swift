@@ -97,10 +97,9 @@ final class SocatPair: @unchecked Sendable {
 
     @Test(.enabled(if: Tool.socat.shouldRun)) func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
         _ = try Tool.socat.require()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let pair = try SocatPair(folder: folder)
+        let folder = try TemporaryFolder("trees-serial")
+        defer { folder.remove() }
+        let pair = try SocatPair(folder: folder.url)
         let log = GPSFake.fixture("orchard-gst.nmea")
         let source = SerialSource(path: pair.device, baud: 9600)
         // The receiver starts sending once the source has the device open and configured.
@@ -122,10 +121,9 @@ final class SocatPair: @unchecked Sendable {
 
     @Test(.enabled(if: Tool.socat.shouldRun)) func withoutABaudRateTheSourceFindsNMEA() async throws {
         _ = try Tool.socat.require()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let pair = try SocatPair(folder: folder)
+        let folder = try TemporaryFolder("trees-serial")
+        defer { folder.remove() }
+        let pair = try SocatPair(folder: folder.url)
         let log = GPSFake.fixture("orchard-gst.nmea")
         // The receiver talks until the test has heard enough: the probe may start listening late.
         let done = Mutex(false)
@@ -146,10 +144,9 @@ final class SocatPair: @unchecked Sendable {
 
     @Test(.enabled(if: Tool.socat.shouldRun)) func unpluggedDeviceIsReportedAndReopened() async throws {
         _ = try Tool.socat.require()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let first = try SocatPair(folder: folder)
+        let folder = try TemporaryFolder("trees-serial")
+        defer { folder.remove() }
+        let first = try SocatPair(folder: folder.url)
         let second = Mutex<SocatPair?>(nil)
         let clock = RecordingClock()
         let source = SerialSource(path: first.device, baud: 9600, clock: clock)
@@ -170,7 +167,7 @@ final class SocatPair: @unchecked Sendable {
             }
             if case .reconnecting(1, _)? = events.last {
                 second.withLock { pair in
-                    guard pair == nil, let p = try? SocatPair(folder: folder) else { return }
+                    guard pair == nil, let p = try? SocatPair(folder: folder.url) else { return }
                     pair = p
                     Thread {
                         _ = reopened.wait(timeout: .now() + 60)

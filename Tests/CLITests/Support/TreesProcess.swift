@@ -20,25 +20,25 @@ struct TreesProcess {
     }
 
     /// A scratch folder with a database path; removed by `cleanUp()`.
-    let folder: URL
-    var database: String { folder.appendingPathComponent("trees.sqlite").path }
+    let scratch: TemporaryFolder
+    var folder: URL { scratch.url }
+    var database: String { scratch.path("trees.sqlite") }
     /// Environment given to every run: UTC, no colour, a fixed clock unless overridden.
     var environment: [String: String]
 
     init(now: String? = "2026-05-01T10:00:00.000Z") throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        scratch = try TemporaryFolder("trees-test")
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
-        env["TREES_DB"] = folder.appendingPathComponent("trees.sqlite").path
-        env["HOME"] = folder.path
+        env["TREES_DB"] = scratch.path("trees.sqlite")
+        env["HOME"] = scratch.path
         env.removeValue(forKey: "XDG_DATA_HOME")
         if let now { env["TREES_NOW"] = now } else { env.removeValue(forKey: "TREES_NOW") }
         environment = env
     }
 
-    func cleanUp() { try? FileManager.default.removeItem(at: folder) }
+    func cleanUp() { scratch.remove() }
 
     /// Runs `trees` with `arguments` to the end. `launcher` runs it through another program, e.g.
     /// `setpriv` to run it as another user; `standardOutput` sends its output elsewhere.
