@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 enum Fixtures {
     static let orchard = TreeCollection(
@@ -37,4 +38,13 @@ enum Fixtures {
     static let context = ExportContext(
         collections: [orchard], exportedAt: ByteParsing.date("2024-06-01T12:00:00Z")!, name: "Victoria's Orchard",
         bounds: GeoBounds.of(trees.map(\.coordinate)))
+}
+
+/// Reads CSV trees from `pieces` one after the other with a fresh reader, for `ChunkingVerifier`.
+func readCSV(_ pieces: [ArraySlice<UInt8>]) throws -> [ImportedTree] {
+    var reader = CSVTreeReader()
+    var trees: [ImportedTree] = []
+    for piece in pieces { try reader.read(piece) { trees.append($0) } }
+    try reader.finish { trees.append($0) }
+    return trees
 }

@@ -14,17 +14,9 @@ import TreesTestSupport
         #expect(lines[3] == "")
     }
 
-    @Test(arguments: [1, 3, 82, 4096])
-    func readsItsOwnOutputBackInAnyChunking(chunk: Int) throws {
-        let bytes = Array(try exportString(Fixtures.trees, format: .csv, context: Fixtures.context).utf8)
-        var reader = CSVTreeReader()
-        var trees: [ImportedTree] = []
-        var i = 0
-        while i < bytes.count {
-            try reader.read(bytes[i..<min(i + chunk, bytes.count)]) { trees.append($0) }
-            i += chunk
-        }
-        try reader.finish { trees.append($0) }
+    @Test func readsItsOwnOutputBackInAnyChunking() throws {
+        let text = try exportString(Fixtures.trees, format: .csv, context: Fixtures.context)
+        let trees = try ChunkingVerifier.standard.verify(text) { try readCSV($0) }
         #expect(trees.count == 3)
         let back = trees[0].tree(id: trees[0].id!, collectionID: trees[0].collectionID, now: .distantPast)
         #expect(back == Fixtures.full)

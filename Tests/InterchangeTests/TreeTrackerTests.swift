@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 /// The iOS Tree Tracker app's import, written down from its rules: what it needs in a file, and
 /// what it keeps of each tree.
@@ -123,29 +124,12 @@ enum TreeTrackerApp {
 
     static func date(_ text: String) -> Date { ByteParsing.date(text)! }
 
-    static func readCSV(_ bytes: [UInt8], chunk: Int = .max) throws -> [ImportedTree] {
-        var trees: [ImportedTree] = []
-        var reader = CSVTreeReader()
-        var i = 0
-        while i < bytes.count {
-            let end = i + min(bytes.count - i, max(1, chunk))
-            try reader.read(bytes[i..<end]) { trees.append($0) }
-            i = end
-        }
-        try reader.finish { trees.append($0) }
-        return trees
-    }
-
-    static func readGPX(_ bytes: [UInt8], chunk: Int = .max) throws -> [ImportedTree] {
+    /// The waypoints of a GPX file, read from `pieces` one after the other.
+    static func readGPX(_ pieces: [ArraySlice<UInt8>]) throws -> [ImportedTree] {
         var trees: [ImportedTree] = []
         var reader = GPXReader()
         func take(_ e: GPXEvent) { if case .waypoint(let p) = e { trees.append(ImportedTree(p)) } }
-        var i = 0
-        while i < bytes.count {
-            let end = i + min(bytes.count - i, max(1, chunk))
-            try reader.read(bytes[i..<end], take)
-            i = end
-        }
+        for piece in pieces { try reader.read(piece, take) }
         _ = try reader.finish(take)
         return trees
     }
@@ -183,9 +167,8 @@ enum TreeTrackerApp {
 
     // MARK: - Reading the app's files
 
-    @Test(arguments: [1, 7, 82, 4096, Int.max])
-    func theAppsExportImportsWithEveryField(chunk: Int) throws {
-        let read = try readJSON(try Self.fixture("export.json"), chunk: chunk)
+    @Test func theAppsExportImportsWithEveryField() throws {
+        let read = try ChunkingVerifier(sizes: [1, 7, 82, 4096]).verify(try Self.fixture("export.json")) { try readJSON($0) }
         #expect(read.collections.map(\.name) == ["North Block", "Roadside Pears"])
         #expect(read.collections[0].createdAt == Self.date("2025-04-12T07:45:10Z"))
         #expect(read.trees.count == 3)
@@ -237,9 +220,8 @@ enum TreeTrackerApp {
         #expect(error.map { "\($0)" }?.contains("\"createdAt\" is not an ISO 8601 date: \"soon\"") == true, "\(String(describing: error))")
     }
 
-    @Test(arguments: [1, 5, 64, Int.max])
-    func theAppsCSVImportsWithItsColumns(chunk: Int) throws {
-        let trees = try Self.readCSV(try Self.fixture("trees.csv"), chunk: chunk)
+    @Test func theAppsCSVImportsWithItsColumns() throws {
+        let trees = try ChunkingVerifier(sizes: [1, 5, 64]).verify(try Self.fixture("trees.csv")) { try readCSV($0) }
         #expect(trees.count == 4)
         let apple = trees[0]
         #expect(apple.id == UUID(uuidString: "5A1B9C3D-2E4F-4A6B-8C7D-9E0F1A2B3C4D"))
@@ -256,9 +238,8 @@ enum TreeTrackerApp {
         #expect(trees[3].createdAt == Self.date("2023-09-14T15:40:00Z") && trees[3].updatedAt == nil)
     }
 
-    @Test(arguments: [1, 13, 512, Int.max])
-    func theAppsGPXSplitsVarietyAndRootstockOutOfDesc(chunk: Int) throws {
-        let trees = try Self.readGPX(try Self.fixture("trees.gpx"), chunk: chunk)
+    @Test func theAppsGPXSplitsVarietyAndRootstockOutOfDesc() throws {
+        let trees = try ChunkingVerifier(sizes: [1, 13, 512]).verify(try Self.fixture("trees.gpx")) { try Self.readGPX($0) }
         #expect(trees.map(\.species) == ["Apple", "Walnut", "Pear", "Plum"])
         #expect(trees[0].variety == "Gala" && trees[0].rootstock == "M9")
         #expect(trees[0].notes == "Planted 2019 | Pruned hard, winter 2025 | Fire blight check: clear")

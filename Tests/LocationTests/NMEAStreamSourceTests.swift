@@ -64,14 +64,11 @@ final class SocatPair: @unchecked Sendable {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         let (readEnd, writeEnd) = (fds[0], fds[1])
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: log))
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
         let writer = Thread {
-            var offset = 0
-            // Odd chunk sizes, so sentences are split across reads.
-            while offset < bytes.count {
-                let n = min(97, bytes.count - offset)
-                _ = bytes[offset..<offset + n].withUnsafeBytes { write(writeEnd, $0.baseAddress, n) }
-                offset += n
+            // An odd size of piece, so sentences are split across reads.
+            for piece in ChunkingVerifier.Chunking.pieces(size: 97).split(bytes) {
+                _ = piece.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
             }
             close(writeEnd)
         }

@@ -49,7 +49,7 @@ import TreesTestSupport
     @Test func overlongSentencesAndLinesAreSkipped() {
         let long = sentence("GPGGA," + String(repeating: "1", count: 200))
         let endless = String(repeating: "x", count: 10_000) + "\n"
-        let r = readFixes(long + endless + Self.gga, chunk: 100)
+        let r = readFixes(ChunkingVerifier.Chunking.pieces(size: 100).split(Array((long + endless + Self.gga).utf8)))
         #expect(r.fixes.count == 1)
         #expect(r.statistics.skippedByReason[.overlong] == 2)
     }
@@ -141,10 +141,7 @@ import TreesTestSupport
                 bytes += Array("$GPGGA,,,,,,,,,,,,,,*56\n$,*\n$$$$*00\n$GPGSA,A,3,,,,,,,,,,,,,,,,,,,,,,,,,,,,,1,2,3*00\n".utf8)
             }
         }
-        let whole = readFixes(bytes)
-        let chunked = readFixes(bytes, chunk: 17)
-        #expect(whole.fixes == chunked.fixes)
-        #expect(whole.statistics == chunked.statistics)
+        let whole = ChunkingVerifier(sizes: [17]).verify(bytes) { readFixes($0) }
         #expect(whole.statistics.lines > 0)
     }
 }
