@@ -18,13 +18,16 @@ func readerFixes(_ path: String) throws -> [Fix] {
 
 /// A pseudo-terminal pair made by socat: `device` is what the source opens, `feed` the receiver's end.
 final class SocatPair: @unchecked Sendable {
+    /// Where the two ends are; a pair made in the same folder plugs in at the same device path.
+    let folder: TemporaryFolder
     let device: String
     let feed: String
     private let process: RunningProgram
 
-    init(folder: URL) throws {
-        device = folder.appendingPathComponent("gps").path
-        feed = folder.appendingPathComponent("feed").path
+    init(in folder: TemporaryFolder? = nil) throws {
+        self.folder = try folder ?? TemporaryFolder("trees-serial")
+        device = self.folder.path("gps")
+        feed = self.folder.path("feed")
         process = try Program.start("/usr/bin/socat", ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feed)"])
         for _ in 0..<200 where !(FileManager.default.fileExists(atPath: device) && FileManager.default.fileExists(atPath: feed)) {
             usleep(20_000)
@@ -94,9 +97,7 @@ final class SocatPair: @unchecked Sendable {
 
     @Test(.enabled(if: Tool.socat.shouldRun)) func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
         _ = try Tool.socat.require()
-        let folder = try TemporaryFolder("trees-serial")
-        defer { folder.remove() }
-        let pair = try SocatPair(folder: folder.url)
+        let pair = try SocatPair()
         let log = GPSFake.fixture("orchard-gst.nmea")
         let source = SerialSource(path: pair.device, baud: 9600)
         // The receiver starts sending once the source has the device open and configured.
@@ -118,9 +119,7 @@ final class SocatPair: @unchecked Sendable {
 
     @Test(.enabled(if: Tool.socat.shouldRun)) func withoutABaudRateTheSourceFindsNMEA() async throws {
         _ = try Tool.socat.require()
-        let folder = try TemporaryFolder("trees-serial")
-        defer { folder.remove() }
-        let pair = try SocatPair(folder: folder.url)
+        let pair = try SocatPair()
         let log = GPSFake.fixture("orchard-gst.nmea")
         // The receiver talks until the test has heard enough: the probe may start listening late.
         let done = Mutex(false)
@@ -141,9 +140,7 @@ final class SocatPair: @unchecked Sendable {
 
     @Test(.enabled(if: Tool.socat.shouldRun)) func unpluggedDeviceIsReportedAndReopened() async throws {
         _ = try Tool.socat.require()
-        let folder = try TemporaryFolder("trees-serial")
-        defer { folder.remove() }
-        let first = try SocatPair(folder: folder.url)
+        let first = try SocatPair()
         let second = Mutex<SocatPair?>(nil)
         let clock = RecordingClock()
         let source = SerialSource(path: first.device, baud: 9600, clock: clock)
@@ -164,7 +161,7 @@ final class SocatPair: @unchecked Sendable {
             }
             if case .reconnecting(1, _)? = events.last {
                 second.withLock { pair in
-                    guard pair == nil, let p = try? SocatPair(folder: folder.url) else { return }
+                    guard pair == nil, let p = try? SocatPair(in: first.folder) else { return }
                     pair = p
                     Thread {
                         _ = reopened.wait(timeout: .now() + 60)
