@@ -51,7 +51,7 @@ import TreesTestSupport
         ])
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func fiveFixesFromGPSDAsJSONLines() throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func fiveFixesFromGPSDAsJSONLines() throws {
         _ = try Tool.gpsfake.require()
         let fake = try GPSFake(log: Self.fixture)
         defer { fake.stop() }
@@ -73,7 +73,7 @@ import TreesTestSupport
         #expect(status.first?["version"] as? String == "3.22")
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func statusPrintsVersionAndDevices() throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func statusPrintsVersionAndDevices() throws {
         _ = try Tool.gpsfake.require()
         let fake = try GPSFake(log: Self.fixture)
         defer { fake.stop() }

@@ -3,7 +3,7 @@ import Testing
 import TreesTestSupport
 
 /// End-to-end: `trees map` writes one offline page; headless Chromium runs its script and renders it.
-@Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.chromium.shouldRun)) struct MapCommandTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.chromium.shouldRun), .tags(.browser)) struct MapCommandTests {
     /// (species, variety, accuracy, east metres, north metres)
     static let rows: [(String, String?, String?, Double, Double)] = [
         ("Apple", "Gala", "3.2", 0, 0), ("Apple", "Cox", "7.5", 5, 0), ("Pear", "Conference", "12", 10, 0),

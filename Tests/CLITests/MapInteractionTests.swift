@@ -4,7 +4,7 @@ import TreesTestSupport
 
 /// The map page driven like a user drives it: real wheel, drag and click events sent to headless
 /// Chromium through its DevTools protocol, and the page's state read back.
-@Suite(.enabled(if: Tool.chromium.shouldRun)) struct MapInteractionTests {
+@Suite(.enabled(if: Tool.chromium.shouldRun), .tags(.browser)) struct MapInteractionTests {
     @Test func wheelZoomsAroundThePointerDragPansClickShowsDetailsAndLabelsSwitch() async throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

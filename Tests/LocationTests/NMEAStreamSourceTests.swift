@@ -95,7 +95,7 @@ final class SocatPair: @unchecked Sendable {
         #expect(NMEAProbe.validSentences(in: garbage) == 0)
     }
 
-    @Test(.enabled(if: Tool.socat.shouldRun)) func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
+    @Test(.enabled(if: Tool.socat.shouldRun), .tags(.gpsd)) func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
         _ = try Tool.socat.require()
         let pair = try SocatPair()
         let log = GPSFake.fixture("orchard-gst.nmea")
@@ -117,7 +117,7 @@ final class SocatPair: @unchecked Sendable {
         #expect(events.fixes.count == expected.count - 1)
     }
 
-    @Test(.enabled(if: Tool.socat.shouldRun)) func withoutABaudRateTheSourceFindsNMEA() async throws {
+    @Test(.enabled(if: Tool.socat.shouldRun), .tags(.gpsd)) func withoutABaudRateTheSourceFindsNMEA() async throws {
         _ = try Tool.socat.require()
         let pair = try SocatPair()
         let log = GPSFake.fixture("orchard-gst.nmea")
@@ -138,7 +138,7 @@ final class SocatPair: @unchecked Sendable {
         }
     }
 
-    @Test(.enabled(if: Tool.socat.shouldRun)) func unpluggedDeviceIsReportedAndReopened() async throws {
+    @Test(.enabled(if: Tool.socat.shouldRun), .tags(.gpsd)) func unpluggedDeviceIsReportedAndReopened() async throws {
         _ = try Tool.socat.require()
         let first = try SocatPair()
         let second = Mutex<SocatPair?>(nil)
