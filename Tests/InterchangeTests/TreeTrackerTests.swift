@@ -4,45 +4,15 @@ import TreesKit
 @testable import Interchange
 import TreesTestSupport
 
-/// The iOS Tree Tracker app's import, written down from its rules: what it needs in a file, and
-/// what it keeps of each tree.
+/// The iOS Tree Tracker app's import, written down from its rules: what it keeps of each tree.
 ///
-/// `horizontalAccuracy` and `species` are required (one tree without them and the whole file is
-/// refused); `altitude`, `variety`, `rootstock`, `photos`, `photoDates` and `collectionId` may be
-/// left out. Dates go through a plain ISO 8601 parser that takes whole seconds only: a date it
-/// cannot parse becomes the import time, which `KeptTree` shows as nil. Photos are base64 without
-/// line breaks; a photo date `""` is unknown. An id that is not a UUID gets a new id; a tree with
-/// coordinates out of range or a negative accuracy is skipped.
-enum TreeTrackerApp {
-    struct Document: Decodable {
-        var collections: [Collection]?
-        var trees: [Tree]
-    }
-
-    struct Collection: Decodable {
-        var id: String
-        var name: String
-        var createdAt: String
-        var updatedAt: String
-    }
-
-    struct Tree: Decodable {
-        var id: String
-        var latitude: Double
-        var longitude: Double
-        var horizontalAccuracy: Double
-        var altitude: Double?
-        var species: String
-        var variety: String?
-        var rootstock: String?
-        var notes: String
-        var photoCount: Int
-        var photos: [String]?
-        var photoDates: [String]?
-        var collectionId: String?
-        var createdAt: String
-        var updatedAt: String
-    }
+/// Dates go through a plain ISO 8601 parser that takes whole seconds only: a date it cannot parse
+/// becomes the import time, which `KeptTree` shows as nil. Photos are base64 without line breaks;
+/// a photo date `""` is unknown. An id that is not a UUID gets a new id; a tree with coordinates
+/// out of range or a negative accuracy is skipped.
+extension TreeTrackerApp {
+    /// The file as written, every id and date as text.
+    typealias Text = Document<String, String>
 
     /// What the app keeps of a tree: nil ids are new ones, nil dates the import time.
     struct KeptTree: Equatable {
@@ -73,13 +43,6 @@ enum TreeTrackerApp {
     /// A photo the app cannot decode (base64 with line breaks, say).
     struct BadPhoto: Error {}
 
-    /// Decodes a file as the app does: a document, or the older bare array of trees.
-    static func decode(_ data: Data) throws -> Document {
-        let decoder = JSONDecoder()
-        if let trees = try? decoder.decode([Tree].self, from: data) { return Document(collections: nil, trees: trees) }
-        return try decoder.decode(Document.self, from: data)
-    }
-
     /// The app's date parser: `2025-05-01T10:00:27Z` (or an offset), never a fraction of a second.
     static func date(_ text: String) -> Date? {
         guard text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})/) != nil else {
@@ -88,7 +51,7 @@ enum TreeTrackerApp {
         return ISO8601DateFormatter().date(from: text)
     }
 
-    static func keep(_ t: Tree) throws -> KeptTree? {
+    static func keep(_ t: Tree<String, String>) throws -> KeptTree? {
         guard (-90...90).contains(t.latitude), (-180...180).contains(t.longitude), t.horizontalAccuracy >= 0 else { return nil }
         let photos = try (t.photos ?? []).map { s in
             guard let d = Data(base64Encoded: s) else { throw BadPhoto() }
@@ -101,13 +64,13 @@ enum TreeTrackerApp {
             createdAt: date(t.createdAt), updatedAt: date(t.updatedAt))
     }
 
-    static func keep(_ c: Collection) -> KeptCollection {
+    static func keep(_ c: Collection<String, String>) -> KeptCollection {
         KeptCollection(id: UUID(uuidString: c.id), name: c.name, createdAt: date(c.createdAt), updatedAt: date(c.updatedAt))
     }
 
     /// Everything the app keeps of a file.
     static func kept(_ text: String) throws -> (collections: [KeptCollection], trees: [KeptTree]) {
-        let doc = try decode(Data(text.utf8))
+        let doc: Text = try decode(Data(text.utf8))
         return ((doc.collections ?? []).map(keep), try doc.trees.compactMap(keep))
     }
 }
