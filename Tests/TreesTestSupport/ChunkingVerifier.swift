@@ -115,7 +115,7 @@ private enum Outcome<Output: Equatable>: CustomStringConvertible {
         case let (.read(a), .read(b)):
             return a == b
         case let (.failed(a), .failed(b)):
-            if let a = a as? any Equatable { return Self.equal(a, b) }
+            if let a = (a as Any) as? any Equatable { return Self.equal(a, b) }
             return type(of: a) == type(of: b) && "\(a)" == "\(b)"
         default:
             return false
