@@ -43,13 +43,16 @@ let package = Package(
         // Benchmarks: generates large inputs, runs the built `trees` and reports throughput and peak memory.
         .executableTarget(name: "trees-bench", dependencies: ["TreesKit", "TreesStore"], exclude: ["README.md"]),
 
-        .testTarget(name: "TreesKitTests", dependencies: ["TreesKit"]),
-        .testTarget(name: "NMEATests", dependencies: ["NMEA", "TreesKit"]),
-        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit"], exclude: ["Fixtures"]),
-        .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit"]),
-        .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit"], exclude: ["Fixtures"]),
-        .testTarget(name: "TreesWorkflowsTests", dependencies: ["TreesWorkflows", "TreesStore", "Interchange", "TreesKit"]),
+        // Test helpers every test target shares: programs, temporary folders, the chunking verifier, external tools and their tags.
+        .target(name: "TreesTestSupport", path: "Tests/TreesTestSupport"),
+
+        .testTarget(name: "TreesKitTests", dependencies: ["TreesKit", "TreesTestSupport"]),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "TreesKit", "TreesTestSupport"]),
+        .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit", "TreesTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit", "TreesTestSupport"]),
+        .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit", "TreesTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "TreesWorkflowsTests", dependencies: ["TreesWorkflows", "TreesStore", "Interchange", "TreesKit", "TreesTestSupport"]),
         // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.
-        .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees"]),
+        .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees", "TreesTestSupport"]),
     ]
 )

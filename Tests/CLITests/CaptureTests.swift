@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// `trees capture` end to end: the built binary on the sample tracks.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct CaptureTests {
-    static let tracks = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks")
+    static let tracks = Repository.url("SampleTracks")
 
     struct Expected: Sendable, CustomStringConvertible {
         var track: String
@@ -164,7 +165,7 @@ import Testing
 @Suite(.enabled(if: Tool.sqlite3.shouldRun), .serialized) struct CaptureFromGPSDTests {
     /// A scripted capture from a real gpsd fed by gpsfake: the saved tree is the first fix under
     /// 10 m, with the position and accuracy `trees replay` gives for the same epoch.
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func autoCaptureThroughGPSD() throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func autoCaptureThroughGPSD() throws {
         _ = try Tool.gpsfake.require()
         let log = "\(CaptureTests.tracks.path)/orchard-walk.nmea"
         let fake = try GPSFake(log: log)

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The exit statuses documented in README.md and trees(1) are the same table, and each one is what
 /// `trees` really returns in a situation the table describes.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct ExitStatusTableTests {
     /// `status → meaning` from the README's table under "Output and exit status".
     static func readmeTable() throws -> [Int: String] {
-        let text = try String(contentsOf: TreesProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let text = try String(contentsOf: Repository.url("README.md"), encoding: .utf8)
         guard let start = text.range(of: "| status | meaning |") else { return [:] }
         var table: [Int: String] = [:]
         for line in text[start.upperBound...].split(separator: "\n").dropFirst() {
@@ -20,7 +21,7 @@ import Testing
 
     /// `status → meaning` from trees(1)'s EXIT STATUS list, with mdoc macros reduced to their text.
     static func manTable() throws -> [Int: String] {
-        let text = try String(contentsOf: TreesProcess.repositoryRoot.appendingPathComponent("man/trees.1"), encoding: .utf8)
+        let text = try String(contentsOf: Repository.url("man/trees.1"), encoding: .utf8)
         guard let start = text.range(of: ".Sh \"EXIT STATUS\"") else { return [:] }
         var table: [Int: String] = [:]
         var current: Int?
@@ -64,7 +65,7 @@ import Testing
     @Test func everyDocumentedStatusIsWhatTreesReturns() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/no-fix.nmea").path
+        let track = Repository.path("SampleTracks/no-fix.nmea")
         let bad = t.folder.appendingPathComponent("bad.gpx")
         try "<gpx version=\"1.1\"><wpt lat=\"1\"".write(to: bad, atomically: true, encoding: .utf8)
         #expect(try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Fig"]).status == 0)
@@ -73,11 +74,7 @@ import Testing
         let damaged = try TreesProcess()
         defer { damaged.cleanUp() }
         #expect(try damaged.run(["add", "--lat", "1", "--lon", "2", "--species", "Fig"]).status == 0)
-        let sql = Process()
-        sql.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sql.arguments = [damaged.database, "UPDATE tree SET createdAt = 'soon'"]
-        try sql.run()
-        sql.waitUntilExit()
+        try Program.run("/usr/bin/sqlite3", [damaged.database, "UPDATE tree SET createdAt = 'soon'"])
 
         let cases: [(status: Int32, process: TreesProcess, arguments: [String])] = [
             (0, t, ["list"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 @Suite(.serialized) struct GPSCommandTests {
     static let fixture = GPSFake.fixture("orchard-gst.nmea")
@@ -50,7 +51,7 @@ import Testing
         ])
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func fiveFixesFromGPSDAsJSONLines() throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func fiveFixesFromGPSDAsJSONLines() throws {
         _ = try Tool.gpsfake.require()
         let fake = try GPSFake(log: Self.fixture)
         defer { fake.stop() }
@@ -72,7 +73,7 @@ import Testing
         #expect(status.first?["version"] as? String == "3.22")
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func statusPrintsVersionAndDevices() throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func statusPrintsVersionAndDevices() throws {
         _ = try Tool.gpsfake.require()
         let fake = try GPSFake(log: Self.fixture)
         defer { fake.stop() }
@@ -88,7 +89,7 @@ import Testing
     @Test func stdinGivesWhatReplayGives() throws {
         let trees = try TreesProcess()
         defer { trees.cleanUp() }
-        let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
+        let track = Repository.path("SampleTracks/signal-loss.nmea")
         let data = try Data(contentsOf: URL(fileURLWithPath: track))
         let replayed = try trees.run(["replay", track, "--jsonl"])
         let live = try trees.run(["gps", "--source", "-", "--jsonl"], stdin: data)

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The interactive capture, driven in a real pseudo-terminal through tmux.
-@Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.tmux.shouldRun), .serialized) struct InteractiveCaptureTests {
-    static let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/cold-start.nmea").path
+@Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.tmux.shouldRun), .serialized, .tags(.terminal)) struct InteractiveCaptureTests {
+    static let track = Repository.path("SampleTracks/cold-start.nmea")
 
     func start(_ t: TreesProcess, extra: String = "") throws -> TmuxSession {
         var env = t.environment

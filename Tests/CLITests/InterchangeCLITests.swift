@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end import, export and inspect through the built `trees` binary.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct InterchangeCLITests {
@@ -71,15 +72,15 @@ import Testing
         defer { a.cleanUp() }
         let gpx = a.folder.appendingPathComponent("trees.gpx")
         #expect(try a.run(["export", "--format", "gpx", "--out", gpx.path]).status == 0)
-        let lint = try run("/usr/bin/xmllint", ["--noout", "--schema", Corpus.path("schema/gpx11.xsd"), gpx.path])
-        #expect(lint.status == 0, "\(lint.err)")
-        let babel = try run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx.path, "-o", "unicsv", "-F", "-"])
-        #expect(babel.status == 0, "\(babel.err)")
-        #expect(babel.out.contains("47.376912,-8.541746,\"Malus domestica 'Boskoop & <Rote>'\",408.5,"), "\(babel.out)")
-        #expect(babel.out.contains("-33.868800,151.209300,\"Eucalyptus\""))
+        let lint = try Program.run("/usr/bin/xmllint", ["--noout", "--schema", Corpus.path("schema/gpx11.xsd"), gpx.path])
+        #expect(lint.status == 0, "\(lint.stderr)")
+        let babel = try Program.run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx.path, "-o", "unicsv", "-F", "-"])
+        #expect(babel.status == 0, "\(babel.stderr)")
+        #expect(babel.stdout.contains("47.376912,-8.541746,\"Malus domestica 'Boskoop & <Rote>'\",408.5,"), "\(babel.stdout)")
+        #expect(babel.stdout.contains("-33.868800,151.209300,\"Eucalyptus\""))
         let csv = a.folder.appendingPathComponent("ogr.csv")
-        let ogr = try run("/usr/bin/ogr2ogr", ["-f", "CSV", csv.path, gpx.path, "waypoints", "-lco", "GEOMETRY=AS_XY"])
-        #expect(ogr.status == 0, "\(ogr.err)")
+        let ogr = try Program.run("/usr/bin/ogr2ogr", ["-f", "CSV", csv.path, gpx.path, "waypoints", "-lco", "GEOMETRY=AS_XY"])
+        #expect(ogr.status == 0, "\(ogr.stderr)")
         let text = try read(csv)
         #expect(text.contains("-8.5417456,47.3769123"))
         #expect(text.contains("151.2093,-33.8688"))
@@ -209,18 +210,8 @@ import Testing
     /// line of the file, and the store is exactly as it was.
     /// Runs `trees` with files limited to `fileKiB` KiB (and the limit's signal ignored, so writes
     /// beyond it fail with EFBIG as they would on a full disk).
-    static func runLimited(_ t: TreesProcess, fileKiB: Int, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "ulimit -f \(fileKiB); trap '' XFSZ; exec \"$0\" \"$@\"", TreesProcess.executable.path] + arguments
-        process.environment = t.environment
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, message)
+    static func runLimited(_ t: TreesProcess, fileKiB: Int, _ arguments: [String]) throws -> TreesProcess.Result {
+        try t.run(arguments, launcher: ["/bin/bash", "-c", "ulimit -f \(fileKiB); trap '' XFSZ; exec \"$0\" \"$@\""])
     }
 
     @Test func anImportThatCannotBeWrittenChangesNothing() throws {
@@ -264,28 +255,6 @@ import Testing
     }
 }
 
-/// Runs a program and returns its exit status, standard output and standard error.
-private func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: program)
-    p.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    nonisolated(unsafe) var errData = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}
-
 /// Photos travel inside collection JSON: imported as content-addressed files, exported again with --photos.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct InterchangePhotoTests {
     @Test func photosRoundTripThroughCollectionJSON() throws {
@@ -302,10 +271,9 @@ private func run(_ program: String, _ arguments: [String]) throws -> (status: In
         let r = try t.run(["import", file.path])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout == "Imported 1 tree from \(file.path); 0 already present, 0 skipped.\n  1 photo\n")
-        let sum = try shellOutput("/usr/bin/sha256sum", [file.path.replacingOccurrences(of: "app.json", with: "photo.bin")], prepare: {
-            try Data(jpeg).write(to: t.folder.appendingPathComponent("photo.bin"))
-        })
-        let hash = String(sum.prefix(64))
+        try Data(jpeg).write(to: t.folder.appendingPathComponent("photo.bin"))
+        let sum = try Program.run("/usr/bin/sha256sum", [file.path.replacingOccurrences(of: "app.json", with: "photo.bin")])
+        let hash = String(sum.stdout.prefix(64))
         let photo = t.folder.appendingPathComponent("photos/\(hash).jpeg")
         #expect(FileManager.default.contents(atPath: photo.path) == Data(jpeg))
         #expect(!FileManager.default.fileExists(atPath: t.folder.appendingPathComponent("etc").path))
@@ -342,19 +310,6 @@ private func run(_ program: String, _ arguments: [String]) throws -> (status: In
         #expect(bad.status == 65)
         #expect(bad.stderr == "trees: <stdin>: cannot tell the format from the name or content; use --format gpx|json|csv\n")
     }
-}
-
-private func shellOutput(_ program: String, _ arguments: [String], prepare: () throws -> Void) throws -> String {
-    try prepare()
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: program)
-    p.arguments = arguments
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
 }
 
 /// Conflict policies and the target collection of an import.

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The committed manual pages and completions agree with the commands the binary defines.
 ///
 /// When one of these fails after a command changed, run `scripts/generate-man` and commit.
 @Suite struct ManPageTests {
-    static let manFolder = TreesProcess.repositoryRoot.appendingPathComponent("man")
+    static let manFolder = Repository.url("man")
 
     struct Command {
         var path: [String]
@@ -86,7 +87,7 @@ import Testing
             #expect(text.contains(needle), "trees.1 lacks \(needle)")
         }
         // The exit statuses are those the code defines, as the README lists them.
-        let readme = try String(contentsOf: TreesProcess.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Repository.url("README.md"), encoding: .utf8)
         let statuses = try NSRegularExpression(pattern: #"^\| (\d+) \|"#, options: .anchorsMatchLines)
             .matches(in: readme, range: NSRange(readme.startIndex..., in: readme))
             .compactMap { Range($0.range(at: 1), in: readme).map { String(readme[$0]) } }
@@ -96,20 +97,11 @@ import Testing
     }
 
     @Test(.enabled(if: Tool.mandoc.shouldRun)) func mandocLintReportsNothing() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mandoc")
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.manFolder.path).filter { $0.hasSuffix(".1") }.sorted()
         #expect(!files.isEmpty)
-        process.arguments = ["-Tlint", "--"] + files
-        process.currentDirectoryURL = Self.manFolder
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let report = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(report == "")
-        #expect(process.terminationStatus == 0)
+        let lint = try Program.run("/usr/bin/mandoc", ["-Tlint", "--"] + files, currentDirectory: Self.manFolder)
+        #expect(lint.stdout + lint.stderr == "")
+        #expect(lint.status == 0)
     }
 
     @Test(arguments: [("bash", "trees.bash"), ("zsh", "_trees"), ("fish", "trees.fish")])
@@ -118,7 +110,7 @@ import Testing
         defer { t.cleanUp() }
         let generated = try t.run(["--generate-completion-script", shell])
         #expect(generated.status == 0)
-        let committed = try String(contentsOf: TreesProcess.repositoryRoot.appendingPathComponent("completions/\(file)"), encoding: .utf8)
+        let committed = try String(contentsOf: Repository.url("completions/\(file)"), encoding: .utf8)
         #expect(committed == generated.stdout, "completions/\(file) is out of date; run scripts/generate-man")
         #expect(committed.contains("photo") && committed.contains("stats") && committed.contains("map"))
     }
@@ -128,21 +120,12 @@ import Testing
         let t = try TreesProcess()
         defer { t.cleanUp() }
         let prefix = t.folder.appendingPathComponent("prefix with space").path
-        func make(_ target: String) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/make")
-            process.arguments = ["-s", target, "PREFIX=\(prefix)", "BIN=\(TreesProcess.executable.path)"]
-            process.currentDirectoryURL = TreesProcess.repositoryRoot
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
+        func make(_ target: String) throws -> ProgramOutput {
+            try Program.run("/usr/bin/make", ["-s", target, "PREFIX=\(prefix)", "BIN=\(TreesProcess.executable.path)"],
+                            currentDirectory: Repository.root)
         }
         let installed = try make("install")
-        #expect(installed.0 == 0, "\(installed.1)")
+        #expect(installed.status == 0, "\(installed)")
         let fm = FileManager.default
         #expect(fm.isExecutableFile(atPath: prefix + "/bin/trees"))
         let pages = try fm.contentsOfDirectory(atPath: Self.manFolder.path).filter { $0.hasSuffix(".1") }
@@ -151,32 +134,16 @@ import Testing
             #expect(fm.fileExists(atPath: prefix + "/share/" + file))
         }
         let version = try t.run(["--version"])
-        let installedVersion = Process()
-        installedVersion.executableURL = URL(fileURLWithPath: prefix + "/bin/trees")
-        installedVersion.arguments = ["--version"]
-        let versionOut = Pipe()
-        installedVersion.standardOutput = versionOut
-        try installedVersion.run()
-        #expect(String(decoding: versionOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == version.stdout)
-        installedVersion.waitUntilExit()
+        #expect(try Program.run(prefix + "/bin/trees", ["--version"]).stdout == version.stdout)
 
-        let man = Process()
-        man.executableURL = URL(fileURLWithPath: "/usr/bin/man")
-        man.arguments = ["-M", prefix + "/share/man", "trees-photo-add"]
         var env = ProcessInfo.processInfo.environment
         env["MANPAGER"] = "cat"; env["PAGER"] = "cat"; env["MANWIDTH"] = "80"; env["LANG"] = "C.UTF-8"
-        man.environment = env
-        let manOut = Pipe()
-        man.standardOutput = manOut
-        man.standardError = FileHandle.nullDevice
-        try man.run()
-        let rendered = String(decoding: manOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        man.waitUntilExit()
-        #expect(man.terminationStatus == 0)
-        #expect(rendered.contains("Attach photo files to a tree"), "\(rendered)")
+        let man = try Program.run("/usr/bin/man", ["-M", prefix + "/share/man", "trees-photo-add"], environment: env)
+        #expect(man.status == 0)
+        #expect(man.stdout.contains("Attach photo files to a tree"), "\(man.stdout)")
 
         let removed = try make("uninstall")
-        #expect(removed.0 == 0, "\(removed.1)")
+        #expect(removed.status == 0, "\(removed)")
         let left = fm.enumerator(atPath: prefix)?.allObjects.compactMap { $0 as? String }
             .filter { (try? fm.attributesOfItem(atPath: prefix + "/" + $0)[.type] as? FileAttributeType) != .typeDirectory } ?? []
         #expect(left == [])

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: `trees map` writes one offline page; headless Chromium runs its script and renders it.
-@Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.chromium.shouldRun)) struct MapCommandTests {
+@Suite(.enabled(if: Tool.sqlite3.shouldRun && Tool.chromium.shouldRun), .tags(.browser)) struct MapCommandTests {
     /// (species, variety, accuracy, east metres, north metres)
     static let rows: [(String, String?, String?, Double, Double)] = [
         ("Apple", "Gala", "3.2", 0, 0), ("Apple", "Cox", "7.5", 5, 0), ("Pear", "Conference", "12", 10, 0),
@@ -30,24 +31,14 @@ import Testing
 
     @discardableResult
     static func chromium(_ arguments: [String], in folder: URL) throws -> String {
-        let binary = "/usr/bin/chromium"
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "chromium is needed: scripts/setup-debian installs it")
+        let binary = try Tool.chromium.require()
         let profile = folder.appendingPathComponent("chromium-\(UUID().uuidString)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                             "--user-data-dir=\(profile.path)", "--window-size=1200,800"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = folder.path
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let r = try Program.run(binary, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                                         "--user-data-dir=\(profile.path)", "--window-size=1200,800"] + arguments, environment: env)
         try? FileManager.default.removeItem(at: profile)
-        return String(decoding: data, as: UTF8.self)
+        return r.stdout
     }
 
     static func matches(_ pattern: String, in text: String) throws -> [String] {

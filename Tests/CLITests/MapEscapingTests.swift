@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The map page is safe with any text a store holds: hostile species, varieties, rootstocks, notes
 /// and collection names (markup, comment openers, quotes, backslashes, line separators, control
 /// characters, NUL, noncharacters, emoji) neither stop the page's script nor run as markup. Headless
 /// Chromium loads each page and reports what it drew; the text must come back exactly.
-@Suite(.enabled(if: Tool.chromium.shouldRun)) struct MapEscapingTests {
+@Suite(.enabled(if: Tool.chromium.shouldRun), .tags(.browser)) struct MapEscapingTests {
     /// A tree as it was stored, and as the page must show it.
     struct Planted {
         var species: String

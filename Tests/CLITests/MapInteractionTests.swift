@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The map page driven like a user drives it: real wheel, drag and click events sent to headless
 /// Chromium through its DevTools protocol, and the page's state read back.
-@Suite(.enabled(if: Tool.chromium.shouldRun)) struct MapInteractionTests {
+@Suite(.enabled(if: Tool.chromium.shouldRun), .tags(.browser)) struct MapInteractionTests {
     @Test func wheelZoomsAroundThePointerDragPansClickShowsDetailsAndLabelsSwitch() async throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -74,8 +75,7 @@ final class Browser {
     var session: String?
 
     init(url: String, folder: URL) async throws {
-        let binary = "/usr/bin/chromium"
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "chromium is needed: scripts/setup-debian installs it")
+        let binary = try Tool.chromium.require()
         profile = folder.appendingPathComponent("chromium-\(UUID().uuidString)")
         let arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                          "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "--window-size=1200,800", url]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// Every file `trees` writes (`export`, `map`) takes one path: devices and pipes are written
 /// straight through, a symbolic link keeps pointing at the file it names, a replaced file keeps
@@ -31,33 +32,13 @@ import Testing
     /// fails as on a full disk).
     func run(_ t: TreesProcess, _ arguments: [String], umask: String = "022",
              obeyingPermissions: Bool = false, fileLimitKiB: Int? = nil) throws -> TreesProcess.Result {
-        var command = [TreesProcess.executable.path] + arguments
-        if obeyingPermissions && Self.isRoot {
-            command = ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search"] + command
-        }
         // POSIX counts ulimit -f in blocks of 512 bytes.
         let limit = fileLimitKiB.map { "trap '' XFSZ && ulimit -f \($0 * 2) && " } ?? ""
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "\(limit)umask \(umask) && exec \"$@\"", "sh"] + command
-        process.environment = t.environment
-        process.currentDirectoryURL = t.folder
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            done.signal()
+        var launcher = ["/bin/sh", "-c", "\(limit)umask \(umask) && exec \"$@\"", "sh"]
+        if obeyingPermissions && Self.isRoot {
+            launcher += ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search"]
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
-        return TreesProcess.Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                   stderr: String(decoding: errData, as: UTF8.self))
+        return try t.run(arguments, currentDirectory: t.folder, launcher: launcher)
     }
 
     static func status(_ path: String) -> stat? {
@@ -347,21 +328,15 @@ import Testing
             var interrupted = false
             // The export may, rarely, finish between the temporary file appearing and the signal: then try again.
             for _ in 0..<5 where !interrupted {
-                let process = Process()
-                process.executableURL = TreesProcess.executable
-                process.arguments = ["export", "--format", "gpx", "--out", target.path]
-                process.environment = t.environment
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let process = try t.start(["export", "--format", "gpx", "--out", target.path])
                 let deadline = Date().addingTimeInterval(60)
                 while process.isRunning && Self.hidden(in: out.path).isEmpty && Date() < deadline { usleep(500) }
-                kill(process.processIdentifier, signal)
-                process.waitUntilExit()
-                #expect(process.terminationReason == .exit, "signal \(signal): exits, not killed")
-                interrupted = process.terminationStatus == status
+                process.send(signal)
+                let ended = process.wait()
+                #expect(ended.reason == .exit, "signal \(signal): exits, not killed")
+                interrupted = ended.status == status
                 if !interrupted {
-                    #expect(process.terminationStatus == 0, "signal \(signal): status \(process.terminationStatus)")
+                    #expect(ended.status == 0, "signal \(signal): status \(ended.status)")
                 }
                 #expect(Self.hidden(in: out.path) == [], "signal \(signal): no temporary file is left")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: `trees photo` with real image files, exact output, store and photo folder unchanged after refusals.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct PhotoCommandTests {

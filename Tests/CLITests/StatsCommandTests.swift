@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: `trees stats` with exact output.
 @Suite struct StatsCommandTests {
@@ -135,16 +136,6 @@ import Testing
 extension TreesProcess {
     /// Runs a shell command under `script(1)`, so its standard output is a pseudo-terminal; returns what it wrote.
     func run(_ unused: [String], scriptCommand: String, environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", scriptCommand, "/dev/null"]
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try Program.run("/usr/bin/script", ["-qec", scriptCommand, "/dev/null"], environment: environment).stdout
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// A store stays readable and exact whatever reaches it: values it cannot hold are refused where
 /// they are read, damaged rows already in a file are named (never a trap) and mended by
@@ -8,16 +9,9 @@ import Testing
     /// Runs `sqlite3` on the test store (to damage it as a hand edit or an older version would).
     @discardableResult
     func sqlite(_ t: TreesProcess, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [t.database, sql]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
-        return String(decoding: data, as: UTF8.self)
+        let r = try Program.run("/usr/bin/sqlite3", [t.database, sql])
+        #expect(r.status == 0, "sqlite3 \(sql)")
+        return r.stdout
     }
 
     /// A store with one tree in a collection, and that tree's id.
@@ -260,13 +254,7 @@ import Testing
         let header: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
         #expect(FileManager.default.createFile(atPath: big, contents: Data(header)))
         #expect(truncate(big, 96 << 20) == 0)
-        let photo = Process()
-        photo.executableURL = TreesProcess.executable
-        photo.arguments = ["photo", "add", String(id.prefix(8)), big]
-        photo.environment = t.environment
-        photo.standardOutput = FileHandle.nullDevice
-        photo.standardError = FileHandle.nullDevice
-        try photo.run()
+        let photo = try t.start(["photo", "add", String(id.prefix(8)), big])
         // Wait until the copy has begun (its temporary file exists in the photo folder).
         let photos = t.folder.appendingPathComponent("photos").path
         let deadline = Date().addingTimeInterval(120)
@@ -277,10 +265,10 @@ import Testing
         #expect(copying(), "the photo copy never started")
         let add = try t.run(["add", "--lat", "51.6", "--lon", "-0.2", "--species", "Fig", "--collection", "none"])
         let stillCopying = photo.isRunning && copying()
-        photo.waitUntilExit()
+        let photoAdded = photo.wait()
         #expect(add.status == 0, "\(add)")
         #expect(stillCopying, "the photo finished before the other write ran; the overlap was not tested")
-        #expect(photo.terminationStatus == 0)
+        #expect(photoAdded.status == 0)
         #expect(try sqlite(t, "SELECT COUNT(*) FROM photo") == "1\n")
         #expect(try sqlite(t, "SELECT COUNT(*) FROM tree") == "2\n")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// End-to-end: the built `trees` binary, exact output and exit status, store unchanged after refusals.
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct TreeCommandTests {
@@ -65,21 +66,12 @@ import Testing
         defer { t.cleanUp() }
         let added = try t.run(["add", "--lat", "51.5", "--lon", "-0.12", "--species", "Apple"])
         let id = added.stdout.trimmingCharacters(in: .newlines)
-        let track = TreesProcess.repositoryRoot.appendingPathComponent("SampleTracks/orchard-walk.nmea").path
+        let track = Repository.path("SampleTracks/orchard-walk.nmea")
         for arguments in [["list"], ["show", id, "--json"], ["stats"], ["export", "--format", "csv", "--out", "-"],
                           ["replay", track, "--speed", "max", "--jsonl"]] {
-            let process = Process()
-            process.executableURL = TreesProcess.executable
-            process.arguments = arguments
-            process.environment = t.environment
-            process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-            let err = Pipe()
-            process.standardError = err
-            try process.run()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 74, "\(arguments): \(message)")
-            #expect(message == "trees: cannot write standard output: No space left on device\n", "\(arguments)")
+            let r = try t.run(arguments, standardOutput: try #require(FileHandle(forWritingAtPath: "/dev/full")))
+            #expect(r.status == 74, "\(arguments): \(r.stderr)")
+            #expect(r.stderr == "trees: cannot write standard output: No space left on device\n", "\(arguments)")
         }
     }
 
@@ -245,11 +237,7 @@ import Testing
         #expect(try Data(contentsOf: notDB) == Data("just some text, not a database at all\n".utf8))
 
         let other = t.folder.appendingPathComponent("other.sqlite")
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [other.path, "CREATE TABLE invoices (id INTEGER);"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+        try Program.run("/usr/bin/sqlite3", [other.path, "CREATE TABLE invoices (id INTEGER);"])
         let otherBytes = try Data(contentsOf: other)
         let r2 = try t.run(["list"], environment: ["TREES_DB": other.path])
         #expect(r2.status == 73)
@@ -285,16 +273,11 @@ import Testing
         let script = """
             for i in $(seq 1 25); do "$TREES" add --lat 1 --lon 2 --species "$1-$i" --collection Shared >/dev/null || exit 1; done
             """
-        var processes: [Process] = []
-        for name in ["first", "second"] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", script, "sh", name]
-            p.environment = t.environment.merging(["TREES": TreesProcess.executable.path]) { $1 }
-            try p.run()
-            processes.append(p)
+        let environment = t.environment.merging(["TREES": TreesProcess.executable.path]) { $1 }
+        let processes = try ["first", "second"].map { name in
+            try Program.start("/bin/sh", ["-c", script, "sh", name], environment: environment)
         }
-        for p in processes { p.waitUntilExit(); #expect(p.terminationStatus == 0) }
+        for p in processes { #expect(p.wait().status == 0) }
         let list = try t.run(["collection", "list", "--json"])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
         #expect(array.first?["treeCount"] as? Int == 50)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// One JSON shape for a tree: `show --json`, `list --json`, `add --json`, `capture --json` and
 /// `export --format json` give the same keys with the same values for the same tree.

@@ -1,39 +1,13 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// Our JSON export as the iOS Tree Tracker app decodes it: its required keys, and dates through a
 /// plain ISO 8601 parser that takes whole seconds only (Foundation's `.iso8601` strategy, which
 /// refuses `…:27.164Z` just as the app's does).
 @Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct TreeTrackerCLITests {
-    struct AppDocument: Decodable {
-        var collections: [AppCollection]
-        var trees: [AppTree]
-    }
-
-    struct AppCollection: Decodable {
-        var id: UUID
-        var name: String
-        var createdAt: Date
-        var updatedAt: Date
-    }
-
-    struct AppTree: Decodable {
-        var id: UUID
-        var latitude: Double
-        var longitude: Double
-        var horizontalAccuracy: Double
-        var altitude: Double?
-        var species: String
-        var variety: String?
-        var rootstock: String?
-        var notes: String
-        var photoCount: Int
-        var photos: [String]?
-        var photoDates: [String]?
-        var collectionId: UUID?
-        var createdAt: Date
-        var updatedAt: Date
-    }
+    /// The app's file with ids read as UUIDs and dates as whole seconds: what the app cannot read is an error.
+    typealias AppDocument = TreeTrackerApp.Document<UUID, Date>
 
     @Test func theAppDecodesOurExportWithEveryDateAndWeKeepMilliseconds() throws {
         let t = try TreesProcess(now: "2026-05-01T10:00:27.164Z")
@@ -54,7 +28,7 @@ import Testing
         let apple = try #require(doc.trees.first { $0.species == "Apple" })
         #expect(apple.createdAt == Date(timeIntervalSince1970: 1_777_629_627))
         #expect(apple.variety == "Gala" && apple.rootstock == nil)
-        #expect(doc.collections.first?.createdAt == Date(timeIntervalSince1970: 1_777_629_627))
+        #expect(doc.collections?.first?.createdAt == Date(timeIntervalSince1970: 1_777_629_627))
 
         // Our own import keeps the milliseconds the app cannot read.
         let b = try TreesProcess()

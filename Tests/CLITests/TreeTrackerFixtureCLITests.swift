@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// The iOS Tree Tracker app's own files (Tests/InterchangeTests/Fixtures/TreeTracker) through the
 /// built `trees`: imported in every format, and sent back to the app.
 extension TreeTrackerCLITests {
     static func appFile(_ name: String) -> String {
-        TreesProcess.repositoryRoot.appendingPathComponent("Tests/InterchangeTests/Fixtures/TreeTracker/\(name)").path
+        Repository.path("Tests/InterchangeTests/Fixtures/TreeTracker/\(name)")
     }
 
     static func appDecoder() -> JSONDecoder {
@@ -57,9 +58,10 @@ extension TreeTrackerCLITests {
         let back = try Self.appDecoder().decode(AppDocument.self, from: Data(r.stdout.utf8))
         let original = try Self.appDecoder().decode(AppDocument.self, from: Data(contentsOf: URL(fileURLWithPath: Self.appFile("export.json"))))
 
-        #expect(back.collections.sorted { $0.name < $1.name }.map { [$0.id.uuidString, $0.name] }
-            == original.collections.map { [$0.id.uuidString, $0.name] })
-        #expect(back.collections.sorted { $0.name < $1.name }.map(\.createdAt) == original.collections.map(\.createdAt))
+        let (backCollections, originalCollections) = (back.collections ?? [], original.collections ?? [])
+        #expect(backCollections.sorted { $0.name < $1.name }.map { [$0.id.uuidString, $0.name] }
+            == originalCollections.map { [$0.id.uuidString, $0.name] })
+        #expect(backCollections.sorted { $0.name < $1.name }.map(\.createdAt) == originalCollections.map(\.createdAt))
         #expect(back.trees.count == original.trees.count)
         for o in original.trees {
             let b = try #require(back.trees.first { $0.id == o.id })

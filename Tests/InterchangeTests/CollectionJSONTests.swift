@@ -2,31 +2,32 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
-func readJSON(_ bytes: [UInt8], chunk: Int = .max) throws -> (collections: [ImportedCollection], trees: [ImportedTree]) {
+/// What the collection JSON reader made of a file.
+struct JSONRead: Equatable {
     var collections: [ImportedCollection] = []
     var trees: [ImportedTree] = []
-    var reader = CollectionJSONReader()
-    var i = 0
-    let step = max(1, min(chunk, bytes.count))
-    func handle(_ e: CollectionJSONEvent) {
-        switch e {
-        case .collection(let c): collections.append(c)
-        case .tree(let t): trees.append(t)
-        }
-    }
-    while i < bytes.count {
-        let end = min(i + step, bytes.count)
-        try reader.read(bytes[i..<end], handle)
-        i = end
-    }
-    try reader.finish(handle)
-    return (collections, trees)
 }
 
-func readJSON(_ text: String, chunk: Int = .max) throws -> (collections: [ImportedCollection], trees: [ImportedTree]) {
-    try readJSON(Array(text.utf8), chunk: chunk)
+/// Reads `pieces` one after the other with a fresh reader, for `ChunkingVerifier`.
+func readJSON(_ pieces: [ArraySlice<UInt8>]) throws -> JSONRead {
+    var read = JSONRead()
+    var reader = CollectionJSONReader()
+    func handle(_ e: CollectionJSONEvent) {
+        switch e {
+        case .collection(let c): read.collections.append(c)
+        case .tree(let t): read.trees.append(t)
+        }
+    }
+    for piece in pieces { try reader.read(piece, handle) }
+    try reader.finish(handle)
+    return read
 }
+
+func readJSON(_ bytes: [UInt8]) throws -> JSONRead { try readJSON(ChunkingVerifier.Chunking.whole.split(bytes)) }
+
+func readJSON(_ text: String) throws -> JSONRead { try readJSON(Array(text.utf8)) }
 
 func jsonError(_ text: String) -> InterchangeError? {
     do { _ = try readJSON(text); return nil } catch let e as InterchangeError { return e } catch { return nil }
@@ -102,9 +103,8 @@ func jsonError(_ text: String) -> InterchangeError? {
         }
         """
 
-    @Test(arguments: [1, 3, 82, 4096, Int.max])
-    func readsTheAppExportInAnyChunking(chunk: Int) throws {
-        let r = try readJSON(Self.appExport, chunk: chunk)
+    @Test func readsTheAppExportInAnyChunking() throws {
+        let r = try ChunkingVerifier.standard.verify(Self.appExport) { try readJSON($0) }
         #expect(r.collections == [ImportedCollection(
             id: UUID(uuidString: "C0FFEE00-1111-4222-8333-444455556666")!, name: "North Block",
             createdAt: TextCodec.parseISO8601("2024-04-01T08:00:00Z"), updatedAt: TextCodec.parseISO8601("2024-04-02T08:00:00Z"), line: 3)])

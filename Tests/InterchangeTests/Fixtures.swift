@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 enum Fixtures {
     static let orchard = TreeCollection(
@@ -39,24 +40,11 @@ enum Fixtures {
         bounds: GeoBounds.of(trees.map(\.coordinate)))
 }
 
-/// Runs a program and returns its exit status, standard output and standard error.
-func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: program)
-    p.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-}
-
-/// A fresh temporary directory for one test.
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("interchange-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+/// Reads CSV trees from `pieces` one after the other with a fresh reader, for `ChunkingVerifier`.
+func readCSV(_ pieces: [ArraySlice<UInt8>]) throws -> [ImportedTree] {
+    var reader = CSVTreeReader()
+    var trees: [ImportedTree] = []
+    for piece in pieces { try reader.read(piece) { trees.append($0) } }
+    try reader.finish { trees.append($0) }
+    return trees
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 @Suite struct CSVTests {
     @Test func writesRFC4180WithFormulaNeutralisationButNumbersAsNumbers() throws {
@@ -13,17 +14,9 @@ import TreesKit
         #expect(lines[3] == "")
     }
 
-    @Test(arguments: [1, 3, 82, 4096])
-    func readsItsOwnOutputBackInAnyChunking(chunk: Int) throws {
-        let bytes = Array(try exportString(Fixtures.trees, format: .csv, context: Fixtures.context).utf8)
-        var reader = CSVTreeReader()
-        var trees: [ImportedTree] = []
-        var i = 0
-        while i < bytes.count {
-            try reader.read(bytes[i..<min(i + chunk, bytes.count)]) { trees.append($0) }
-            i += chunk
-        }
-        try reader.finish { trees.append($0) }
+    @Test func readsItsOwnOutputBackInAnyChunking() throws {
+        let text = try exportString(Fixtures.trees, format: .csv, context: Fixtures.context)
+        let trees = try ChunkingVerifier.standard.verify(text) { try readCSV($0) }
         #expect(trees.count == 3)
         let back = trees[0].tree(id: trees[0].id!, collectionID: trees[0].collectionID, now: .distantPast)
         #expect(back == Fixtures.full)
@@ -102,12 +95,13 @@ import TreesKit
         #expect(text.contains("<coordinates>-8.5417456,47.3769123,408.5</coordinates>"))
         // Well-formed XML, by our own tokenizer and by xmllint.
         _ = try tokenize(text)
-        let dir = try temporaryDirectory()
-        let url = dir.appendingPathComponent("t.kml")
+        let folder = try TemporaryFolder("interchange-tests")
+        defer { folder.remove() }
+        let url = folder.url("t.kml")
         try text.write(to: url, atomically: true, encoding: .utf8)
-        let r = try run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path])
-        #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.contains("Feature Count: 3"))
+        let r = try Program.run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Feature Count: 3"))
     }
 }
 

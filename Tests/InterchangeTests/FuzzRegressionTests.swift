@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Interchange
+import TreesTestSupport
 
 /// Inputs the fuzzers (scripts/fuzz) found, kept so what they broke stays fixed.
 @Suite struct FuzzRegressionTests {
@@ -9,17 +10,12 @@ import Testing
         return [UInt8](try Data(contentsOf: url))
     }
 
-    /// What a GPX reader fed in pieces of `step` bytes makes of `bytes`.
-    static func gpx(_ bytes: [UInt8], step: Int) -> String {
+    /// What a GPX reader fed `pieces` one after the other makes of them.
+    static func gpx(_ pieces: [ArraySlice<UInt8>]) -> String {
         var reader = GPXReader()
         var events = 0
         do {
-            var i = 0
-            while i < bytes.count {
-                let end = min(bytes.count, i + step)
-                try reader.read(bytes[i..<end]) { _ in events += 1 }
-                i = end
-            }
+            for piece in pieces { try reader.read(piece) { _ in events += 1 } }
             _ = try reader.finish { _ in events += 1 }
             return "\(events) events"
         } catch {
@@ -36,16 +32,12 @@ import Testing
     ])
     func aLongXMLDeclarationReadsTheSameInAnyChunking(name: String, expected: String) throws {
         let bytes = try Self.fixture(name)
-        for step in [bytes.count, 1, 3, 10, 1000, 1025, 4096] {
-            #expect(Self.gpx(bytes, step: step) == expected, "step \(step)")
-        }
+        #expect(ChunkingVerifier(sizes: [1, 3, 10, 1000, 1025, 4096]).verify(bytes) { Self.gpx($0) } == expected)
     }
 
     @Test func aShortDeclarationStillNamesItsEncoding() {
-        let doc = Array("<?xml version=\"1.0\" encoding=\"UTF-60000\"?><gpx/>".utf8)
-        for step in [doc.count, 1, 7] {
-            #expect(Self.gpx(doc, step: step) == InterchangeError.unsupportedEncoding("UTF-60000").description)
-        }
+        let doc = "<?xml version=\"1.0\" encoding=\"UTF-60000\"?><gpx/>"
+        #expect(ChunkingVerifier(sizes: [1, 7]).verify(doc) { Self.gpx($0) } == InterchangeError.unsupportedEncoding("UTF-60000").description)
     }
 
     /// A literal of thousands of bytes (NULs, CRs, invalid UTF-8) was "an invalid value" when the
@@ -53,10 +45,8 @@ import Testing
     /// limit applies first, however the bytes arrive.
     @Test func aLongJSONLiteralIsRefusedTheSameInAnyChunking() throws {
         let bytes = try Self.fixture("json-long-literal")
-        for step in [bytes.count, 1, 16, 4096, 5000] {
-            var error: InterchangeError?
-            do { _ = try readJSON(bytes, chunk: step) } catch let e as InterchangeError { error = e }
-            #expect(error == .malformedJSON(line: 1, column: 28, reason: "a value longer than 4096 bytes"), "step \(step)")
-        }
+        var error: InterchangeError?
+        do { _ = try ChunkingVerifier(sizes: [1, 16, 4096, 5000]).verify(bytes) { try readJSON($0) } } catch let e as InterchangeError { error = e }
+        #expect(error == .malformedJSON(line: 1, column: 28, reason: "a value longer than 4096 bytes"))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Interchange
 import TreesKit
+import TreesTestSupport
 
 /// The GPX corpus: every file must read with exactly the expected counts, structure and end points.
 ///
@@ -31,16 +32,27 @@ enum GPXCorpus {
 }
 
 /// What the reader saw, in the expected JSON's terms.
-struct ReadResult {
+struct ReadResult: Equatable {
+    struct Route: Equatable {
+        var points: Int
+        var name: String?
+    }
+
+    struct Track: Equatable {
+        var segments: [Int]
+        var name: String?
+    }
+
     var counts: [String: Int] = [:]
-    var routes: [(points: Int, name: String?)] = []
-    var tracks: [(segments: [Int], name: String?)] = []
+    var routes: [Route] = []
+    var tracks: [Track] = []
     var points: [String: [GPXPoint]] = ["waypoint": [], "route_point": [], "track_point": []]
     var summary: GPXSummary?
     var diagnostics: [Diagnostic] = []
 }
 
-func readGPX(_ bytes: [UInt8], chunk: Int) throws -> ReadResult {
+/// What the GPX reader makes of `pieces` fed one after the other, for `ChunkingVerifier`.
+func readGPX(_ pieces: [ArraySlice<UInt8>]) throws -> ReadResult {
     var result = ReadResult()
     var reader = GPXReader()
     func handle(_ e: GPXEvent) {
@@ -48,18 +60,13 @@ func readGPX(_ bytes: [UInt8], chunk: Int) throws -> ReadResult {
         case .waypoint(let p): result.points["waypoint"]!.append(p)
         case .routePoint(let p, _): result.points["route_point"]!.append(p)
         case .trackPoint(let p, _, _): result.points["track_point"]!.append(p)
-        case .routeEnd(let r): result.routes.append((r.pointCount, r.name))
-        case .trackEnd(let t): result.tracks.append((t.segments, t.name))
+        case .routeEnd(let r): result.routes.append(.init(points: r.pointCount, name: r.name))
+        case .trackEnd(let t): result.tracks.append(.init(segments: t.segments, name: t.name))
         case .diagnostic(let d): result.diagnostics.append(d)
         default: break
         }
     }
-    var i = 0
-    while i < bytes.count {
-        let end = min(i + chunk, bytes.count)
-        try reader.read(bytes[i..<end], handle)
-        i = end
-    }
+    for piece in pieces { try reader.read(piece, handle) }
     let s = try reader.finish(handle)
     result.summary = s
     result.counts = [
@@ -84,7 +91,7 @@ func readGPX(_ bytes: [UInt8], chunk: Int) throws -> ReadResult {
 
         if expected["parse_error"] is String {
             do {
-                _ = try readGPX(bytes, chunk: 4096)
+                _ = try readGPX(ChunkingVerifier.Chunking.pieces(size: 4096).split(bytes))
                 Issue.record("\(file) should be refused")
             } catch let error as InterchangeError {
                 #expect(error.line != nil, "\(error)")
@@ -93,7 +100,8 @@ func readGPX(_ bytes: [UInt8], chunk: Int) throws -> ReadResult {
             return
         }
 
-        let result = try readGPX(bytes, chunk: 4096)
+        // The same answer whatever the chunking: whole, in pieces of 4 KiB as a file is read, and small.
+        let result = try ChunkingVerifier(sizes: [4096, 82], randomSplits: 0).verify(bytes) { try readGPX($0) }
         let counts = try #require(expected["counts"] as? [String: Int])
         #expect(result.counts == counts, "\(file)")
 
@@ -154,13 +162,5 @@ func readGPX(_ bytes: [UInt8], chunk: Int) throws -> ReadResult {
             #expect(abs(t.timeIntervalSince(e)) < 0.001)
         }
         #expect(result.diagnostics.isEmpty, "\(file): \(result.diagnostics)")
-
-        // The same answer whatever the chunking.
-        let whole = try readGPX(bytes, chunk: bytes.count)
-        #expect(whole.counts == result.counts)
-        #expect(whole.points["track_point"]!.last == result.points["track_point"]!.last)
-        let small = try readGPX(bytes, chunk: 82)
-        #expect(small.points["waypoint"]! == result.points["waypoint"]!)
-        #expect(small.points["track_point"]!.last == result.points["track_point"]!.last)
     }
 }

@@ -2,11 +2,15 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 @Suite struct GPXWriterTests {
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder("interchange-tests") }
+
     func writeSample() throws -> URL {
-        let dir = try temporaryDirectory()
-        let url = dir.appendingPathComponent("trees.gpx")
+        let url = folder.url("trees.gpx")
         try exportString(Fixtures.trees, format: .gpx, context: Fixtures.context).write(to: url, atomically: true, encoding: .utf8)
         return url
     }
@@ -34,16 +38,16 @@ import TreesKit
 
     @Test(.enabled(if: Tool.xmllint.shouldRun)) func validatesAgainstTheGPX11Schema() throws {
         let url = try writeSample()
-        let r = try run("/usr/bin/xmllint", ["--noout", "--schema", Corpus.path("schema/gpx11.xsd"), url.path])
-        #expect(r.status == 0, "\(r.err)")
-        #expect(r.err.contains("validates"))
+        let r = try Program.run("/usr/bin/xmllint", ["--noout", "--schema", Corpus.path("schema/gpx11.xsd"), url.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("validates"))
     }
 
     @Test(.enabled(if: Tool.gpsbabel.shouldRun)) func gpsbabelReadsItBack() throws {
         let url = try writeSample()
-        let r = try run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", url.path, "-o", "unicsv", "-F", "-"])
-        #expect(r.status == 0, "\(r.err)")
-        let lines = r.out.split(whereSeparator: \.isNewline).map(String.init)
+        let r = try Program.run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", url.path, "-o", "unicsv", "-F", "-"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(whereSeparator: \.isNewline).map(String.init)
         #expect(lines.count == 4)
         let header = lines[0].split(separator: ",").map(String.init)
         let lat = try #require(header.firstIndex(of: "Latitude"))
@@ -62,13 +66,13 @@ import TreesKit
 
     @Test(.enabled(if: Tool.ogr2ogr.shouldRun)) func gdalReadsIt() throws {
         let url = try writeSample()
-        let r = try run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path, "waypoints"])
-        #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.contains("Feature Count: 3"), "\(r.out)")
+        let r = try Program.run("/usr/bin/ogrinfo", ["-ro", "-al", "-so", url.path, "waypoints"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Feature Count: 3"), "\(r.stdout)")
         let dir = url.deletingLastPathComponent()
         let csv = dir.appendingPathComponent("waypoints.csv")
-        let c = try run("/usr/bin/ogr2ogr", ["-f", "CSV", csv.path, url.path, "waypoints", "-lco", "GEOMETRY=AS_XY"])
-        #expect(c.status == 0, "\(c.err)")
+        let c = try Program.run("/usr/bin/ogr2ogr", ["-f", "CSV", csv.path, url.path, "waypoints", "-lco", "GEOMETRY=AS_XY"])
+        #expect(c.status == 0, "\(c.stderr)")
         let text = try String(contentsOf: csv, encoding: .utf8)
         #expect(text.contains("-8.5417456,47.3769123"))
         #expect(text.contains("Malus domestica"))

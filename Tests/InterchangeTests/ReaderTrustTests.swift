@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
 /// Values a store cannot hold are refused where a file is read, with their line; records that
 /// never end are refused without being read whole.
@@ -54,17 +55,9 @@ import TreesKit
                                                   : "the collection name \"\(trimmed)\" is reserved: 'none' means no collection; rename it"))
     }
 
-    static func readCSV(_ bytes: [UInt8], chunk: Int = 4096) throws -> [ImportedTree] {
-        var reader = CSVTreeReader()
-        var trees: [ImportedTree] = []
-        var i = 0
-        while i < bytes.count {
-            let end = min(i + chunk, bytes.count)
-            try reader.read(bytes[i..<end]) { trees.append($0) }
-            i = end
-        }
-        try reader.finish { trees.append($0) }
-        return trees
+    /// Reads `bytes` in pieces of 4 KiB, as a file is read.
+    static func readCSVFile(_ bytes: [UInt8]) throws -> [ImportedTree] {
+        try readCSV(ChunkingVerifier.Chunking.pieces(size: 4096).split(bytes))
     }
 
     @Test(arguments: ["12345-01-01T00:00:00Z", "-0001-01-01T00:00:00Z", "9999-12-31T23:59:59.9995Z"])
@@ -72,7 +65,7 @@ import TreesKit
         let csv = "latitude,longitude,species,createdAt\n1,2,Apple,2024-01-01T00:00:00Z\n3,4,Pear,\(date)\n"
         #expect(throws: InterchangeError.invalidCSV(
             line: 3, reason: "column 4 (createdAt): \"\(date)\" is not a date within years 0000 to 9999 (UTC)")) {
-            try Self.readCSV(Array(csv.utf8))
+            try Self.readCSVFile(Array(csv.utf8))
         }
     }
 
@@ -101,17 +94,16 @@ import TreesKit
 
     @Test func aLongCSVRecordUnderTheBoundIsRead() throws {
         let note = String(repeating: "n", count: CSVRecordReader.maximumRecordBytes - 100)
-        let trees = try Self.readCSV(Array("latitude,longitude,species,notes\n1,2,Apple,\(note)\n".utf8))
+        let trees = try Self.readCSVFile(Array("latitude,longitude,species,notes\n1,2,Apple,\(note)\n".utf8))
         #expect(trees.first?.notes?.count == note.count)
     }
 
     /// One object with many keys and a long nested array are read whole and right, by any chunking.
-    @Test(arguments: [1, 7, 4096])
-    func manyKeysAndLongArraysAreReadWhole(chunk: Int) throws {
+    @Test func manyKeysAndLongArraysAreReadWhole() throws {
         let keys = (0..<3000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         let items = (0..<3000).map { "[\($0), [\($0)]]" }.joined(separator: ", ")
         let text = Self.tree(#""createdAt": "2024-05-01T10:00:00Z", \#(keys), "extra": [\#(items)], "notes": "end""#)
-        let read = try readJSON(Array(text.utf8), chunk: chunk)
+        let read = try ChunkingVerifier(sizes: [1, 7, 4096]).verify(text) { try readJSON($0) }
         #expect(read.trees.count == 1)
         #expect(read.trees.first?.notes == "end")
     }

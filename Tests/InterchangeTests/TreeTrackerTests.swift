@@ -2,46 +2,17 @@ import Foundation
 import Testing
 import TreesKit
 @testable import Interchange
+import TreesTestSupport
 
-/// The iOS Tree Tracker app's import, written down from its rules: what it needs in a file, and
-/// what it keeps of each tree.
+/// The iOS Tree Tracker app's import, written down from its rules: what it keeps of each tree.
 ///
-/// `horizontalAccuracy` and `species` are required (one tree without them and the whole file is
-/// refused); `altitude`, `variety`, `rootstock`, `photos`, `photoDates` and `collectionId` may be
-/// left out. Dates go through a plain ISO 8601 parser that takes whole seconds only: a date it
-/// cannot parse becomes the import time, which `KeptTree` shows as nil. Photos are base64 without
-/// line breaks; a photo date `""` is unknown. An id that is not a UUID gets a new id; a tree with
-/// coordinates out of range or a negative accuracy is skipped.
-enum TreeTrackerApp {
-    struct Document: Decodable {
-        var collections: [Collection]?
-        var trees: [Tree]
-    }
-
-    struct Collection: Decodable {
-        var id: String
-        var name: String
-        var createdAt: String
-        var updatedAt: String
-    }
-
-    struct Tree: Decodable {
-        var id: String
-        var latitude: Double
-        var longitude: Double
-        var horizontalAccuracy: Double
-        var altitude: Double?
-        var species: String
-        var variety: String?
-        var rootstock: String?
-        var notes: String
-        var photoCount: Int
-        var photos: [String]?
-        var photoDates: [String]?
-        var collectionId: String?
-        var createdAt: String
-        var updatedAt: String
-    }
+/// Dates go through a plain ISO 8601 parser that takes whole seconds only: a date it cannot parse
+/// becomes the import time, which `KeptTree` shows as nil. Photos are base64 without line breaks;
+/// a photo date `""` is unknown. An id that is not a UUID gets a new id; a tree with coordinates
+/// out of range or a negative accuracy is skipped.
+extension TreeTrackerApp {
+    /// The file as written, every id and date as text.
+    typealias Text = Document<String, String>
 
     /// What the app keeps of a tree: nil ids are new ones, nil dates the import time.
     struct KeptTree: Equatable {
@@ -72,13 +43,6 @@ enum TreeTrackerApp {
     /// A photo the app cannot decode (base64 with line breaks, say).
     struct BadPhoto: Error {}
 
-    /// Decodes a file as the app does: a document, or the older bare array of trees.
-    static func decode(_ data: Data) throws -> Document {
-        let decoder = JSONDecoder()
-        if let trees = try? decoder.decode([Tree].self, from: data) { return Document(collections: nil, trees: trees) }
-        return try decoder.decode(Document.self, from: data)
-    }
-
     /// The app's date parser: `2025-05-01T10:00:27Z` (or an offset), never a fraction of a second.
     static func date(_ text: String) -> Date? {
         guard text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})/) != nil else {
@@ -87,7 +51,7 @@ enum TreeTrackerApp {
         return ISO8601DateFormatter().date(from: text)
     }
 
-    static func keep(_ t: Tree) throws -> KeptTree? {
+    static func keep(_ t: Tree<String, String>) throws -> KeptTree? {
         guard (-90...90).contains(t.latitude), (-180...180).contains(t.longitude), t.horizontalAccuracy >= 0 else { return nil }
         let photos = try (t.photos ?? []).map { s in
             guard let d = Data(base64Encoded: s) else { throw BadPhoto() }
@@ -100,13 +64,13 @@ enum TreeTrackerApp {
             createdAt: date(t.createdAt), updatedAt: date(t.updatedAt))
     }
 
-    static func keep(_ c: Collection) -> KeptCollection {
+    static func keep(_ c: Collection<String, String>) -> KeptCollection {
         KeptCollection(id: UUID(uuidString: c.id), name: c.name, createdAt: date(c.createdAt), updatedAt: date(c.updatedAt))
     }
 
     /// Everything the app keeps of a file.
     static func kept(_ text: String) throws -> (collections: [KeptCollection], trees: [KeptTree]) {
-        let doc = try decode(Data(text.utf8))
+        let doc: Text = try decode(Data(text.utf8))
         return ((doc.collections ?? []).map(keep), try doc.trees.compactMap(keep))
     }
 }
@@ -123,29 +87,12 @@ enum TreeTrackerApp {
 
     static func date(_ text: String) -> Date { TextCodec.parseISO8601(text)! }
 
-    static func readCSV(_ bytes: [UInt8], chunk: Int = .max) throws -> [ImportedTree] {
-        var trees: [ImportedTree] = []
-        var reader = CSVTreeReader()
-        var i = 0
-        while i < bytes.count {
-            let end = i + min(bytes.count - i, max(1, chunk))
-            try reader.read(bytes[i..<end]) { trees.append($0) }
-            i = end
-        }
-        try reader.finish { trees.append($0) }
-        return trees
-    }
-
-    static func readGPX(_ bytes: [UInt8], chunk: Int = .max) throws -> [ImportedTree] {
+    /// The waypoints of a GPX file, read from `pieces` one after the other.
+    static func readGPX(_ pieces: [ArraySlice<UInt8>]) throws -> [ImportedTree] {
         var trees: [ImportedTree] = []
         var reader = GPXReader()
         func take(_ e: GPXEvent) { if case .waypoint(let p) = e { trees.append(ImportedTree(p)) } }
-        var i = 0
-        while i < bytes.count {
-            let end = i + min(bytes.count - i, max(1, chunk))
-            try reader.read(bytes[i..<end], take)
-            i = end
-        }
+        for piece in pieces { try reader.read(piece, take) }
         _ = try reader.finish(take)
         return trees
     }
@@ -183,9 +130,8 @@ enum TreeTrackerApp {
 
     // MARK: - Reading the app's files
 
-    @Test(arguments: [1, 7, 82, 4096, Int.max])
-    func theAppsExportImportsWithEveryField(chunk: Int) throws {
-        let read = try readJSON(try Self.fixture("export.json"), chunk: chunk)
+    @Test func theAppsExportImportsWithEveryField() throws {
+        let read = try ChunkingVerifier(sizes: [1, 7, 82, 4096]).verify(try Self.fixture("export.json")) { try readJSON($0) }
         #expect(read.collections.map(\.name) == ["North Block", "Roadside Pears"])
         #expect(read.collections[0].createdAt == Self.date("2025-04-12T07:45:10Z"))
         #expect(read.trees.count == 3)
@@ -237,9 +183,8 @@ enum TreeTrackerApp {
         #expect(error.map { "\($0)" }?.contains("\"createdAt\" is not an ISO 8601 date: \"soon\"") == true, "\(String(describing: error))")
     }
 
-    @Test(arguments: [1, 5, 64, Int.max])
-    func theAppsCSVImportsWithItsColumns(chunk: Int) throws {
-        let trees = try Self.readCSV(try Self.fixture("trees.csv"), chunk: chunk)
+    @Test func theAppsCSVImportsWithItsColumns() throws {
+        let trees = try ChunkingVerifier(sizes: [1, 5, 64]).verify(try Self.fixture("trees.csv")) { try readCSV($0) }
         #expect(trees.count == 4)
         let apple = trees[0]
         #expect(apple.id == UUID(uuidString: "5A1B9C3D-2E4F-4A6B-8C7D-9E0F1A2B3C4D"))
@@ -256,9 +201,8 @@ enum TreeTrackerApp {
         #expect(trees[3].createdAt == Self.date("2023-09-14T15:40:00Z") && trees[3].updatedAt == nil)
     }
 
-    @Test(arguments: [1, 13, 512, Int.max])
-    func theAppsGPXSplitsVarietyAndRootstockOutOfDesc(chunk: Int) throws {
-        let trees = try Self.readGPX(try Self.fixture("trees.gpx"), chunk: chunk)
+    @Test func theAppsGPXSplitsVarietyAndRootstockOutOfDesc() throws {
+        let trees = try ChunkingVerifier(sizes: [1, 13, 512]).verify(try Self.fixture("trees.gpx")) { try Self.readGPX($0) }
         #expect(trees.map(\.species) == ["Apple", "Walnut", "Pear", "Plum"])
         #expect(trees[0].variety == "Gala" && trees[0].rootstock == "M9")
         #expect(trees[0].notes == "Planted 2019 | Pruned hard, winter 2025 | Fire blight check: clear")

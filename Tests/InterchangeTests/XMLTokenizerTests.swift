@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Interchange
+import TreesTestSupport
 
 /// Records tokenizer events as readable lines; adjacent text pieces are joined.
 struct EventLog: XMLHandler {
@@ -31,26 +32,25 @@ struct EventLog: XMLHandler {
     mutating func characters(_ text: UnsafeBufferPointer<UInt8>) throws { pendingText.append(contentsOf: text) }
 }
 
-func tokenize(_ bytes: [UInt8], chunk: Int = .max) throws -> [String] {
+/// The tokenizer's events for `pieces` fed one after the other, for `ChunkingVerifier`.
+func tokenize(_ pieces: [ArraySlice<UInt8>]) throws -> [String] {
     var tokenizer = XMLTokenizer()
     var log = EventLog()
-    var i = 0
-    let step = max(1, min(chunk, bytes.count))
-    while i < bytes.count {
-        let end = min(i + step, bytes.count)
-        try tokenizer.feed(bytes[i..<end], to: &log)
-        i = end
-    }
+    for piece in pieces { try tokenizer.feed(piece, to: &log) }
     try tokenizer.finish(&log)
     log.flushText()
     return log.lines
 }
 
-func tokenize(_ text: String, chunk: Int = .max) throws -> [String] { try tokenize(Array(text.utf8), chunk: chunk) }
+func tokenize(_ bytes: [UInt8]) throws -> [String] { try tokenize(ChunkingVerifier.Chunking.whole.split(bytes)) }
 
-func xmlError(_ bytes: [UInt8], chunk: Int = .max) -> InterchangeError? {
+func tokenize(_ text: String) throws -> [String] { try tokenize(Array(text.utf8)) }
+
+/// The error tokenizing `bytes` gives, checked to be the same however `verifier` cuts them.
+func xmlError(_ bytes: [UInt8], _ verifier: ChunkingVerifier = ChunkingVerifier([.whole]),
+              sourceLocation: SourceLocation = #_sourceLocation) -> InterchangeError? {
     do {
-        _ = try tokenize(bytes, chunk: chunk)
+        _ = try verifier.verify(bytes, sourceLocation: sourceLocation) { try tokenize($0) }
         return nil
     } catch let e as InterchangeError {
         return e
@@ -59,7 +59,10 @@ func xmlError(_ bytes: [UInt8], chunk: Int = .max) -> InterchangeError? {
     }
 }
 
-func xmlError(_ text: String, chunk: Int = .max) -> InterchangeError? { xmlError(Array(text.utf8), chunk: chunk) }
+func xmlError(_ text: String, _ verifier: ChunkingVerifier = ChunkingVerifier([.whole]),
+              sourceLocation: SourceLocation = #_sourceLocation) -> InterchangeError? {
+    xmlError(Array(text.utf8), verifier, sourceLocation: sourceLocation)
+}
 
 @Suite struct XMLTokenizerTests {
     static let sample = """
@@ -110,41 +113,38 @@ func xmlError(_ text: String, chunk: Int = .max) -> InterchangeError? { xmlError
         #expect(try tokenize(Self.sample) == Self.expected)
     }
 
-    @Test(arguments: [1, 3, 82, 4096, Int.max])
-    func anyChunkingGivesTheSameEvents(chunk: Int) throws {
-        #expect(try tokenize(Self.sample, chunk: chunk) == Self.expected)
+    @Test func anyChunkingGivesTheSameEvents() throws {
+        #expect(try ChunkingVerifier.standard.verify(Self.sample) { try tokenize($0) } == Self.expected)
     }
 
-    @Test(arguments: [1, 3, 82, 4096, Int.max])
-    func corpusFileChunkingGivesTheSameEvents(chunk: Int) throws {
+    @Test func corpusFileChunkingGivesTheSameEvents() throws {
         let bytes = [UInt8](try Data(contentsOf: GPXCorpus.folder.appendingPathComponent("gpxpassthrough11.gpx")))
-        #expect(try tokenize(bytes, chunk: chunk) == (try tokenize(bytes)))
+        try ChunkingVerifier.standard.verify(bytes) { try tokenize($0) }
     }
 
     /// Markup much longer than a piece: it is complete only once a `>` arrives, and is read the
     /// same (events or error) whether it came whole or in many pieces, with `>` inside quoted
     /// values, comments and CDATA along the way, and with an error early in a tag that ends late.
-    @Test(arguments: [1, 7, 64, 4096])
-    func markupLongerThanAPieceReadsTheSame(chunk: Int) throws {
+    @Test func markupLongerThanAPieceReadsTheSame() throws {
+        let verifier = ChunkingVerifier(sizes: [1, 7, 64, 4096])
         let rows = (0..<500).map { "row \($0) -> next" }.joined(separator: "\n")
         let attributes = (0..<300).map { " k\($0)=\"a>b\"" }.joined()
         let doc = "<?xml version=\"1.0\"?><?pi \(rows)?><!DOCTYPE a><a\(attributes)><!--\(rows)--><![CDATA[\(rows) ]] >]]><b\(attributes)/></a>"
-        let whole = try tokenize(doc)
+        let whole = try verifier.verify(doc) { try tokenize($0) }
         #expect(whole.count == 5)
         #expect(whole.filter { $0.hasPrefix("text") }.count == 1)
-        #expect(try tokenize(doc, chunk: chunk) == whole)
         let early = "<a><b x=1\(attributes)/></a>"
-        #expect(xmlError(early, chunk: chunk) == .malformedXML(line: 1, column: 9, reason: "the value of attribute 'x' must be quoted"))
+        #expect(xmlError(early, verifier) == .malformedXML(line: 1, column: 9, reason: "the value of attribute 'x' must be quoted"))
         let unfinished = "<a><!--\(rows)"
-        #expect(xmlError(unfinished, chunk: chunk) == .malformedXML(line: 1, column: 4, reason: "unexpected end of file inside a comment"))
+        #expect(xmlError(unfinished, verifier) == .malformedXML(line: 1, column: 4, reason: "unexpected end of file inside a comment"))
     }
 
     // MARK: Encodings
 
     static let latinDoc = "<?xml version=\"1.0\" encoding=\"%@\"?><a>Gr\u{FC}\u{DF}e \u{20AC}</a>"
 
-    @Test(arguments: [1, 2, 3, 5, 4096])
-    func transcodesUTF16WithBOM(chunk: Int) throws {
+    @Test func transcodesUTF16WithBOM() throws {
+        let verifier = ChunkingVerifier(sizes: [1, 2, 3, 5, 4096])
         let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><a b=\"\u{100}\">\u{1F333} Grüße</a>"
         var le: [UInt8] = [0xFF, 0xFE]
         var be: [UInt8] = [0xFE, 0xFF]
@@ -153,20 +153,20 @@ func xmlError(_ text: String, chunk: Int = .max) -> InterchangeError? { xmlError
             be += [UInt8(unit >> 8), UInt8(unit & 0xFF)]
         }
         let expected = ["start a @1:40 b=\"Ā\"", "text \"🌳 Grüße\"", "end a"]
-        #expect(try tokenize(le, chunk: chunk) == expected)
-        #expect(try tokenize(be, chunk: chunk) == expected)
+        #expect(try verifier.verify(le) { try tokenize($0) } == expected)
+        #expect(try verifier.verify(be) { try tokenize($0) } == expected)
     }
 
-    @Test(arguments: [1, 7, 4096])
-    func transcodesUTF8WithBOMAndLatin1AndWindows1252(chunk: Int) throws {
+    @Test func transcodesUTF8WithBOMAndLatin1AndWindows1252() throws {
+        let verifier = ChunkingVerifier(sizes: [1, 7, 4096])
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("<a>Grüße</a>".utf8)
-        #expect(try tokenize(bom, chunk: chunk) == ["start a @1:1", "text \"Grüße\"", "end a"])
+        #expect(try verifier.verify(bom) { try tokenize($0) } == ["start a @1:1", "text \"Grüße\"", "end a"])
 
         let latin1: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>Gr".utf8) + [0xFC, 0xDF] + Array("e</a>".utf8)
-        #expect(try tokenize(latin1, chunk: chunk) == ["start a @1:44", "text \"Grüße\"", "end a"])
+        #expect(try verifier.verify(latin1) { try tokenize($0) } == ["start a @1:44", "text \"Grüße\"", "end a"])
 
         let cp1252: [UInt8] = Array("<?xml version='1.0' encoding='windows-1252'?><a>".utf8) + [0x80, 0x20, 0x93, 0x71, 0x94] + Array("</a>".utf8)
-        #expect(try tokenize(cp1252, chunk: chunk) == ["start a @1:46", "text \"€ \u{201C}q\u{201D}\"", "end a"])
+        #expect(try verifier.verify(cp1252) { try tokenize($0) } == ["start a @1:46", "text \"€ \u{201C}q\u{201D}\"", "end a"])
     }
 
     @Test func refusesAnUnknownEncoding() {
@@ -198,12 +198,12 @@ func xmlError(_ text: String, chunk: Int = .max) -> InterchangeError? { xmlError
         <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1"><wpt lat="1" lon="2"><name>&xxe;</name></wpt></gpx>
         """
 
-    @Test(arguments: [1, 4096])
-    func refusesEntityDeclarations(chunk: Int) throws {
-        #expect(xmlError(Self.billionLaughs, chunk: chunk) == .malformedXML(
+    @Test func refusesEntityDeclarations() throws {
+        let verifier = ChunkingVerifier(sizes: [1, 4096])
+        #expect(xmlError(Self.billionLaughs, verifier) == .malformedXML(
             line: 3, column: 2,
             reason: "the document type declaration declares entities; entity declarations are refused for safety"))
-        #expect(xmlError(Self.xxe, chunk: chunk) == .malformedXML(
+        #expect(xmlError(Self.xxe, verifier) == .malformedXML(
             line: 2, column: 17,
             reason: "the document type declaration declares entities; entity declarations are refused for safety"))
     }
@@ -240,8 +240,6 @@ func xmlError(_ text: String, chunk: Int = .max) -> InterchangeError? { xmlError
         ("<a>&#0;</a>", 1, 4, "character reference '&#0;' is not a legal XML character"),
     ])
     func reportsLineColumnAndReason(doc: String, line: Int, column: Int, reason: String) {
-        for chunk in [1, 3, 4096] {
-            #expect(xmlError(doc, chunk: chunk) == .malformedXML(line: line, column: column, reason: reason), "chunk \(chunk)")
-        }
+        #expect(xmlError(doc, ChunkingVerifier(sizes: [1, 3, 4096])) == .malformedXML(line: line, column: column, reason: reason))
     }
 }

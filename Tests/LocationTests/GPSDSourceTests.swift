@@ -3,6 +3,7 @@ import Location
 import Synchronization
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// Reads events from a source until `done` says so or `timeout` passes.
 func collect(
@@ -87,7 +88,7 @@ extension Duration {
         }
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func fixesFromGSTLogMatchTheLog() async throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func fixesFromGSTLogMatchTheLog() async throws {
         _ = try Tool.gpsfake.require()
         let log = GPSFake.fixture("orchard-gst.nmea")
         let fake = try GPSFake(log: log)
@@ -107,9 +108,9 @@ extension Duration {
 
     /// A sample track of the package, as a receiver would send it, through gpsd: every fix is the
     /// NMEA reader's fix of the same time (the track's epochs end with RMC, GST before it).
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func sampleTrackThroughGPSDMatchesTheReader() async throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func sampleTrackThroughGPSDMatchesTheReader() async throws {
         _ = try Tool.gpsfake.require()
-        let track = GPSFake.packageRoot.appendingPathComponent("SampleTracks/signal-loss.nmea").path
+        let track = Repository.path("SampleTracks/signal-loss.nmea")
         let fake = try GPSFake(log: track, cycle: 0.004)
         defer { fake.stop() }
         let expected = try readerFixes(track)
@@ -132,7 +133,7 @@ extension Duration {
     }
 
     /// GST after the epoch's last timed sentence: gpsd reports it after the TPV, matched by time.
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func gstReportedAfterItsTPVIsMatchedByTime() async throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func gstReportedAfterItsTPVIsMatchedByTime() async throws {
         _ = try Tool.gpsfake.require()
         let log = GPSFake.fixture("orchard-gst-last.nmea")
         let fake = try GPSFake(log: log)
@@ -143,7 +144,7 @@ extension Duration {
         #expect(events.fixes.filter(\.hasPosition).allSatisfy { $0.accuracySource == .gst })
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func withoutGSTTheDOPModelAndLossOfFixAreReported() async throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func withoutGSTTheDOPModelAndLossOfFixAreReported() async throws {
         _ = try Tool.gpsfake.require()
         let log = GPSFake.fixture("orchard-dop.nmea")
         let fake = try GPSFake(log: log)
@@ -169,7 +170,7 @@ extension Duration {
         #expect(text.contains("systemctl status gpsd") && text.contains("--source"))
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func waitingKeepsTryingUntilGPSDComesUp() async throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func waitingKeepsTryingUntilGPSDComesUp() async throws {
         _ = try Tool.gpsfake.require()
         let port = GPSFake.freePort()
         let clock = RecordingClock()
@@ -187,7 +188,7 @@ extension Duration {
         #expect(events.fixes.count >= 3)
     }
 
-    @Test(.enabled(if: Tool.gpsfake.shouldRun)) func losingGPSDIsAnEventAndFixesResumeWithoutRepeats() async throws {
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func losingGPSDIsAnEventAndFixesResumeWithoutRepeats() async throws {
         _ = try Tool.gpsfake.require()
         let first = GPSFake.fixture("orchard-first.nmea")
         let resume = GPSFake.fixture("orchard-resume.nmea")

@@ -4,6 +4,7 @@ import NMEA
 import Synchronization
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// What the NMEA reader makes of a whole file.
 func readerFixes(_ path: String) throws -> [Fix] {
@@ -17,19 +18,17 @@ func readerFixes(_ path: String) throws -> [Fix] {
 
 /// A pseudo-terminal pair made by socat: `device` is what the source opens, `feed` the receiver's end.
 final class SocatPair: @unchecked Sendable {
+    /// Where the two ends are; a pair made in the same folder plugs in at the same device path.
+    let folder: TemporaryFolder
     let device: String
     let feed: String
-    private let process: Process
+    private let process: RunningProgram
 
-    init(folder: URL) throws {
-        device = folder.appendingPathComponent("gps").path
-        feed = folder.appendingPathComponent("feed").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
-        process.arguments = ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feed)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+    init(in folder: TemporaryFolder? = nil) throws {
+        self.folder = try folder ?? TemporaryFolder("trees-serial")
+        device = self.folder.path("gps")
+        feed = self.folder.path("feed")
+        process = try Program.start("/usr/bin/socat", ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feed)"])
         for _ in 0..<200 where !(FileManager.default.fileExists(atPath: device) && FileManager.default.fileExists(atPath: feed)) {
             usleep(20_000)
         }
@@ -38,8 +37,8 @@ final class SocatPair: @unchecked Sendable {
     /// Pulls the plug: the device end sees a hang-up.
     func kill() {
         guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.wait()
     }
 
     deinit { kill() }
@@ -68,14 +67,11 @@ final class SocatPair: @unchecked Sendable {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         let (readEnd, writeEnd) = (fds[0], fds[1])
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: log))
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
         let writer = Thread {
-            var offset = 0
-            // Odd chunk sizes, so sentences are split across reads.
-            while offset < bytes.count {
-                let n = min(97, bytes.count - offset)
-                _ = bytes[offset..<offset + n].withUnsafeBytes { write(writeEnd, $0.baseAddress, n) }
-                offset += n
+            // An odd size of piece, so sentences are split across reads.
+            for piece in ChunkingVerifier.Chunking.pieces(size: 97).split(bytes) {
+                _ = piece.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
             }
             close(writeEnd)
         }
@@ -99,12 +95,9 @@ final class SocatPair: @unchecked Sendable {
         #expect(NMEAProbe.validSentences(in: garbage) == 0)
     }
 
-    @Test(.enabled(if: Tool.socat.shouldRun)) func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
+    @Test(.enabled(if: Tool.socat.shouldRun), .tags(.gpsd)) func serialDeviceThroughAPseudoTerminalAtASetBaud() async throws {
         _ = try Tool.socat.require()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let pair = try SocatPair(folder: folder)
+        let pair = try SocatPair()
         let log = GPSFake.fixture("orchard-gst.nmea")
         let source = SerialSource(path: pair.device, baud: 9600)
         // The receiver starts sending once the source has the device open and configured.
@@ -124,12 +117,9 @@ final class SocatPair: @unchecked Sendable {
         #expect(events.fixes.count == expected.count - 1)
     }
 
-    @Test(.enabled(if: Tool.socat.shouldRun)) func withoutABaudRateTheSourceFindsNMEA() async throws {
+    @Test(.enabled(if: Tool.socat.shouldRun), .tags(.gpsd)) func withoutABaudRateTheSourceFindsNMEA() async throws {
         _ = try Tool.socat.require()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let pair = try SocatPair(folder: folder)
+        let pair = try SocatPair()
         let log = GPSFake.fixture("orchard-gst.nmea")
         // The receiver talks until the test has heard enough: the probe may start listening late.
         let done = Mutex(false)
@@ -148,12 +138,9 @@ final class SocatPair: @unchecked Sendable {
         }
     }
 
-    @Test(.enabled(if: Tool.socat.shouldRun)) func unpluggedDeviceIsReportedAndReopened() async throws {
+    @Test(.enabled(if: Tool.socat.shouldRun), .tags(.gpsd)) func unpluggedDeviceIsReportedAndReopened() async throws {
         _ = try Tool.socat.require()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-serial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let first = try SocatPair(folder: folder)
+        let first = try SocatPair()
         let second = Mutex<SocatPair?>(nil)
         let clock = RecordingClock()
         let source = SerialSource(path: first.device, baud: 9600, clock: clock)
@@ -174,7 +161,7 @@ final class SocatPair: @unchecked Sendable {
             }
             if case .reconnecting(1, _)? = events.last {
                 second.withLock { pair in
-                    guard pair == nil, let p = try? SocatPair(folder: folder) else { return }
+                    guard pair == nil, let p = try? SocatPair(in: first.folder) else { return }
                     pair = p
                     Thread {
                         _ = reopened.wait(timeout: .now() + 60)

@@ -3,12 +3,11 @@ import Location
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// Replays the committed sample tracks and checks what SampleTracks/README.md says about them.
 @Suite struct ReplaySampleTracksTests {
-    static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("SampleTracks")
+    static let folder = Repository.url("SampleTracks")
 
     struct Claim: Sendable, CustomStringConvertible {
         var file: String

@@ -3,6 +3,7 @@ import Location
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// A clock that never sleeps: each sleep moves its time forward at once and is recorded.
 final class TestClock: Clock, @unchecked Sendable {
@@ -30,21 +31,16 @@ final class TestClock: Clock, @unchecked Sendable {
     }
 }
 
-private func nmeaLine(_ body: String) -> String {
-    let sum = body.utf8.reduce(UInt8(0), ^)
-    return "$" + body + "*" + String(format: "%02X", sum) + "\r\n"
-}
-
 /// Writes a track: epochs at 10:15:00, :01, :03 (a gap), two without a fix, then a fix again.
 private func writeTrack() throws -> String {
-    var text = nmeaLine("GPZDA,101500.00,15,03,2025,00,00")
+    var text = sentence("GPZDA,101500.00,15,03,2025,00,00")
     for (time, valid) in [("101500", true), ("101501", true), ("101503", true), ("101504", false), ("101505", false), ("101506", true)] {
         if valid {
-            text += nmeaLine("GPGGA,\(time).00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
-            text += nmeaLine("GPRMC,\(time).00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+            text += sentence("GPGGA,\(time).00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            text += sentence("GPRMC,\(time).00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
         } else {
-            text += nmeaLine("GPGGA,\(time).00,,,,,0,00,,,,,,,")
-            text += nmeaLine("GPRMC,\(time).00,V,,,,,,,150325,,,N")
+            text += sentence("GPGGA,\(time).00,,,,,0,00,,,,,,,")
+            text += sentence("GPRMC,\(time).00,V,,,,,,,150325,,,N")
         }
     }
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).nmea")
@@ -100,10 +96,10 @@ private func writeTrack() throws -> String {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).nmea").path
         #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
-        var block = nmeaLine("GPZDA,101500.00,15,03,2025,00,00")
+        var block = sentence("GPZDA,101500.00,15,03,2025,00,00")
         for second in 0..<3600 {
             let time = String(format: "10%02d%02d.00", second / 60, second % 60)
-            block += nmeaLine("GPGGA,\(time),4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            block += sentence("GPGGA,\(time),4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
         }
         let bytes = Array(block.utf8)
         let total = 8 << 20
@@ -137,7 +133,7 @@ private func writeTrack() throws -> String {
 
     @Test func aTrackStartingWithoutAFixSaysSoFirst() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).nmea")
-        try (nmeaLine("GPZDA,101500.00,15,03,2025,00,00") + nmeaLine("GPGGA,101500.00,,,,,0,00,,,,,,,"))
+        try (sentence("GPZDA,101500.00,15,03,2025,00,00") + sentence("GPGGA,101500.00,,,,,0,00,,,,,,,"))
             .write(to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         var events: [LocationEvent] = []

@@ -2,6 +2,7 @@ import Foundation
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 @Suite struct BadInputTests {
     static let gga = sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
@@ -48,7 +49,7 @@ import TreesKit
     @Test func overlongSentencesAndLinesAreSkipped() {
         let long = sentence("GPGGA," + String(repeating: "1", count: 200))
         let endless = String(repeating: "x", count: 10_000) + "\n"
-        let r = readFixes(long + endless + Self.gga, chunk: 100)
+        let r = readFixes(ChunkingVerifier.Chunking.pieces(size: 100).split(Array((long + endless + Self.gga).utf8)))
         #expect(r.fixes.count == 1)
         #expect(r.statistics.skippedByReason[.overlong] == 2)
     }
@@ -120,7 +121,7 @@ import TreesKit
     }
 
     @Test func randomBytesAndMangledSentencesNeverCrashAndChunkingDoesNotMatter() {
-        var rng = SplitMix64(state: 7)
+        var rng = SplitMix64(seed: 7)
         let pieces = Array(sampleTrack.utf8)
         var bytes: [UInt8] = []
         for _ in 0..<3000 {
@@ -140,10 +141,7 @@ import TreesKit
                 bytes += Array("$GPGGA,,,,,,,,,,,,,,*56\n$,*\n$$$$*00\n$GPGSA,A,3,,,,,,,,,,,,,,,,,,,,,,,,,,,,,1,2,3*00\n".utf8)
             }
         }
-        let whole = readFixes(bytes)
-        let chunked = readFixes(bytes, chunk: 17)
-        #expect(whole.fixes == chunked.fixes)
-        #expect(whole.statistics == chunked.statistics)
+        let whole = ChunkingVerifier(sizes: [17]).verify(bytes) { readFixes($0) }
         #expect(whole.statistics.lines > 0)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// Reads every log of the gpsd-derived corpus and compares the fixes with gpsd's own answers.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// A three-epoch track: GGA, GSA, GST and RMC per epoch (RMC ends each), 3D with DGPS in the last.
 let sampleTrack: String = [
@@ -51,36 +52,17 @@ let sampleTrack: String = [
         } + [sampleTrack]
     }()
 
-    @Test(arguments: [1, 2, 3, 7, 82, 4096])
-    func anyChunkingGivesTheSameFixes(chunk: Int) {
+    @Test func anyChunkingGivesTheSameFixes() {
         for log in Self.logs {
-            let whole = readFixes(log)
-            let chunked = readFixes(log, chunk: chunk)
-            #expect(chunked.fixes == whole.fixes)
-            #expect(chunked.statistics == whole.statistics)
+            let whole = ChunkingVerifier(sizes: [1, 2, 3, 7, 82, 4096]).verify(log) { readFixes($0) }
             #expect(!whole.fixes.isEmpty)
         }
     }
 
     @Test func randomChunkingsGiveTheSameFixes() {
-        var rng = SplitMix64(state: 42)
+        let verifier = ChunkingVerifier((0..<20).map { .random(seed: UInt64(42 + $0), maximum: 200) })
         for log in Self.logs {
-            let bytes = Array(log.utf8)
-            let whole = readFixes(bytes)
-            for _ in 0..<20 {
-                var reader = NMEAFixReader()
-                var fixes: [Fix] = []
-                var i = 0
-                while i < bytes.count {
-                    let n = Int.random(in: 1...200, using: &rng)
-                    let end = min(i + n, bytes.count)
-                    bytes[i..<end].withUnsafeBytes { reader.feed($0) { fixes.append($0) } }
-                    i = end
-                }
-                reader.finish { fixes.append($0) }
-                #expect(fixes == whole.fixes)
-                #expect(reader.statistics == whole.statistics)
-            }
+            verifier.verify(log) { readFixes($0) }
         }
     }
 
@@ -95,8 +77,8 @@ let sampleTrack: String = [
         for i in 0..<200 {
             text += sentence(String(format: "GPRMC,10%02d%02d.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A", i / 60, i % 60), lineEnd: "\r")
         }
-        for chunk in [7, 4096, 100_000] {
-            let r = readFixes(text, chunk: chunk)
+        for size in [7, 4096, 100_000] {
+            let r = readFixes(ChunkingVerifier.Chunking.pieces(size: size).split(Array(text.utf8)))
             #expect(r.fixes.count == 200)
             #expect(r.statistics.skipped == 0)
         }

@@ -1,31 +1,29 @@
 import Foundation
 import NMEA
 import TreesKit
+import TreesTestSupport
 
-/// `$BODY*hh\r\n` with the right checksum.
-func sentence(_ body: String, lineEnd: String = "\r\n") -> String {
-    let sum = body.utf8.reduce(UInt8(0), ^)
-    return "$" + body + "*" + String(format: "%02X", sum) + lineEnd
+/// What the reader made of a log: its fixes and its counts.
+struct FixRead: Equatable {
+    var fixes: [Fix]
+    var statistics: NMEAStatistics
 }
 
-/// Reads `bytes` in chunks of `chunk` bytes (everything at once when nil).
-func readFixes(_ bytes: [UInt8], chunk: Int? = nil) -> (fixes: [Fix], statistics: NMEAStatistics) {
+/// Reads `pieces` one after the other with a fresh reader, for `ChunkingVerifier`.
+func readFixes(_ pieces: [ArraySlice<UInt8>]) -> FixRead {
     var reader = NMEAFixReader()
     var fixes: [Fix] = []
-    let size = chunk ?? max(bytes.count, 1)
-    var i = 0
-    while i < bytes.count {
-        let end = min(i + size, bytes.count)
-        reader.feed(Array(bytes[i..<end])) { fixes.append($0) }
-        i = end
+    for piece in pieces {
+        piece.withUnsafeBytes { reader.feed($0) { fixes.append($0) } }
     }
     reader.finish { fixes.append($0) }
-    return (fixes, reader.statistics)
+    return FixRead(fixes: fixes, statistics: reader.statistics)
 }
 
-func readFixes(_ text: String, chunk: Int? = nil) -> (fixes: [Fix], statistics: NMEAStatistics) {
-    readFixes(Array(text.utf8), chunk: chunk)
-}
+/// Reads `bytes` at once.
+func readFixes(_ bytes: [UInt8]) -> FixRead { readFixes(ChunkingVerifier.Chunking.whole.split(bytes)) }
+
+func readFixes(_ text: String) -> FixRead { readFixes(Array(text.utf8)) }
 
 /// Seconds since 1970 of a UTC date and time.
 func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Double) -> Date {
@@ -35,16 +33,4 @@ func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Double) -> Dat
     cal.timeZone = TimeZone(identifier: "UTC")!
     let base = Int64(cal.date(from: c)!.timeIntervalSince1970) * 1000 + Int64((s * 1000).rounded())
     return Date(timeIntervalSince1970: Double(base) / 1000)
-}
-
-/// A small deterministic generator for random chunk sizes.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

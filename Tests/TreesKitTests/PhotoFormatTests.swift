@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TreesKit
+import TreesTestSupport
 
 @Suite struct PhotoFormatTests {
     @Test func recognisesFormatsByTheirBytes() {

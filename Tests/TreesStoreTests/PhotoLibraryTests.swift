@@ -2,15 +2,17 @@ import Foundation
 import Testing
 import TreesKit
 @testable import TreesStore
+import TreesTestSupport
 
 /// Photo files beside a real temporary database.
 @Suite struct PhotoLibraryTests {
-    let folder: String
+    let scratch: TemporaryFolder
+    var folder: String { scratch.path }
     static let t0 = Date(timeIntervalSince1970: 1_777_777_777)
     static let utc = TimeZone(identifier: "UTC") ?? .current
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("photos-\(UUID().uuidString)").path
+        scratch = try TemporaryFolder("photos")
         try FileManager.default.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
     }
 
@@ -34,7 +36,6 @@ import TreesKit
     }
 
     @Test func addsFilesByContentHashWithCaptureDates() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let tree = try addTree(store)
         let jpegBytes = TestImages.jpeg(dateTimeOriginal: "2025:09:14 16:05:33")
@@ -61,7 +62,6 @@ import TreesKit
     }
 
     @Test func theSameBytesAreStoredOnce() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let apple = try addTree(store), pear = try addTree(store, "Pear")
         let a = try file("a.jpg", TestImages.plainJPEG), b = try file("copy-of-a.jpg", TestImages.plainJPEG)
@@ -86,7 +86,6 @@ import TreesKit
     }
 
     @Test func oneBadFileRefusesTheWholeCallAndLeavesNoFiles() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let tree = try addTree(store)
         let good = try file("good.png", TestImages.png())
@@ -113,7 +112,6 @@ import TreesKit
     }
 
     @Test func checksAFileWithoutCopyingIt() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(try PhotoLibrary.check(file: try file("a.heic", TestImages.heic(dateTimeOriginal: nil))) == .heic)
         let text = try file("a.txt", Array("text".utf8))
         #expect(throws: StoreError.photo(.notAnImage(path: text))) { try PhotoLibrary.check(file: text) }
@@ -124,7 +122,6 @@ import TreesKit
     }
 
     @Test func findsPhotosByPrefixAndExports() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let tree = try addTree(store)
         let library = store.photoLibrary
@@ -145,7 +142,6 @@ import TreesKit
     }
 
     @Test func previewsAreSmallFilesOrEmbeddedThumbnails() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let tree = try addTree(store)
         let library = store.photoLibrary

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import TreesTestSupport
 import TreesKit
 @testable import TreesStore
 
@@ -46,8 +47,8 @@ import TreesKit
     }
 
     @Test func bulkAndSingleInsertsStoreIdenticalRows() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try TemporaryFolder("rows")
+        let folder = scratch.path
         let collection = UUID()
         let trees = Self.trees(collection: collection)
         var dumps: [[[String]]] = []
@@ -80,8 +81,8 @@ import TreesKit
     }
 
     @Test func everyColumnOfTheTableIsMapped() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try TemporaryFolder("rows")
+        let folder = scratch.path
         let store = try TreeStore(path: "\(folder)/trees.sqlite", clock: .fixed(Self.t0))
         let columns = try store.queue.read { db in try db.columns(in: "tree").map(\.name) }
         #expect(columns == TreeColumn.allCases.map(\.name))

@@ -3,16 +3,18 @@ import GRDB
 import Testing
 import TreesKit
 @testable import TreesStore
+import TreesTestSupport
 
-/// The store against real temporary SQLite files.
+/// The store against real temporary SQLite files, in a folder of each test's own.
 @Suite struct TreeStoreTests {
-    let folder: String
+    let scratch: TemporaryFolder
+    var folder: String { scratch.path }
     let path: String
     static let t0 = Date(timeIntervalSince1970: 1_777_777_777)
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
-        path = folder + "/nested/trees.sqlite"
+        scratch = try TemporaryFolder("store")
+        path = scratch.path("nested/trees.sqlite")
     }
 
     func open() throws -> TreeStore { try TreeStore(path: path, clock: .fixed(Self.t0)) }
@@ -22,7 +24,6 @@ import TreesKit
     }
 
     @Test func migratesFromEmptyWithWALAndForeignKeys() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let (tables, journal, fk, appID) = try store.queue.read { db in
             (try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name"),
@@ -45,7 +46,6 @@ import TreesKit
     /// A store made by the first schema gets the second one's indexes and keeps its trees; after
     /// that, opening it and reading leaves the file byte for byte as it was, with no WAL left behind.
     @Test func upgradesAVersion1StoreAndReadsWriteNothing() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
         do {
             let old = try DatabaseQueue(path: path)
@@ -80,7 +80,6 @@ import TreesKit
     }
 
     @Test func roundTripsEveryField() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let c = try store.write { try $0.createCollection(named: "North Block") }
         let original = Tree(
@@ -94,7 +93,6 @@ import TreesKit
     }
 
     @Test func collectionNamesAreUniqueIgnoringCase() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         _ = try store.write { try $0.createCollection(named: "Äpfel Nord") }
         #expect(throws: StoreError.duplicateCollection("north")) {
@@ -110,7 +108,6 @@ import TreesKit
     }
 
     @Test func deletingACollectionKeepsItsTrees() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let c = try store.write { try $0.createCollection(named: "Block A") }
         var a = tree("Apple"); a.collectionID = c.id
@@ -125,7 +122,6 @@ import TreesKit
     }
 
     @Test func prefixLookup() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let ids = ["abcdef01-0000-4000-8000-000000000001", "abcdef01-0000-4000-8000-000000000002", "abc00000-0000-4000-8000-000000000003"]
             .compactMap(UUID.init(uuidString:))
@@ -141,7 +137,6 @@ import TreesKit
     }
 
     @Test func twoConnectionsWriteConcurrently() async throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = try open()
         let second = try open()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -158,8 +153,6 @@ import TreesKit
     }
 
     @Test func refusesOtherFilesWithoutTouchingThem() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let text = folder + "/text.sqlite"
         try Data("hello".utf8).write(to: URL(fileURLWithPath: text))
         #expect(throws: StoreError.notATreesDatabase(path: text, reason: "file is not a database")) { try TreeStore(path: text) }
@@ -167,7 +160,6 @@ import TreesKit
     }
 
     @Test func nearbyTreesOfTheSameSpecies() throws {
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try open()
         let origin = Coordinate(latitude: 47.1, longitude: 8.2)
         let close = Geodesy.coordinate(east: 3, north: 4, from: origin)       // 5 m away

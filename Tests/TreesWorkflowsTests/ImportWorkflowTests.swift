@@ -3,32 +3,15 @@ import Interchange
 import Testing
 import TreesKit
 import TreesStore
+import TreesTestSupport
 import TreesWorkflows
 
 /// The import workflow on real files and a real SQLite store, without the command line.
 @Suite struct ImportWorkflowTests {
-    final class Folder {
-        let path: String
-        init() throws {
-            path = FileManager.default.temporaryDirectory.appendingPathComponent("trees-workflow-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(atPath: path) }
+    /// A folder of the test's own, with the files to import and the store they go to.
+    let folder: TemporaryFolder
 
-        func write(_ name: String, _ text: String) throws -> String {
-            let file = path + "/" + name
-            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-            return file
-        }
-
-        func store() throws -> TreeStore { try TreeStore(path: path + "/trees.sqlite") }
-
-        /// Names of the photo files in the store's folder (none when it has no folder yet).
-        func photoFiles() throws -> [String] {
-            let folder = try store().photoFolder
-            return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-        }
-    }
+    init() throws { folder = try TemporaryFolder("trees-workflow") }
 
     static let gpx = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -41,7 +24,6 @@ import TreesWorkflows
         """
 
     @Test func importsWaypointsAndReportsSkipsAndWarningsByKind() throws {
-        let folder = try Folder()
         let file = try folder.write("survey.gpx", Self.gpx)
         let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
         #expect(report.format == .gpx)
@@ -54,7 +36,6 @@ import TreesWorkflows
     }
 
     @Test func aDryRunStoresNothing() throws {
-        let folder = try Folder()
         let file = try folder.write("survey.gpx", Self.gpx)
         let report = try ImportWorkflow(dryRun: true, gpxParts: [.routes]).run(try InputFile(file), opening: { try folder.store() })
         #expect(report.dryRun && report.imported == 3)
@@ -74,7 +55,6 @@ import TreesWorkflows
     }
 
     @Test func photosAreStoredWithTheirTreesAndARefusedFileLeavesNeitherRowsNorFiles() throws {
-        let folder = try Folder()
         let bad = try folder.write("bad.json", Self.json(secondTree: #"{"id": "5F1C2E1A-1111-4222-8333-944455556666", "latitude": 91, "longitude": 8.2, "species": "Pear"}"#))
         #expect(throws: WorkflowError.self) {
             try ImportWorkflow().run(try InputFile(bad), opening: { try folder.store() })
@@ -98,10 +78,19 @@ import TreesWorkflows
     }
 
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
-        let folder = try Folder()
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {
             try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
         }
+    }
+}
+
+extension TemporaryFolder {
+    func store() throws -> TreeStore { try TreeStore(path: path("trees.sqlite")) }
+
+    /// Names of the photo files in the store's folder (none when it has no folder yet).
+    func photoFiles() throws -> [String] {
+        let folder = try store().photoFolder
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
     }
 }

@@ -1,14 +1,10 @@
 import Foundation
 import Testing
+import TreesTestSupport
 
 /// Runs the built `trees` binary the way a user would, capturing exit status, stdout and stderr.
 struct TreesProcess {
-    struct Result: CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var description: String { "status \(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
-    }
+    typealias Result = ProgramOutput
 
     /// The `trees` executable: `$TREES_BIN`, else beside the test bundle in the build folder.
     static var executable: URL {
@@ -23,67 +19,39 @@ struct TreesProcess {
         return Bundle.main.bundleURL
     }
 
-    /// The repository's root folder (for SampleTracks and Tests/Corpus).
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     /// A scratch folder with a database path; removed by `cleanUp()`.
-    let folder: URL
-    var database: String { folder.appendingPathComponent("trees.sqlite").path }
+    let scratch: TemporaryFolder
+    var folder: URL { scratch.url }
+    var database: String { scratch.path("trees.sqlite") }
     /// Environment given to every run: UTC, no colour, a fixed clock unless overridden.
     var environment: [String: String]
 
     init(now: String? = "2026-05-01T10:00:00.000Z") throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        scratch = try TemporaryFolder("trees-test")
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "UTC"
         env["NO_COLOR"] = "1"
-        env["TREES_DB"] = folder.appendingPathComponent("trees.sqlite").path
-        env["HOME"] = folder.path
+        env["TREES_DB"] = scratch.path("trees.sqlite")
+        env["HOME"] = scratch.path
         env.removeValue(forKey: "XDG_DATA_HOME")
         if let now { env["TREES_NOW"] = now } else { env.removeValue(forKey: "TREES_NOW") }
         environment = env
     }
 
-    func cleanUp() { try? FileManager.default.removeItem(at: folder) }
+    func cleanUp() { scratch.remove() }
 
+    /// Runs `trees` with `arguments` to the end. `launcher` runs it through another program, e.g.
+    /// `setpriv` to run it as another user; `standardOutput` sends its output elsewhere.
     @discardableResult
-    /// `launcher` runs `trees` through another program, e.g. `setpriv` to run it as another user.
     func run(_ arguments: [String], stdin: Data? = nil, environment extra: [String: String] = [:],
-             currentDirectory: URL? = nil, launcher: [String] = []) throws -> Result {
-        let process = Process()
-        if let first = launcher.first {
-            process.executableURL = URL(fileURLWithPath: first)
-            process.arguments = Array(launcher.dropFirst()) + [Self.executable.path] + arguments
-        } else {
-            process.executableURL = Self.executable
-            process.arguments = arguments
-        }
-        process.environment = environment.merging(extra) { $1 }
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes concurrently so a full pipe never blocks the child.
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+             currentDirectory: URL? = nil, launcher: [String] = [], standardOutput: FileHandle? = nil) throws -> Result {
+        try Program.run(Self.executable.path, arguments, stdin: stdin, environment: environment.merging(extra) { $1 },
+                        currentDirectory: currentDirectory, launcher: launcher, standardOutput: standardOutput)
+    }
+
+    /// Starts `trees` with `arguments` and leaves it running, for a test that watches or signals it.
+    func start(_ arguments: [String]) throws -> RunningProgram {
+        try Program.start(Self.executable.path, arguments, environment: environment)
     }
 
     /// A byte-for-byte snapshot of the database files, to prove a refused command changed nothing.
@@ -97,15 +65,5 @@ struct TreesProcess {
     }
 
     /// Rows of every table, as text, for comparing logical content.
-    func dump() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [database, ".dump"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
+    func dump() throws -> String { try Program.run("/usr/bin/sqlite3", [database, ".dump"]).stdout }
 }

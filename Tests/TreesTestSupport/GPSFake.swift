@@ -1,35 +1,30 @@
 import Foundation
-import Testing
 
 /// A gpsd fed by gpsfake from an NMEA log, for tests against the real daemon.
 ///
 /// Started and stopped through `scripts/gpsfake-start` / `scripts/gpsfake-stop`: a free port per
 /// instance, gpsd up and listening before `start` returns, and the whole process group (gpsfake
 /// and its gpsd) gone after `stop`.
-final class GPSFake: @unchecked Sendable {
-    let port: Int
-    let pid: Int32
-    private let folder: URL
+package final class GPSFake: @unchecked Sendable {
+    package let port: Int
+    package let pid: Int32
+    private let folder: TemporaryFolder
     private let feederStop = FeederStop()
     private var stopped = false
 
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    static func fixture(_ name: String) -> String {
-        packageRoot.appendingPathComponent("Tests/LocationTests/Fixtures/\(name)").path
+    /// A log under `Tests/LocationTests/Fixtures`.
+    package static func fixture(_ name: String) -> String {
+        Repository.path("Tests/LocationTests/Fixtures/\(name)")
     }
 
     /// Starts gpsd and gpsfake. gpsfake reads its log from a FIFO that is filled only once a client
     /// is connected to gpsd, so the client sees every epoch however slowly it gets going.
-    init(log: String, port: Int? = nil, cycle: Double = 0.02) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpsfake-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let fifo = folder.appendingPathComponent((log as NSString).lastPathComponent).path
+    package init(log: String, port: Int? = nil, cycle: Double = 0.02) throws {
+        let folder = try TemporaryFolder("gpsfake")
+        let fifo = folder.path((log as NSString).lastPathComponent)
         guard mkfifo(fifo, 0o600) == 0 else { throw GPSFakeError(message: "cannot make a FIFO at \(fifo)") }
         self.folder = folder
-        var args = [Self.packageRoot.appendingPathComponent("scripts/gpsfake-start").path, fifo]
+        var args = [Repository.path("scripts/gpsfake-start"), fifo]
         args.append(port.map(String.init) ?? "")
         args.append(String(cycle))
         let out = try Self.run(args)
@@ -88,34 +83,26 @@ final class GPSFake: @unchecked Sendable {
         return false
     }
 
-    func stop() {
+    package func stop() {
         guard !stopped else { return }
         stopped = true
-        _ = try? Self.run([Self.packageRoot.appendingPathComponent("scripts/gpsfake-stop").path, String(pid)])
+        _ = try? Self.run([Repository.path("scripts/gpsfake-stop"), String(pid)])
         feederStop.set()
-        try? FileManager.default.removeItem(at: folder)
+        folder.remove()
     }
 
     deinit { stop() }
 
+    /// Runs one of the gpsfake scripts; what it printed.
     @discardableResult
-    static func run(_ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.standardError
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else { throw GPSFakeError(message: "\(args[0]) failed: \(text)") }
-        return text
+    private static func run(_ args: [String]) throws -> String {
+        let r = try Program.run("/bin/bash", args)
+        guard r.status == 0 else { throw GPSFakeError(message: "\(args[0]) failed: \(r.stdout)\(r.stderr)") }
+        return r.stdout
     }
 
     /// A TCP port nobody listens on.
-    static func freePort() -> Int {
+    package static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
@@ -134,14 +121,15 @@ final class GPSFake: @unchecked Sendable {
 }
 
 /// Tells the feeding thread to give up.
-final class FeederStop: @unchecked Sendable {
+private final class FeederStop: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
     func set() { lock.lock(); value = true; lock.unlock() }
     var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }
 
-struct GPSFakeError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+package struct GPSFakeError: Error, CustomStringConvertible {
+    package var message: String
+    package init(message: String) { self.message = message }
+    package var description: String { message }
 }

@@ -1,9 +1,7 @@
 import Foundation
 
 /// Small, valid test images built byte by byte: a JPEG with an EXIF block, a PNG, a HEIC header with an EXIF item.
-///
-/// Shared by the TreesKit, store and command-line tests (the other targets link this file).
-enum TestImages {
+package enum TestImages {
     /// A 16×16 baseline JPEG (JFIF), everything after its start-of-image marker.
     static let jpegBody: [UInt8] = hex("""
         ffe000104a46494600010100000100010000ffdb0043000d090a0b0a080d0b0a0b0e0e0d0f13201513121213271c1e17202e2931302e292d2c33\
@@ -15,11 +13,11 @@ enum TestImages {
         """)
 
     /// The plain 16×16 JPEG without metadata.
-    static var plainJPEG: [UInt8] { [0xFF, 0xD8] + jpegBody }
+    package static var plainJPEG: [UInt8] { [0xFF, 0xD8] + jpegBody }
 
     /// A JPEG whose APP1 segment holds EXIF with DateTimeOriginal (`YYYY:MM:DD HH:MM:SS`), an optional
     /// OffsetTimeOriginal (`+02:00`) and an optional embedded thumbnail.
-    static func jpeg(dateTimeOriginal: String?, offset: String? = nil, thumbnail: [UInt8]? = nil,
+    package static func jpeg(dateTimeOriginal: String?, offset: String? = nil, thumbnail: [UInt8]? = nil,
                      littleEndian: Bool = false) -> [UInt8] {
         let payload = Array("Exif".utf8) + [0, 0]
             + tiff(dateTimeOriginal: dateTimeOriginal, offset: offset, thumbnail: thumbnail, littleEndian: littleEndian)
@@ -60,7 +58,7 @@ enum TestImages {
     }
 
     /// A solid-colour RGB PNG (zlib stored blocks, real CRCs).
-    static func png(width: Int = 4, height: Int = 4, rgb: (UInt8, UInt8, UInt8) = (200, 40, 40)) -> [UInt8] {
+    package static func png(width: Int = 4, height: Int = 4, rgb: (UInt8, UInt8, UInt8) = (200, 40, 40)) -> [UInt8] {
         var raw: [UInt8] = []
         for _ in 0..<height {
             raw.append(0)
@@ -83,7 +81,7 @@ enum TestImages {
 
     /// A HEIC file's boxes: `ftyp` (heic), `meta` with an `Exif` item located by `iloc`, and `mdat` holding it.
     /// No image data: enough to be recognised and to carry a capture date.
-    static func heic(dateTimeOriginal: String?, majorBrand: String = "heic") -> [UInt8] {
+    package static func heic(dateTimeOriginal: String?, majorBrand: String = "heic") -> [UInt8] {
         func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be32(UInt32(payload.count + 8)) + Array(type.utf8) + payload }
         let ftyp = box("ftyp", Array(majorBrand.utf8) + be32(0) + Array("mif1".utf8) + Array(majorBrand.utf8))
         let exif = be32(6) + Array("Exif".utf8) + [0, 0]

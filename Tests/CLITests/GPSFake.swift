@@ -1,1 +1,0 @@
-../LocationTests/GPSFake.swift

@@ -1,1 +1,0 @@
-../TreesKitTests/PhotoFixtures.swift

@@ -1,1 +1,0 @@
-../LocationTests/Tool.swift

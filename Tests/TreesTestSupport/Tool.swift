@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// External programs the tests drive. A test that needs one carries `.enabled(if: Tool.x.shouldRun)`:
+/// where the program is missing it is reported as skipped, except under `CI=true`, where it runs
+/// and fails on `Tool.x.require()`: a missing tool must never look like a pass.
+///
+/// The programs of the slow tier belong to a tag (`.gpsd`, `.terminal`, `.browser`), which their
+/// tests carry too. `TREES_SKIP_TAGS=gpsd,terminal,browser` (what `scripts/test --fast` sets)
+/// skips the tests of the tools whose tag it names, installed or not, CI or not.
+package struct Tool: Sendable {
+    package let name: String
+    package let paths: [String]
+    package let package: String
+    /// The slow tier the tool's tests belong to, if any.
+    package var tier: Tag? = nil
+
+    package var isInstalled: Bool { paths.contains { FileManager.default.isExecutableFile(atPath: $0) } }
+
+    /// True when the test should run: the tool is here, or this is CI; and its tier is not skipped.
+    package var shouldRun: Bool {
+        if let tier, Self.skippedTiers.contains(tier) { return false }
+        return isInstalled || ProcessInfo.processInfo.environment["CI"] == "true"
+    }
+
+    /// The tags named in `TREES_SKIP_TAGS` (comma-separated, as in `gpsd,browser`).
+    package static var skippedTiers: Set<Tag> {
+        let names = (ProcessInfo.processInfo.environment["TREES_SKIP_TAGS"] ?? "").split(separator: ",")
+        let tiers: [String: Tag] = ["gpsd": .gpsd, "terminal": .terminal, "browser": .browser]
+        return Set(names.compactMap { tiers[$0.trimmingCharacters(in: .whitespaces)] })
+    }
+
+    /// The tool's path; a recorded failure naming the Debian package when it is missing.
+    package func require() throws -> String {
+        guard let path = paths.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw Missing(description: "\(name) is not installed; scripts/setup-debian installs it (Debian package \(package))")
+        }
+        return path
+    }
+
+    package struct Missing: Error, CustomStringConvertible { package var description: String }
+
+    package static let gpsfake = Tool(name: "gpsfake", paths: ["/usr/bin/gpsfake", "/usr/local/bin/gpsfake"], package: "gpsd-clients", tier: .gpsd)
+    package static let socat = Tool(name: "socat", paths: ["/usr/bin/socat"], package: "socat", tier: .gpsd)
+    package static let tmux = Tool(name: "tmux", paths: ["/usr/bin/tmux"], package: "tmux", tier: .terminal)
+    package static let chromium = Tool(name: "chromium", paths: ["/usr/bin/chromium"], package: "chromium", tier: .browser)
+    package static let xmllint = Tool(name: "xmllint", paths: ["/usr/bin/xmllint"], package: "libxml2-utils")
+    package static let gpsbabel = Tool(name: "gpsbabel", paths: ["/usr/bin/gpsbabel"], package: "gpsbabel")
+    package static let ogr2ogr = Tool(name: "ogr2ogr", paths: ["/usr/bin/ogr2ogr"], package: "gdal-bin")
+    package static let mandoc = Tool(name: "mandoc", paths: ["/usr/bin/mandoc"], package: "mandoc")
+    package static let sqlite3 = Tool(name: "sqlite3", paths: ["/usr/bin/sqlite3"], package: "sqlite3")
+    package static let setpriv = Tool(name: "setpriv", paths: ["/usr/bin/setpriv"], package: "util-linux")
+}
+
+/// The slow tier: tests that need a daemon, a terminal or a browser. `scripts/test --fast` skips them.
+extension Tag {
+    /// Needs gpsd fed by gpsfake, or a serial line made by socat.
+    @Tag package static var gpsd: Self
+    /// Needs a real terminal, driven through tmux.
+    @Tag package static var terminal: Self
+    /// Needs headless Chromium.
+    @Tag package static var browser: Self
+}
