@@ -1,0 +1,126 @@
+import Foundation
+
+/// `trees-bench imports [--sizes 100000,500000,1000000] [--runs N] [--trees PATH]`: whether
+/// imports stay linear and flat as the input grows.
+///
+/// For each size it writes a surveyed GPX file (one waypoint a tree with name, desc, ele and time,
+/// no ids: what a survey delivers), then times, in the same run: `xmllint --stream` merely parsing
+/// it and GPSBabel's GPX→CSV as yardsticks; `trees import` of it into an empty store; the same
+/// import again into that store (every tree a duplicate, found by position and species); and
+/// imports of the same trees as our JSON and CSV (exported from the first store, so with ids) into
+/// empty stores. Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
+/// to xmllint and GPSBabel, and the child's peak memory (wait4). Median of `runs` (default 3).
+/// Targets: µs a tree at the largest size within 10% of the smallest; peak under 50 MB.
+func runImportSeriesBenchmark(arguments: [String]) throws {
+    let sizes = (Harness.option("--sizes", in: arguments) ?? "100000,500000,1000000")
+        .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    let runs = Int(Harness.option("--runs", in: arguments) ?? "") ?? 3
+    let trees = Harness.treesBinary(arguments)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-imports-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+
+    func median(_ body: () throws -> Measurement) throws -> Measurement {
+        var all: [Measurement] = []
+        for _ in 0..<runs {
+            let m = try body()
+            guard m.status == 0 else { throw BenchError("a measured command exited with \(m.status)") }
+            all.append(m)
+        }
+        let sorted = all.sorted { $0.seconds < $1.seconds }
+        var m = sorted[sorted.count / 2]
+        m.peakBytes = all.map(\.peakBytes).max() ?? m.peakBytes
+        return m
+    }
+    func removeStore(_ db: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+    }
+
+    print(Harness.row(["size", "step", "seconds (median)", "µs/tree", "vs smallest", "vs xmllint", "vs gpsbabel", "peak MB (max)"]))
+    var firstPerTree: [String: Double] = [:]
+    for n in sizes {
+        let gpx = folder + "/survey-\(n).gpx"
+        try writeSurveyGPX(count: n, path: gpx)
+        let lint = try median { try Harness.measure("/usr/bin/xmllint", ["--stream", "--noout", gpx]) }
+        let babel = try median { try Harness.measure("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx, "-o", "unicsv", "-F", folder + "/babel.csv"]) }
+        func report(_ step: String, _ m: Measurement) {
+            let perTree = m.seconds / Double(n) * 1e6
+            let first = firstPerTree[step] ?? perTree
+            if firstPerTree[step] == nil { firstPerTree[step] = perTree }
+            print(Harness.row([String(n), step, String(format: "%.3f", m.seconds), String(format: "%.2f", perTree),
+                               String(format: "%.2f×", perTree / first), String(format: "%.2f×", m.seconds / lint.seconds),
+                               String(format: "%.1f×", babel.seconds / m.seconds), String(format: "%.1f", m.peakMB)]))
+        }
+        report("xmllint --stream (parse only)", lint)
+        report("gpsbabel gpx→unicsv", babel)
+
+        let db = folder + "/survey-\(n).sqlite"
+        let imported = try median {
+            removeStore(db)
+            return try Harness.measure(trees, ["import", gpx, "--db", db])
+        }
+        report("trees import gpx (survey, no ids)", imported)
+        let again = try median { try Harness.measure(trees, ["import", gpx, "--db", db]) }
+        report("trees import gpx again (all duplicates)", again)
+
+        for format in ["json", "csv"] {
+            let file = folder + "/survey-\(n).\(format)"
+            let exported = try Harness.measure(trees, ["export", "--format", format, "--out", file, "--db", db])
+            guard exported.status == 0 else { throw BenchError("export to \(format) exited with \(exported.status)") }
+            let other = folder + "/\(format)-\(n).sqlite"
+            let m = try median {
+                removeStore(other)
+                return try Harness.measure(trees, ["import", file, "--db", other])
+            }
+            report("trees import \(format) (with ids)", m)
+            removeStore(other)
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        removeStore(db)
+        try? FileManager.default.removeItem(atPath: gpx)
+    }
+}
+
+/// A GPX 1.1 file of `count` surveyed trees: `name` (the species), `desc`, `ele` and `time`, no
+/// extensions, in survey order (times increasing, positions along rows of an orchard block).
+private func writeSurveyGPX(count: Int, path: String) throws {
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        throw BenchError("cannot create \(path)")
+    }
+    defer { try? handle.close() }
+    let species = ["Malus domestica", "Pyrus communis", "Prunus avium", "Juglans regia", "Cydonia oblonga", "Prunus domestica"]
+    let varieties = ["Boskoop", "Gala", "Williams", "Stella", "Franquette", "Vranja", "Cox", "Conference"]
+    var generator = TrackRandom(seed: 11)
+    var block = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="Survey controller 4.2" xmlns="http://www.topografix.com/GPX/1/1">
+          <metadata><name>Orchard survey</name><time>2026-03-02T07:00:00Z</time></metadata>
+
+        """
+    let base = 1_772_434_800  // 2026-03-02T07:00:00Z
+    for i in 0..<count {
+        // Rows 4 m apart, trees 1.5 m apart in a row, 400 trees a row, blocks side by side.
+        let row = i / 400, inRow = i % 400
+        let lat = 47.3 + Double(row) * 4 / 111_200 + (generator.unit() - 0.5) * 2e-6
+        let lon = 8.5 + Double(inRow) * 1.5 / 75_400 + (generator.unit() - 0.5) * 2e-6
+        let s = species[row % species.count]
+        let v = varieties[(row / 3) % varieties.count]
+        let t = Date(timeIntervalSince1970: Double(base + i * 9)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+        block += """
+              <wpt lat="\(String(format: "%.8f", lat))" lon="\(String(format: "%.8f", lon))">
+                <ele>\(String(format: "%.3f", 412 + generator.unit() * 3))</ele>
+                <time>\(t)</time>
+                <name>\(s)</name>
+                <desc>Row \(row + 1) tree \(inRow + 1), \(v), stem \(String(format: "%.0f", 8 + generator.unit() * 20)) cm</desc>
+                <type>\(s)</type>
+              </wpt>
+
+            """
+        if block.utf8.count > 1 << 20 {
+            handle.write(Data(block.utf8))
+            block = ""
+        }
+    }
+    block += "</gpx>\n"
+    handle.write(Data(block.utf8))
+}
