@@ -2,23 +2,63 @@ import Foundation
 import Interchange
 import TreesKit
 
-/// The stored trees' positions and species, for finding duplicates of trees without ids: a
-/// compact open-addressing multimap from a 32-bit fingerprint of (species, 1e-7° cell) to the
-/// tree's rowid, 8 bytes a tree. A lookup gives the rowids of the trees that may be in one of
-/// the nine cells around a point; the store confirms them by rowid (exact position and species).
+/// The stored trees' positions and species, for finding duplicates of trees without ids: an
+/// open-addressing multimap from (species, 1e-7° cell) to the tree's rowid, 6 bytes a slot (a
+/// 16-bit fingerprint and the 32-bit rowid; the slot's place holds more of the hash). A lookup
+/// gives the rowids of the trees that may lie in one of the nine cells around a point (and, about
+/// once in 20,000 lookups, one that does not); the store confirms each by its rowid.
+///
+/// The hashes are not kept, so a full table is never rebuilt: a new one, half as large as all the
+/// others together, takes the next trees, and a lookup probes each table.
 ///
 /// It replaced a set of full keys (about 50 bytes a tree, growing by doubling) and a confirming
-/// query that scanned the whole table: re-importing a survey was quadratic.
+/// query that scanned the whole table, which made re-importing a survey quadratic.
 struct PositionIndex {
-    /// fingerprint << 32 | rowid; 0 is an empty slot.
-    private var slots: [UInt64]
-    private var count = 0
+    private struct Table {
+        var fingerprints: [UInt16]
+        var rowIDs: [UInt32]
+        var count = 0
 
-    init(capacity: Int = 1024) {
-        var size = 1024
-        while size < capacity * 2 { size <<= 1 }
-        slots = [UInt64](repeating: 0, count: size)
+        init(size: Int) {
+            fingerprints = [UInt16](repeating: 0, count: size)
+            rowIDs = [UInt32](repeating: 0, count: size)
+        }
+
+        var isFull: Bool { (count + 1) * 5 > fingerprints.count * 4 }
+
+        /// The home slot (from the hash's high bits, by multiplication: any size will do) and the
+        /// fingerprint (its low 16 bits, never 0: 0 marks an empty slot).
+        func split(_ h: UInt64) -> (slot: Int, fingerprint: UInt16) {
+            let f = UInt16(truncatingIfNeeded: h)
+            return (Int(((h >> 32) &* UInt64(fingerprints.count)) >> 32), f == 0 ? 1 : f)
+        }
+
+        mutating func place(_ h: UInt64, _ rowID: UInt32) {
+            var (i, f) = split(h)
+            while fingerprints[i] != 0 { i = i + 1 == fingerprints.count ? 0 : i + 1 }
+            fingerprints[i] = f
+            rowIDs[i] = rowID
+            count += 1
+        }
+
+        func collect(_ h: UInt64, into found: inout [Int64]) {
+            var (i, f) = split(h)
+            while fingerprints[i] != 0 {
+                if fingerprints[i] == f { found.append(Int64(rowIDs[i])) }
+                i = i + 1 == fingerprints.count ? 0 : i + 1
+            }
+        }
     }
+
+    private var tables: [Table]
+
+    /// Room for about `capacity` trees before a second table is needed.
+    init(capacity: Int = 1024) {
+        tables = [Table(size: max(1024, capacity + capacity / 4 + 1))]
+    }
+
+    /// False once a tree could not be indexed (a rowid past 32 bits): answers are then incomplete.
+    private(set) var overflowed = false
 
     static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.down)) }
 
@@ -29,55 +69,33 @@ struct PositionIndex {
         return h
     }
 
-    private static func fingerprint(_ latCell: Int64, _ lonCell: Int64, _ species: UInt64) -> UInt64 {
+    private static func hash(_ latCell: Int64, _ lonCell: Int64, _ species: UInt64) -> UInt64 {
         var x = species ^ UInt64(bitPattern: latCell) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: lonCell) &* 0xC2B2_AE3D_27D4_EB4F
-        x ^= x >> 31; x &*= 0xBF58_476D_1CE4_E5B9; x ^= x >> 29
-        let f = x >> 32
-        return f == 0 ? 1 : f
+        x ^= x >> 31; x &*= 0xBF58_476D_1CE4_E5B9; x ^= x >> 29; x &*= 0x94D0_49BB_1331_11EB; x ^= x >> 32
+        return x
     }
 
-    /// Remembers a stored tree; a rowid past 32 bits is not indexed (`covers` turns false).
+    /// Remembers a stored tree.
     mutating func insert(latitude: Double, longitude: Double, species: String, rowID: Int64) {
         guard rowID > 0, rowID <= Int64(UInt32.max) else { overflowed = true; return }
-        if (count + 1) * 4 > slots.count * 3 { grow() }
-        let f = Self.fingerprint(Self.cell(latitude), Self.cell(longitude), Self.speciesHash(species))
-        place(f << 32 | UInt64(rowID))
-        count += 1
+        if tables[tables.count - 1].isFull {
+            let total = tables.reduce(0) { $0 + $1.fingerprints.count }
+            tables.append(Table(size: total / 2 + 1))
+        }
+        tables[tables.count - 1].place(Self.hash(Self.cell(latitude), Self.cell(longitude), Self.speciesHash(species)), UInt32(rowID))
     }
 
-    /// False once a tree could not be indexed: answers are then incomplete.
-    private(set) var overflowed = false
-
-    /// The rowids of stored trees of this species whose cell is one of the nine around the point
-    /// (and a few others whose fingerprints collide).
+    /// The rowids of stored trees of this species that may lie in one of the nine cells around the point.
     func candidates(latitude: Double, longitude: Double, species: String) -> [Int64] {
         let la = Self.cell(latitude), lo = Self.cell(longitude), sp = Self.speciesHash(species)
         var found: [Int64] = []
-        let mask = slots.count - 1
         for dLat in -1...1 {
             for dLon in -1...1 {
-                let f = Self.fingerprint(la + Int64(dLat), lo + Int64(dLon), sp)
-                var i = Int(truncatingIfNeeded: f &* 0x9E37_79B9_7F4A_7C15 >> 32) & mask
-                while slots[i] != 0 {
-                    if slots[i] >> 32 == f { found.append(Int64(slots[i] & 0xFFFF_FFFF)) }
-                    i = (i + 1) & mask
-                }
+                let h = Self.hash(la + Int64(dLat), lo + Int64(dLon), sp)
+                for table in tables { table.collect(h, into: &found) }
             }
         }
         return found
-    }
-
-    private mutating func place(_ entry: UInt64) {
-        let mask = slots.count - 1
-        var i = Int(truncatingIfNeeded: (entry >> 32) &* 0x9E37_79B9_7F4A_7C15 >> 32) & mask
-        while slots[i] != 0 { i = (i + 1) & mask }
-        slots[i] = entry
-    }
-
-    private mutating func grow() {
-        let old = slots
-        slots = [UInt64](repeating: 0, count: old.count * 2)
-        for e in old where e != 0 { place(e) }
     }
 }
 

@@ -89,8 +89,14 @@ public struct ImportWorkflow: Sendable {
         do {
             do {
                 try store.write { w in
-                    if (input.size ?? 0) > 16 << 20 { try w.reserveBulkCache(megabytes: 40) }
+                    // 8 MB holds the right-hand edges of the table and its indexes, where the trees of a
+                    // large file go (ids this import makes, and the ids of files trees wrote, increase
+                    // with time): a larger cache bought no speed and cost memory.
+                    if (input.size ?? 0) > 16 << 20 { try w.reserveBulkCache(megabytes: 8) }
                     var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photos: store.photoLibrary)
+                    // A surveyed tree takes 150 to 700 bytes of GPX, JSON or CSV: the index is sized for
+                    // the smaller figure's count and adds a table if a file holds more.
+                    importer.expectedTrees = Int((input.size ?? 0) / 250)
                     defer { staged = importer.staged }
                     while let batch = try pipeline.next() {
                         for item in batch {

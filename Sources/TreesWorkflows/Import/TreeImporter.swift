@@ -25,6 +25,9 @@ struct TreeImporter {
     /// Ids for trees the file gives none, in increasing order.
     private var ids = TimeOrderedIDs()
 
+    /// About how many trees the file holds (from its size), to size the duplicate index.
+    var expectedTrees = 0
+
     init(writer: StoreWriter, conflict: ImportWorkflow.ConflictPolicy, collection: String?, photos: PhotoLibrary) throws {
         w = writer
         bulk = writer.bulkTrees()
@@ -186,7 +189,7 @@ struct TreeImporter {
     /// few stored trees that may be one; each is confirmed by its rowid.
     private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
         if positions == nil {
-            var index = PositionIndex(capacity: try w.reader.count())
+            var index = PositionIndex(capacity: try w.reader.count() + expectedTrees)
             try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2, rowID: $3) }
             positions = index
         }

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import TreesKit
+import TreesStore
+import TreesTestSupport
+@testable import TreesWorkflows
+
+/// Finding duplicates of trees without ids: same species (ASCII case ignored, as SQLite's NOCASE)
+/// within 1e-7° in latitude and longitude of a stored tree, through the compact position index.
+@Suite struct DuplicatePositionTests {
+    @Test func theIndexNamesEveryTreeInTheNineCellsAroundAPoint() {
+        var index = PositionIndex(capacity: 10)  // small: the trees below fill several tables
+        var generator = SplitMix64(seed: 3)
+        var stored: [(Double, Double, String, Int64)] = []
+        for i in 1...5_000 {
+            let lat = 47 + Double(generator.next() % 1_000_000) * 1e-7, lon = 8 + Double(generator.next() % 1_000_000) * 1e-7
+            let species = ["Apple", "Pear", "Plum"][i % 3]
+            index.insert(latitude: lat, longitude: lon, species: species, rowID: Int64(i))
+            stored.append((lat, lon, species, Int64(i)))
+        }
+        for (lat, lon, species, row) in stored.prefix(500) {
+            // The same place, a neighbouring cell, another case of the species: found.
+            #expect(index.candidates(latitude: lat, longitude: lon, species: species).contains(row))
+            #expect(index.candidates(latitude: lat + 0.9e-7, longitude: lon - 0.9e-7, species: species.uppercased()).contains(row))
+            // Far away or another species: hardly ever a candidate (the store confirms any that is).
+            #expect(!index.candidates(latitude: lat + 5e-7, longitude: lon, species: species).contains(row))
+            #expect(!index.candidates(latitude: lat, longitude: lon, species: species + " tree").contains(row))
+        }
+        #expect(!index.overflowed)
+    }
+
+    @Test func reimportingASurveyFindsEveryTreeAndOnlyThose() throws {
+        let folder = try TemporaryFolder("duplicates")
+        var rows = ""
+        for i in 0..<2_000 {
+            let lat = 47.3 + Double(i / 40) * 3.6e-5, lon = 8.5 + Double(i % 40) * 2e-5
+            rows += "<wpt lat=\"\(TextCodec.decimal(lat) ?? "")\" lon=\"\(TextCodec.decimal(lon) ?? "")\"><name>\(i % 2 == 0 ? "Apple" : "Pear")</name></wpt>\n"
+        }
+        let survey = try folder.write("survey.gpx", "<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n\(rows)</gpx>\n")
+        let first = try ImportWorkflow().run(try InputFile(survey), opening: { try folder.store() })
+        #expect(first.imported == 2_000)
+        let again = try ImportWorkflow().run(try InputFile(survey), opening: { try folder.store() })
+        #expect(again.imported == 0 && again.alreadyPresent == 2_000)
+        // 1.5e-7° away, or another species at the same place, is a new tree; 0.5e-7° away, in
+        // another case, is the same tree.
+        let near = try folder.write("near.gpx", """
+            <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1">
+            <wpt lat="47.30000015" lon="8.5"><name>Apple</name></wpt>
+            <wpt lat="47.3" lon="8.5"><name>Quince</name></wpt>
+            <wpt lat="47.30000005" lon="8.50000005"><name>APPLE</name></wpt>
+            </gpx>
+            """)
+        let mixed = try ImportWorkflow().run(try InputFile(near), opening: { try folder.store() })
+        #expect(mixed.imported == 2 && mixed.alreadyPresent == 1)
+        #expect(try folder.store().trees().count == 2_002)
+    }
+}
