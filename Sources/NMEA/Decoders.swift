@@ -235,7 +235,8 @@ extension NMEAFixReader {
             assembler.new.mode = .noFix
             m.formUnion([.mode, .status])
         } else {
-            assembler.lastGGATime = f[1].bytes
+            assembler.lastGGATime.removeAll(keepingCapacity: true)
+            assembler.lastGGATime.append(contentsOf: UnsafeBufferPointer(start: f[1].base, count: f[1].count))
         }
         assembler.ggaSatellitesUsed = sats ?? 0
         if let t { timed(t, &m) }

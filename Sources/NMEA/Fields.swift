@@ -14,9 +14,6 @@ struct Field {
         String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
     }
 
-    /// The field's bytes, copied.
-    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
-
     func equals(bytes other: [UInt8]) -> Bool {
         guard other.count == count else { return false }
         for i in 0..<count where other[i] != base[i] { return false }

@@ -12,6 +12,12 @@ import TreesKit
 /// eph) agrees within its tolerance; a value present on one side and missing on the other is a
 /// disagreement. At least 99% of the fixes must agree. Status, altHAE, geoidSep, epx, epy and epv
 /// are reported per field but not scored.
+///
+/// What the reader does not have of gpsd, and where it shows: gpsd's magnetic variation table,
+/// from which it turns a magnetic heading (HDG) into a true track when no sentence of the cycle
+/// gives a variation (bundg_zeus_9's track); its geoid table, which fills a missing geoid
+/// separation (altHAE, geoidSep); and DOPs computed from the satellites' positions in GSV when
+/// no sentence gives them (jl-micro-jlt's eph).
 @Suite struct CorpusTests {
     static var folder: URL {
         URL(fileURLWithPath: ProcessInfo.processInfo.environment["TREES_NMEA_CORPUS"] ?? Corpus.path("nmea"))
