@@ -5,32 +5,116 @@ struct FieldProblem: Error {
     let detail: String
 }
 
+/// A sentence type as gpsd's cycle detector tells them apart: the three letters of a standard
+/// sentence (talker left out), or the whole address of a proprietary one. `.none` stands for
+/// every type gpsd does not decode.
+struct SentenceTag: Hashable, Sendable {
+    let id: UInt64
+    static let none = SentenceTag(id: 0)
+
+    init(id: UInt64) { self.id = id }
+
+    init(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+        var v: UInt64 = 0
+        for i in 0..<min(count, 8) { v = v << 8 | UInt64(bytes[i]) }
+        id = v | UInt64(min(count, 15)) << 60
+    }
+
+    init(_ name: StaticString) {
+        self.init(name.utf8Start, name.utf8CodeUnitCount)
+    }
+}
+
 extension NMEAFixReader {
-    /// Decodes a checksummed sentence and merges it into the current epoch.
+    /// Decodes a checksummed standard sentence and merges it into the cycle.
     ///
     /// Every field is checked before anything is merged: a sentence with a malformed field is
     /// skipped whole (counted as `malformed`), never half used.
     mutating func decode(_ kind: SentenceType, _ f: Fields, line: Int, emit: (Fix) -> Void) {
+        if f.count < kind.minimumFields {
+            statistics.skip(.malformed, line: line,
+                            detail: kind.name + " has \(f.count - 1) fields, expected \(kind.minimumFields - 1) or more")
+            return
+        }
+        assembler.beginSentence()
+        let changes: Changes
         do {
             switch kind {
-            case .gga: try gga(f, emit: emit)
-            case .rmc: try rmc(f, emit: emit)
-            case .gll: try gll(f, emit: emit)
-            case .gns: try gns(f, emit: emit)
-            case .gsa: try gsa(f)
-            case .gst: try gst(f)
-            case .gbs: try gbs(f)
-            case .vtg: try vtg(f)
-            case .zda: try zda(f)
-            case .gsv: try gsv(f)
+            case .gga: changes = try gga(f)
+            case .rmc: changes = try rmc(f)
+            case .gll: changes = try gll(f)
+            case .gns: changes = try gns(f)
+            case .gsa: changes = try gsa(f)
+            case .gst: changes = try gst(f)
+            case .gbs: changes = try gbs(f)
+            case .vtg: changes = try vtg(f)
+            case .zda: changes = try zda(f)
+            case .gsv: changes = try gsv(f)
             }
-            assembler.lastSentenceWasGSA = kind == .gsa
-            assembler.atEpochStart = false
         } catch {
-            assembler.atEpochStart = false
             statistics.skip(.malformed, line: line, detail: kind.name + " " + error.detail)
+            return
         }
+        assembler.endSentence(changes, tag: kind.tag, continues: kind == .gll, isGSV: kind == .gsv, isGSA: kind == .gsa,
+                              emit: emit, statistics: &statistics)
     }
+
+    /// Merges a sentence the reader does not use for its values but gpsd decodes (a heading, a
+    /// depth, wind), or does not know: it can still end or continue a cycle.
+    mutating func passOther(address: UnsafePointer<UInt8>, _ count: Int, _ f: Fields, proprietary: Bool, emit: (Fix) -> Void) {
+        assembler.beginSentence()
+        let name = proprietary ? SentenceTag(address, count) : SentenceTag(address + 2, count - 2)
+        guard let known = Self.otherSentences[name] else {
+            assembler.endSentence([], tag: .none, continues: nil, isGSV: false, isGSA: false, emit: emit, statistics: &statistics)
+            return
+        }
+        guard f.count >= known.minimumFields else {
+            assembler.endSentence([], tag: .none, continues: nil, isGSV: false, isGSA: false, emit: emit, statistics: &statistics)
+            return
+        }
+        let changes = known.changes(f, &assembler)
+        assembler.endSentence(changes, tag: name, continues: false, isGSV: false, isGSA: false, emit: emit, statistics: &statistics)
+    }
+
+    /// Decodes one of the proprietary sentences the reader uses; false for any other.
+    mutating func decodeProprietary(address: UnsafePointer<UInt8>, _ count: Int, _ f: Fields, line: Int,
+                                    emit: (Fix) -> Void) -> Bool {
+        let tag = SentenceTag(address, count)
+        let minimum: Int
+        switch tag {
+        case Self.pgrmz: minimum = 4
+        case Self.pgrme: minimum = 7
+        case Self.psrfepe: minimum = 7
+        case Self.pmgnst: minimum = 8
+        default: return false
+        }
+        statistics.sentences += 1
+        guard f.count >= minimum else {
+            statistics.skip(.malformed, line: line, detail: Field(base: address, count: count).text
+                            + " has \(f.count - 1) fields, expected \(minimum - 1) or more")
+            return true
+        }
+        assembler.beginSentence()
+        let changes: Changes
+        do {
+            switch tag {
+            case Self.pgrmz: changes = try pgrmz(f)
+            case Self.pgrme: changes = try pgrme(f)
+            case Self.psrfepe: changes = try psrfepe(f)
+            default: changes = try pmgnst(f)
+            }
+        } catch {
+            statistics.skip(.malformed, line: line, detail: Field(base: address, count: count).text + " " + error.detail)
+            return true
+        }
+        assembler.endSentence(changes, tag: tag, continues: false, isGSV: false, isGSA: false, emit: emit, statistics: &statistics)
+        return true
+    }
+
+    static let pgrmz = SentenceTag("PGRMZ")
+    static let pgrme = SentenceTag("PGRME")
+    static let psrfepe = SentenceTag("PSRFEPE")
+    static let pmgnst = SentenceTag("PMGNST")
 
     // MARK: field checks
 
@@ -73,21 +157,22 @@ extension NMEAFixReader {
         return (lat, lon)
     }
 
-    /// Status from an FAA mode indicator (NMEA 2.3+), numbered as gpsd does.
-    private static func faaStatus(_ c: UInt8) -> FixStatus {
+    /// Status from an FAA mode indicator (NMEA 2.3+), as gpsd reads it.
+    static func faaStatus(_ c: UInt8) -> FixStatus {
         switch c {
-        case 0, UInt8(ascii: "N"), UInt8(ascii: "C"), UInt8(ascii: "U"): .unknown
+        case 0, UInt8(ascii: "O"), UInt8(ascii: "V"), UInt8(ascii: "N"): .unknown
         case UInt8(ascii: "D"), UInt8(ascii: "P"): .dgps
         case UInt8(ascii: "E"): .deadReckoning
         case UInt8(ascii: "F"): .rtkFloat
+        case UInt8(ascii: "M"): .timeOnly
         case UInt8(ascii: "R"): .rtkFixed
-        case UInt8(ascii: "M"), UInt8(ascii: "S"): .simulated
+        case UInt8(ascii: "S"): .simulated
         default: .gps
         }
     }
 
-    /// Status from GGA's quality indicator: 1→GPS, 2→DGPS, 3→PPS, 4→RTK fixed, 5→RTK float,
-    /// 6→dead reckoning, 7→time only (manual input), 8→simulated.
+    /// Status from GGA's quality indicator: 0→unknown, 1→GPS, 2→DGPS, 3→PPS, 4→RTK fixed,
+    /// 5→RTK float, 6→dead reckoning, 7→time only (manual input), 8→simulated; nil for others.
     private static func qualityStatus(_ q: Int) -> FixStatus? {
         switch q {
         case 0: .unknown
@@ -103,16 +188,21 @@ extension NMEAFixReader {
         }
     }
 
-    /// Starts or continues the epoch of a timed sentence, rolling the date over midnight.
-    private mutating func beginTimed(_ tod: Int?, emit: (Fix) -> Void) {
-        assembler.begin(timeOfDay: tod, emit: emit, statistics: &statistics)
-        if let tod { assembler.advanceDate(to: tod) }
+    private static func isGoodDOP(_ v: Double) -> Bool { v >= 0.01 && v <= 89.99 }
+
+    /// A time of day that starts or continues a cycle and, with a known date, times the fix.
+    private mutating func timed(_ tod: Int, _ changes: inout Changes) {
+        assembler.latchTime(tod)
+        if let t = assembler.timestamp(tod) {
+            assembler.new.time = t
+            changes.insert(.time)
+        }
     }
 
     // MARK: sentences
 
     /// GGA: time, position, quality, satellites used, HDOP, altitude MSL, geoid separation.
-    private mutating func gga(_ f: Fields, emit: (Fix) -> Void) throws(FieldProblem) {
+    private mutating func gga(_ f: Fields) throws(FieldProblem) -> Changes {
         let t = try time(f[1])
         let pos = try position(f, at: 2)
         let quality = try count(f[6], "quality")
@@ -120,31 +210,65 @@ extension NMEAFixReader {
         let hdop = try number(f[8], "HDOP")
         let alt = try number(f[9], "altitude")
         let sep = try number(f[11], "geoid separation")
-        let status = quality.flatMap(Self.qualityStatus)
-        if quality != nil && status == nil { throw FieldProblem(detail: "quality '\(f[6].text)' is not 0-8") }
 
-        beginTimed(t, emit: emit)
-        if let status { assembler.live.status = status }
-        if let pos, quality != 0 {
-            var mode = FixMode.twoD
-            if alt != nil, let sats, sats >= 4 { mode = .threeD }
-            if let sats, sats < 3 { mode = .noFix }
-            assembler.setMode(mode)
-            assembler.live.latitude = pos.0
-            assembler.live.longitude = pos.1
-            if let alt { assembler.live.altitudeMSL = alt }
-            if let sep { assembler.live.geoidSeparation = sep }
-        } else {
-            assembler.setMode(.noFix)
+        var m: Changes = []
+        let a = assembler
+        let talker = f[0][1]
+        assembler.lastGGATalker = talker
+        if let quality, let status = Self.qualityStatus(quality) {
+            if quality == 0 && f[1].isEmpty {
+                // No time at all: the date is forgotten and the cycle detector no longer trusted.
+                assembler.dateDays = nil
+                assembler.cycleEndReliable = false
+            }
+            assembler.new.status = status
+            m = [.status]
         }
-        if let sats { assembler.live.satellites = sats }
-        if let hdop, hdop > 0, hdop < 99 { assembler.hdop = hdop }
-        assembler.markTimed()
+        // A GGA repeating the previous GGA's time (same talker) means the receiver lost its fix.
+        if a.lastGGATalker != 0 && a.lastGGATalker != talker {
+            assembler.latchMode = false
+        } else {
+            assembler.latchMode = f[1].equals(bytes: a.lastGGATime)
+        }
+        if assembler.latchMode {
+            assembler.new.status = .unknown
+            assembler.new.mode = .noFix
+            m.formUnion([.mode, .status])
+        } else {
+            assembler.lastGGATime.removeAll(keepingCapacity: true)
+            assembler.lastGGATime.append(contentsOf: UnsafeBufferPointer(start: f[1].base, count: f[1].count))
+        }
+        assembler.ggaSatellitesUsed = sats ?? 0
+        if let t { timed(t, &m) }
+        if let pos {
+            assembler.new.mode = .twoD
+            m.insert(.position)
+            assembler.new.latitude = pos.0
+            assembler.new.longitude = pos.1
+            assembler.new.geoidSeparation = sep
+            if let alt {
+                assembler.new.altitudeMSL = alt
+                m.insert(.altitude)
+                if assembler.ggaSatellitesUsed >= 4 { assembler.new.mode = .threeD }
+            }
+            if assembler.ggaSatellitesUsed < 3 && f[0][0] == UInt8(ascii: "G")
+                && (talker == UInt8(ascii: "P") || talker == UInt8(ascii: "N")) {
+                assembler.new.mode = .noFix
+            }
+        } else {
+            assembler.new.mode = .noFix
+        }
+        m.insert(.mode)
+        if let sats { assembler.new.satellites = sats }
+        if let hdop, Self.isGoodDOP(hdop) {
+            assembler.hdop = hdop
+            m.insert(.dop)
+        }
+        return m
     }
 
-    /// RMC: time, status, position, speed (knots), track, date, FAA mode.
-    private mutating func rmc(_ f: Fields, emit: (Fix) -> Void) throws(FieldProblem) {
-        let valid = f[2].first == UInt8(ascii: "A") || f[2].first == UInt8(ascii: "D")
+    /// RMC: time, status, position, speed (knots), track, date, magnetic variation, FAA mode.
+    private mutating func rmc(_ f: Fields) throws(FieldProblem) -> Changes {
         let t = try time(f[1])
         let pos = try position(f, at: 3)
         let knots = try number(f[7], "speed")
@@ -154,123 +278,167 @@ extension NMEAFixReader {
             guard let d = f[9].ddmmyy() else { throw FieldProblem(detail: "date '\(f[9].text)' is not ddmmyy") }
             date = d
         }
-        guard valid else {
-            // Status V: no fix. Receivers send bogus times with it, so neither its time nor its date is used.
-            if assembler.live.active { assembler.setMode(.noFix); assembler.live.status = .unknown }
-            return
+        let variation = try number(f[10], "magnetic variation")
+
+        var m: Changes = []
+        guard f[2].first == UInt8(ascii: "A") else {
+            // Not valid: no fix. Receivers send bogus times with it, so neither its time nor its date is used.
+            assembler.new.mode = .noFix
+            if f[1].isEmpty || f[9].isEmpty {
+                assembler.dateDays = nil
+                assembler.cycleEndReliable = false
+                m.formUnion([.report, .time])
+            }
+            m.formUnion([.status, .mode])
+            return m
         }
         if let t, let date {
             var year = century + date.year
             if year >= 2080 { year -= 100 }
-            assembler.begin(timeOfDay: t, emit: emit, statistics: &statistics)
             assembler.setDate(year: year, month: date.month, day: date.day, timeOfDay: t)
-        } else if !assembler.live.active {
-            assembler.begin(timeOfDay: nil, emit: emit, statistics: &statistics)
-        } else {
-            assembler.atEpochStart = false
+            timed(t, &m)
         }
+        var status = FixStatus.unknown
         if let pos {
-            var mode: FixMode = assembler.previousMode == .threeD ? .threeD : .twoD
-            if let used = assembler.gsaSatellites, used > 3 {
-                mode = .threeD
-            } else if assembler.mergedHasAltitude {
-                mode = .threeD
+            status = .gps
+            m.insert(.position)
+            assembler.new.latitude = pos.0
+            assembler.new.longitude = pos.1
+            if assembler.lastFix.mode <= .twoD {
+                assembler.new.mode = .twoD
+            } else {
+                assembler.new.mode = .threeD
             }
-            assembler.setMode(mode)
-            assembler.live.latitude = pos.0
-            assembler.live.longitude = pos.1
-            var status: FixStatus = f[2].first == UInt8(ascii: "D") ? .dgps : .gps
-            if f.count > 12 { status = Self.faaStatus(f[12].first) }
-            assembler.mergeStatus(status)
         } else {
-            assembler.setMode(.noFix)
-            assembler.live.status = .unknown
+            assembler.new.mode = .noFix
         }
-        if let knots { assembler.live.speed = knots * 1852 / 3600 }
-        if let track { assembler.live.track = track }
-        if t != nil && date != nil { assembler.markTimed() } else { assembler.live.anchored = true }
+        m.insert(.mode)
+        if let knots {
+            assembler.new.speed = knots * 1.852 / 3.6
+            m.insert(.speed)
+        }
+        if let track {
+            assembler.new.track = track
+            m.insert(.track)
+        }
+        if let variation, !f[11].isEmpty {
+            let v: Double? = switch f[11].first {
+            case UInt8(ascii: "E"): variation
+            case UInt8(ascii: "W"): -variation
+            default: nil
+            }
+            if let v, abs(v) > 0.09 {
+                assembler.new.magneticVariation = v
+                m.insert(.magneticTrack)
+            }
+        }
+        if f.count > 12 && !f[12].isEmpty { status = Self.faaStatus(f[12].first) }
+        if assembler.satellitesUsed > 3 {
+            assembler.new.mode = .threeD
+        } else if assembler.fix.hasAltitude {
+            assembler.new.mode = .threeD
+        }
+        assembler.new.status = status
+        m.formUnion([.status, .mode])
+        return m
     }
 
     /// GLL: position, time, status, FAA mode.
-    private mutating func gll(_ f: Fields, emit: (Fix) -> Void) throws(FieldProblem) {
+    private mutating func gll(_ f: Fields) throws(FieldProblem) -> Changes {
         let pos = try position(f, at: 1)
         let t = try time(f[5])
-        beginTimed(t, emit: emit)
+        var m: Changes = []
+        if let t { timed(t, &m) }
         let faa = f[7].first
-        if f[6].first == UInt8(ascii: "A"), faa != UInt8(ascii: "N"), let pos {
+        if f[6].isEmpty || f[6].first == UInt8(ascii: "V") {
+            assembler.new.status = .unknown
+            assembler.new.mode = .noFix
+        } else if f[6].first == UInt8(ascii: "A"), f.count < 8 || faa != UInt8(ascii: "N"), let pos {
+            m.insert(.position)
+            assembler.new.latitude = pos.0
+            assembler.new.longitude = pos.1
             let a = assembler
-            if a.mergedHasAltitude {
-                assembler.setMode(.threeD)
-            } else if let used = a.gsaSatellites, used > 3 {
-                assembler.setMode(.threeD)
-            } else if (a.mergedMode ?? .notSeen) < .twoD || !a.previousMergedHadAltitude {
-                assembler.setMode(.twoD)
-            } else if a.live.mode == nil {
-                assembler.setMode(a.mergedMode ?? .twoD)
+            if a.fix.hasAltitude || a.satellitesUsed > 3 {
+                assembler.new.mode = .threeD
+            } else if a.fix.mode < .twoD || !a.oldFix.hasAltitude {
+                assembler.new.mode = .twoD
             }
-            assembler.live.latitude = pos.0
-            assembler.live.longitude = pos.1
-            assembler.mergeStatus(f.count > 7 ? Self.faaStatus(faa) : .gps)
+            assembler.new.status = f.count >= 8 ? Self.faaStatus(faa) : .gps
         } else {
-            assembler.setMode(.noFix)
-            assembler.live.status = .unknown
+            assembler.new.status = .unknown
+            assembler.new.mode = .noFix
         }
-        assembler.markTimed()
+        m.formUnion([.status, .mode])
+        return m
     }
 
     /// GNS: time, position, per-system mode characters, satellites, HDOP, altitude, geoid separation.
-    private mutating func gns(_ f: Fields, emit: (Fix) -> Void) throws(FieldProblem) {
+    private mutating func gns(_ f: Fields) throws(FieldProblem) -> Changes {
         let t = try time(f[1])
         let pos = try position(f, at: 2)
         let sats = try count(f[7], "satellites")
         let hdop = try number(f[8], "HDOP")
         let alt = try number(f[9], "altitude")
         let sep = try number(f[10], "geoid separation")
-        beginTimed(t, emit: emit)
-        defer { assembler.markTimed() }
+        var m: Changes = []
+        if let t { timed(t, &m) }
         let mode = f[6].first
         if mode == 0 || mode == UInt8(ascii: "N") {
-            assembler.setMode(.noFix)
-            return
+            assembler.new.mode = .noFix
+            m.insert(.mode)
+            return m
         }
         let nav = f[13].first
-        if nav == UInt8(ascii: "U") || nav == UInt8(ascii: "V") { return }
+        if nav == UInt8(ascii: "U") || nav == UInt8(ascii: "V") { return m }
+        assembler.ggaSatellitesUsed = sats ?? 0
         if let pos {
-            assembler.setMode(alt != nil && (sats ?? 0) > 3 ? .threeD : .twoD)
-            assembler.live.latitude = pos.0
-            assembler.live.longitude = pos.1
-            if let alt { assembler.live.altitudeMSL = alt }
-            if let sep { assembler.live.geoidSeparation = sep }
+            m.insert(.position)
+            assembler.new.latitude = pos.0
+            assembler.new.longitude = pos.1
+            assembler.new.mode = .twoD
+            if let alt {
+                assembler.new.altitudeMSL = alt
+                m.insert(.altitude)
+                if assembler.ggaSatellitesUsed > 3 { assembler.new.mode = .threeD }
+                assembler.new.geoidSeparation = sep
+            }
         } else {
-            assembler.setMode(.noFix)
+            assembler.new.mode = .noFix
+            m.insert(.mode)
         }
-        if let sats { assembler.live.satellites = sats }
-        if let hdop, hdop > 0, hdop < 99 { assembler.hdop = hdop }
-        assembler.mergeStatus(Self.faaStatus(mode))
+        if let sats { assembler.new.satellites = sats }
+        if let hdop {
+            assembler.hdop = hdop
+            m.insert(.dop)
+        }
+        assembler.new.status = Self.faaStatus(mode)
+        m.formUnion([.mode, .status])
+        return m
     }
 
     /// GSA: fix mode (1 none, 2 2D, 3 3D), satellites used, PDOP, HDOP, VDOP.
     ///
-    /// Several GSAs in a row (one per constellation) add their satellites up.
-    private mutating func gsa(_ f: Fields) throws(FieldProblem) {
-        guard f.count >= 18 else { throw FieldProblem(detail: "has \(f.count - 1) fields, expected 17 or more") }
-        var mode: FixMode?
+    /// Several GSAs in a row (one per constellation) add their satellites up, each satellite once.
+    private mutating func gsa(_ f: Fields) throws(FieldProblem) -> Changes {
+        var mode: Int?
         if f[2].first != UInt8(ascii: "E") {
-            guard let m = try count(f[2], "mode"), (1...3).contains(m) else {
+            guard let v = try count(f[2], "mode"), (1...3).contains(v) else {
                 if f[2].isEmpty { throw FieldProblem(detail: "mode is empty") }
                 throw FieldProblem(detail: "mode '\(f[2].text)' is not 1, 2 or 3")
             }
-            mode = FixMode(rawValue: m)
+            mode = v
         }
-        var used = 0
-        // Twelve satellite fields (3–14) before the DOPs; NMEA 4.10 adds a system ID after them,
-        // and a few receivers send more satellite fields (the DOPs are then the last three).
-        let satelliteEnd = f.count <= 19 ? 15 : f.count - 3
-        for i in 3..<satelliteEnd {
-            let field = f[i]
+        var prns: [Int] = []
+        // Satellite fields run from 3 up to the first with a decimal point (the PDOP).
+        let last = f.count - 6
+        var i = 0
+        while i < last {
+            let field = f[i + 3]
+            i += 1
             if field.isEmpty { continue }
+            if field.contains(UInt8(ascii: ".")) { break }
             guard let prn = field.integer() else { throw FieldProblem(detail: "satellite '\(field.text)' is not a number") }
-            if prn > 0 { used += 1 }
+            prns.append(prn)
         }
         var pdop: Double?, hdop: Double?, vdop: Double?
         if f.count <= 19 {
@@ -278,82 +446,310 @@ extension NMEAFixReader {
             hdop = try number(f[16], "HDOP")
             vdop = try number(f[17], "VDOP")
         }
+        var system = 0
+        if f.count == 19, !f[18].isEmpty, !f[18].contains(UInt8(ascii: ".")) { system = f[18].integer() ?? 0 }
+
+        var m: Changes = []
         let talker = f[0][1]
-        if assembler.lastSentenceWasGSA && (talker != assembler.lastGSATalker || talker == UInt8(ascii: "N")) {
-            assembler.gsaSatellites = (assembler.gsaSatellites ?? 0) + used
-        } else {
-            assembler.gsaSatellites = used
+        let previousTalker = assembler.lastGSATalker
+        if !assembler.latchMode {
+            if let mode, let fixMode = FixMode(rawValue: mode) {
+                assembler.new.mode = fixMode
+                m = [.mode]
+            }
+            if let pdop, Self.isGoodDOP(pdop) { assembler.pdop = pdop; m.insert(.dop) }
+            if let hdop, Self.isGoodDOP(hdop) { assembler.hdop = hdop; m.insert(.dop) }
+            if let vdop, Self.isGoodDOP(vdop) { assembler.vdop = vdop; m.insert(.dop) }
+            if previousTalker == 0 || (talker == previousTalker && talker != UInt8(ascii: "N") && talker != UInt8(ascii: "Q")) {
+                assembler.satellitesUsed = 0
+                assembler.usedPRNs.removeAll(keepingCapacity: true)
+            }
+            assembler.lastGSATalker = talker
+            // Satellite numbers are told apart by constellation, so that GPGSA and GNGSA listing
+            // the same GPS satellites count them once.
+            var offset = 0
+            switch talker {
+            case UInt8(ascii: "A"): offset = 3000
+            case UInt8(ascii: "B"), UInt8(ascii: "D"): offset = 4000
+            case UInt8(ascii: "I"): offset = 6000
+            case UInt8(ascii: "Q"), UInt8(ascii: "Z"): offset = 5000
+            default: offset = (system > 2 ? system : 0) * 1000
+            }
+            if talker != UInt8(ascii: "P") { assembler.seenOtherGSA = true }
+            for n in prns where n >= 1 && n <= 600 {
+                let key = offset + n
+                if assembler.usedPRNs.contains(key) { continue }
+                if assembler.usedPRNs.count >= 64 { break }
+                assembler.usedPRNs.append(key)
+                assembler.satellitesUsed = assembler.usedPRNs.count
+            }
+            m.insert(.used)
         }
-        assembler.lastGSATalker = talker
-        if let pdop, pdop > 0, pdop < 99 { assembler.pdop = pdop }
-        if let hdop, hdop > 0, hdop < 99 { assembler.hdop = hdop }
-        if let vdop, vdop > 0, vdop < 99 { assembler.vdop = vdop }
-        assembler.atEpochStart = false
-        if let mode, assembler.live.active { assembler.setMode(mode) }
+        if assembler.seenOtherGSA && talker == UInt8(ascii: "P") {
+            m = []
+        } else if previousTalker != UInt8(ascii: "N") && talker == UInt8(ascii: "N") {
+            m = [.mode]
+        }
+        return m
     }
 
     /// GST: error statistics; σ latitude and σ longitude (metres, 1σ) feed the horizontal accuracy.
-    private mutating func gst(_ f: Fields) throws(FieldProblem) {
+    private mutating func gst(_ f: Fields) throws(FieldProblem) -> Changes {
         let t = try time(f[1])
         _ = try number(f[2], "RMS")
         let sLat = try number(f[6], "latitude error")
         let sLon = try number(f[7], "longitude error")
         _ = try number(f[8], "altitude error")
-        guard assembler.live.active, t == nil || t == assembler.live.timeOfDay else { return }
-        assembler.live.gstSigmaLatitude = sLat
-        assembler.live.gstSigmaLongitude = sLon
-        // A GST names its epoch by time, so it belongs to that epoch wherever the receiver puts it
-        // in the cycle, even after the epoch's last timed sentence (where a GSA would not count).
-        if t != nil, assembler.snapshot.active, assembler.snapshot.timeOfDay == t {
-            assembler.snapshot.gstSigmaLatitude = sLat
-            assembler.snapshot.gstSigmaLongitude = sLon
-        }
+        assembler.gst = (sLat, sLon, t)
+        assembler.applyGST()
+        return [.noise]
     }
 
     /// GBS: expected latitude, longitude and altitude errors (metres, 1σ) of the fix of the same time.
-    private mutating func gbs(_ f: Fields) throws(FieldProblem) {
+    private mutating func gbs(_ f: Fields) throws(FieldProblem) -> Changes {
         let t = try time(f[1])
         let eLat = try number(f[2], "latitude error")
         let eLon = try number(f[3], "longitude error")
         let eAlt = try number(f[4], "altitude error")
-        guard assembler.live.active, let t, t / 1000 == (assembler.live.timeOfDay ?? -1) / 1000 else { return }
-        if eLat == nil && eLon == nil && eAlt == nil { return }
-        assembler.live.gbsLatitude = eLat
-        assembler.live.gbsLongitude = eLon
-        assembler.live.gbsAltitude = eAlt
-        assembler.markTimed()
+        guard let t else { return [] }
+        let previous = assembler.thisTimeOfDay
+        assembler.latchTime(t)
+        // Only the errors of the fix being merged (same second) are used.
+        guard t / 1000 == previous / 1000 else { return [] }
+        assembler.new.epy = eLat
+        assembler.new.epx = eLon
+        assembler.new.epv = eAlt
+        assembler.new.gbsLatitude = eLat
+        assembler.new.gbsLongitude = eLon
+        return [.errors]
     }
 
-    /// VTG: track made good (degrees true) and speed over ground (knots, or km/h when knots are missing).
-    private mutating func vtg(_ f: Fields) throws(FieldProblem) {
+    /// VTG: track made good (degrees true), magnetic track and speed over ground (knots).
+    private mutating func vtg(_ f: Fields) throws(FieldProblem) -> Changes {
         let track = try number(f[1], "track")
+        let magnetic = try number(f[3], "magnetic track")
         let knots = try number(f[5], "speed")
-        let kmh = try number(f[7], "speed")
-        let mode = f[9].first
-        if mode == UInt8(ascii: "N") || mode == UInt8(ascii: "E") { return }
-        guard assembler.live.active, let track, let speed = knots.map({ $0 * 1852 / 3600 }) ?? kmh.map({ $0 / 3.6 }) else { return }
-        assembler.live.track = track
-        assembler.live.speed = speed
+        _ = try number(f[7], "speed")
+        guard let track, let knots else { return [] }
+        if f.count > 9 {
+            let mode = f[9].first
+            if mode == UInt8(ascii: "N") || mode == UInt8(ascii: "E") { return [] }
+        }
+        var m: Changes = [.track, .speed]
+        assembler.new.track = track
+        if let magnetic {
+            assembler.new.magneticTrack = magnetic
+            m.insert(.magneticTrack)
+        }
+        assembler.new.speed = knots * 1.852 / 3.6
+        return m
     }
 
-    /// ZDA: time and full date; sets the date for the sentences that follow (it does not start an epoch).
-    private mutating func zda(_ f: Fields) throws(FieldProblem) {
+    /// ZDA: time and full date; sets the date for the sentences that follow.
+    private mutating func zda(_ f: Fields) throws(FieldProblem) -> Changes {
         let t = try time(f[1])
         let day = try count(f[2], "day")
         let month = try count(f[3], "month")
         let year = try count(f[4], "year")
-        guard let t, let day, let month, let year else { return }
+        guard let t, let day, let month, let year else { return [] }
         guard (1900...2200).contains(year), (1...12).contains(month), (1...31).contains(day) else {
             throw FieldProblem(detail: "date \(f[2].text)/\(f[3].text)/\(f[4].text) is out of range")
         }
         century = year - year % 100
         assembler.setDate(year: year, month: month, day: day, timeOfDay: t)
+        var m: Changes = []
+        timed(t, &m)
+        return m
     }
 
-    /// GSV: satellites in view; checked for form only (a fix does not carry the sky view).
-    private mutating func gsv(_ f: Fields) throws(FieldProblem) {
-        _ = try count(f[1], "sentence count")
-        _ = try count(f[2], "sentence number")
+    /// GSV: satellites in view; only whether the set is complete and usable matters here.
+    private mutating func gsv(_ f: Fields) throws(FieldProblem) -> Changes {
+        let total = try count(f[1], "sentence count")
+        let part = try count(f[2], "sentence number")
         _ = try count(f[3], "satellites in view")
+        let talker = f[0][1]
+        guard f.count > 3, let total, (1...10).contains(total), let part, (1...total).contains(part) else {
+            assembler.gsvSane = false
+            return []
+        }
+        if f.count % 4 == 3 {
+            assembler.gsvSane = false
+            return []
+        }
+        if part == 1 && assembler.lastGSVTalker == 0 { assembler.gsvSane = false }
+        assembler.lastGSVTalker = talker
+        if talker != UInt8(ascii: "P") { assembler.seenOtherGSV = true }
+        // A set whose satellites all have azimuth 0 is a receiver's hairball, not data.
+        var record = 4
+        while record + 3 < f.count {
+            if !f[record].isEmpty, f[record].integer() != 0 {
+                let el = f[record + 1], az = f[record + 2]
+                if el.isEmpty || az.isEmpty || az.integer() != 0 { assembler.gsvSane = true }
+            }
+            record += 4
+        }
+        if part < total {
+            assembler.moreParts = true
+            return []
+        }
+        guard assembler.gsvSane else { return [] }
+        if assembler.seenOtherGSV && talker == UInt8(ascii: "P") && assembler.endGSVTalker != UInt8(ascii: "P") {
+            return []
+        }
+        return [.satellites]
     }
+
+    // MARK: proprietary sentences
+
+    /// Garmin `$PGRMZ`: altitude in feet, and the fix mode (1 none, 2 2D, 3 3D).
+    private mutating func pgrmz(_ f: Fields) throws(FieldProblem) -> Changes {
+        var m: Changes = []
+        if f[2].first == UInt8(ascii: "f") && !f[1].isEmpty {
+            guard let feet = f[1].leadingInteger() else { throw FieldProblem(detail: "altitude '\(f[1].text)' is not a number") }
+            assembler.new.altitudeMSL = Double(feet) * 0.3048
+            m.insert(.altitude)
+        }
+        switch f[3].first {
+        case UInt8(ascii: "1"): assembler.new.mode = .noFix; m.insert(.mode)
+        case UInt8(ascii: "2"): assembler.new.mode = .twoD; m.insert(.mode)
+        case UInt8(ascii: "3"): assembler.new.mode = .threeD; m.insert(.mode)
+        default: break
+        }
+        return m
+    }
+
+    /// Garmin `$PGRME`: estimated horizontal, vertical and spherical errors (metres, CEP 50),
+    /// scaled to 95% as gpsd does.
+    private mutating func pgrme(_ f: Fields) throws(FieldProblem) -> Changes {
+        let h = try number(f[1], "horizontal error")
+        let v = try number(f[3], "vertical error")
+        _ = try number(f[5], "spherical error")
+        guard f[2].first == UInt8(ascii: "M"), f[4].first == UInt8(ascii: "M"), f[6].first == UInt8(ascii: "M") else { return [] }
+        let scale = 2.45 / 1.18
+        let horizontal = h.map { $0 * (1 / 2.0.squareRoot()) * scale }
+        assembler.new.epx = horizontal
+        assembler.new.epy = horizontal
+        assembler.new.epv = v.map { $0 * scale }
+        return [.errors]
+    }
+
+    /// SiRF `$PSRFEPE`: time, status, HDOP, estimated horizontal and vertical errors (metres).
+    private mutating func psrfepe(_ f: Fields) throws(FieldProblem) -> Changes {
+        let t = try time(f[1])
+        let hdop = try number(f[3], "HDOP")
+        let eph = try number(f[4], "horizontal error")
+        let epv = try number(f[5], "vertical error")
+        var m: Changes = [.status]
+        if let t { timed(t, &m) }
+        guard f[2].first == UInt8(ascii: "A") else { return m }
+        if let hdop { assembler.hdop = hdop; m.insert(.dop) }
+        if let eph { assembler.new.eph = eph; m.insert(.errors) }
+        if let epv { assembler.new.epv = epv; m.insert(.errors) }
+        return m
+    }
+
+    /// Magellan `$PMGNST`: the fix mode (2 2D, 3 3D, anything else none) when the fix is valid.
+    ///
+    /// Read where gpsd reads them: the mode in field 3 and the validity (`T`) in field 4.
+    private mutating func pmgnst(_ f: Fields) throws(FieldProblem) -> Changes {
+        let mode = f[3].leadingInteger() ?? 0
+        if f[4].first == UInt8(ascii: "T") {
+            assembler.new.mode = mode == 2 ? .twoD : mode == 3 ? .threeD : .noFix
+        } else {
+            assembler.new.mode = .noFix
+        }
+        return [.mode]
+    }
+
+    // MARK: other sentences gpsd decodes
+
+    /// A sentence type gpsd decodes that the reader reads only for its effect on the cycle.
+    struct OtherSentence: Sendable {
+        /// Fields gpsd requires, the address included.
+        let minimumFields: Int
+        let changes: @Sendable (Fields, inout EpochAssembler) -> Changes
+    }
+
+    private static func nothing(_ f: Fields, _ a: inout EpochAssembler) -> Changes { [] }
+    private static func data(_ f: Fields, _ a: inout EpochAssembler) -> Changes { [.other] }
+
+    /// What gpsd's decoders of other sentences report, as far as cycles are concerned: whether
+    /// they bring data (which makes a sentence after the cycle's ender report it again), and for
+    /// HDG the magnetic heading and variation it merges into the fix.
+    static let otherSentences: [SentenceTag: OtherSentence] = {
+        var t: [SentenceTag: OtherSentence] = [:]
+        func add(_ name: StaticString, _ minimum: Int, _ changes: @escaping @Sendable (Fields, inout EpochAssembler) -> Changes) {
+            t[SentenceTag(name)] = OtherSentence(minimumFields: minimum, changes: changes)
+        }
+        add("HDG", 0) { f, a in
+            guard let heading = f[1].decimal(), (0...360).contains(heading) else { return [] }
+            let deviation = f[2].isEmpty ? 0 : (f[2].decimal() ?? 0)
+            guard (0...360).contains(deviation) else { return [] }
+            a.new.magneticTrack = heading
+            if !f[3].isEmpty, let v = f[3].decimal() {
+                switch f[4].first {
+                case UInt8(ascii: "E"): a.new.magneticVariation = v
+                case UInt8(ascii: "W"): a.new.magneticVariation = -v
+                default: break
+                }
+            }
+            return [.magneticTrack]
+        }
+        add("HDM", 3) { f, _ in f[1].isEmpty ? [] : [.attitude] }
+        add("HDT", 1) { f, _ in
+            guard let h = f[1].decimal(), (0...360).contains(h) else { return [] }
+            return [.attitude]
+        }
+        add("ROT", 3) { f, _ in f[1].isEmpty ? [] : [.attitude] }
+        add("THS", 0, nothing)
+        add("DBT", 7) { f, _ in f[1].isEmpty && f[3].isEmpty && f[5].isEmpty ? [] : [.other] }
+        add("DPT", 4) { f, _ in f[1].isEmpty ? [] : [.other] }
+        add("MWV", 0) { f, _ in
+            f[2].first == UInt8(ascii: "R") && f[4].first == UInt8(ascii: "N") && f[5].first == UInt8(ascii: "A") ? [.other] : []
+        }
+        add("MWD", 0, data)
+        add("XDR", 5) { f, _ in
+            var i = 1
+            while i + 3 < f.count + 1 && i <= 37 {
+                let kind = f[i].first, name = f[i + 3]
+                if !f[i + 1].isEmpty {
+                    if kind == UInt8(ascii: "A") && f[i + 2].first == UInt8(ascii: "D")
+                        && (name.equals("PTCH") || name.equals("PITCH") || name.equals("ROLL")) {
+                        return [.attitude]
+                    }
+                    if kind == UInt8(ascii: "G") && (name.equals("MAGX") || name.equals("MAGY") || name.equals("MAGZ")) {
+                        return [.attitude]
+                    }
+                }
+                i += 4
+            }
+            return []
+        }
+        add("MTW", 3, nothing)
+        add("DTM", 2, nothing)
+        add("GRS", 4, nothing)
+        add("TXT", 5, nothing)
+        add("STI", 2, nothing)
+        add("BWC", 12) { f, a in
+            var m: Changes = []
+            if let t = f[1].timeOfDay(), let time = a.timestamp(t) {
+                a.new.time = time
+                m.insert(.time)
+            }
+            return m
+        }
+        add("PGLOR", 2, nothing)
+        add("PGRMM", 2, nothing)
+        add("PGRMT", 10, nothing)
+        add("PGRMF", 15, data)
+        add("PGRMV", 4, data)
+        add("PMTK001", 3, nothing)
+        add("PMTK424", 3, nothing)
+        add("PMTK705", 4, nothing)
+        add("PSTMVER", 1, nothing)
+        add("PSTMCPU", 4, nothing)
+        add("PTNTA", 8, data)
+        add("PTNTHTM", 9, data)
+        return t
+    }()
 }

@@ -14,6 +14,37 @@ struct Field {
         String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
     }
 
+    func equals(bytes other: [UInt8]) -> Bool {
+        guard other.count == count else { return false }
+        for i in 0..<count where other[i] != base[i] { return false }
+        return true
+    }
+
+    func contains(_ byte: UInt8) -> Bool {
+        for i in 0..<count where base[i] == byte { return true }
+        return false
+    }
+
+    /// The leading whole number of the field, as C's `atoi` reads it (`-12.5` → -12); nil
+    /// without leading digits.
+    func leadingInteger() -> Int? {
+        var i = 0
+        var negative = false
+        if count > 0 && (base[0] == UInt8(ascii: "-") || base[0] == UInt8(ascii: "+")) {
+            negative = base[0] == UInt8(ascii: "-")
+            i = 1
+        }
+        var v = 0
+        var any = false
+        while i < count, base[i] >= 48, base[i] <= 57, v < 1_000_000_000 {
+            v = v * 10 + Int(base[i] - 48)
+            any = true
+            i += 1
+        }
+        guard any else { return nil }
+        return negative ? -v : v
+    }
+
     func equals(_ ascii: StaticString) -> Bool {
         guard ascii.utf8CodeUnitCount == count else { return false }
         let a = ascii.utf8Start

@@ -15,7 +15,11 @@ import TreesKit
 /// them stops the reader.
 ///
 /// Sentences used: GGA, RMC, GLL, GNS, GSA, GST, GBS, VTG, ZDA and GSV from any talker
-/// (GP, GN, GL, GA, GB, BD, GQ, QZ, GI, …). How they merge into fixes: see `EpochAssembler`.
+/// (GP, GN, GL, GA, GB, BD, GQ, QZ, GI, …), and the proprietary Garmin `$PGRMZ` (altitude) and
+/// `$PGRME` (errors), SiRF `$PSRFEPE` (errors) and Magellan `$PMGNST` (mode). Every other
+/// sentence is counted as skipped but still takes part in finding where a receiver's cycle ends,
+/// as it does in gpsd. How sentences merge into fixes, the way gpsd merges them: see
+/// `EpochAssembler`.
 public struct NMEAFixReader: Sendable {
     /// Longest sentence accepted, in bytes from `$` to the checksum (the standard says 82 with CRLF;
     /// real receivers send longer GSA and GSV sentences).
@@ -64,7 +68,7 @@ public struct NMEAFixReader: Sendable {
     /// Reports the last epoch (and a last line without a newline). Call once at the end of the stream.
     public mutating func finish(emit: (Fix) -> Void) {
         if !carry.isEmpty || carryDropped > 0 { takeCarryLine(emit: emit) }
-        assembler.flush(emit: emit, statistics: &statistics)
+        assembler.finish(emit: emit, statistics: &statistics)
     }
 
     // MARK: lines
@@ -262,20 +266,25 @@ public struct NMEAFixReader: Sendable {
             let body = p + 1
             let bodyCount = star - 1
             let addressLength = fields > 1 ? Int(starts[1]) - 1 : bodyCount
+            let f = Fields(base: body, starts: starts, count: fields, end: bodyCount)
             if addressLength > 0 && body[0] == UInt8(ascii: "P") {
+                if decodeProprietary(address: body, addressLength, f, line: line, emit: emit) { return }
                 statistics.skip(.proprietary, line: line, detail: Self.excerpt(body, addressLength))
+                passOther(address: body, addressLength, f, proprietary: true, emit: emit)
                 return
             }
             guard addressLength == 5, (0..<5).allSatisfy({ body[$0] >= 65 && body[$0] <= 90 }) else {
                 statistics.skip(.nonstandard, line: line, detail: Self.excerpt(body, addressLength))
+                passOther(address: body, addressLength, f, proprietary: true, emit: emit)
                 return
             }
             let type = UInt32(body[2]) << 16 | UInt32(body[3]) << 8 | UInt32(body[4])
             guard let kind = SentenceType(rawValue: type) else {
                 statistics.skip(.unknownSentence, line: line, detail: Self.excerpt(body, addressLength))
+                passOther(address: body, addressLength, f, proprietary: false, emit: emit)
                 return
             }
-            decode(kind, Fields(base: body, starts: starts, count: fields, end: bodyCount), line: line, emit: emit)
+            decode(kind, f, line: line, emit: emit)
         }
     }
 }
@@ -297,6 +306,23 @@ enum SentenceType: UInt32 {
         case .vtg: "VTG"
         case .zda: "ZDA"
         case .gsv: "GSV"
+        }
+    }
+
+    var tag: SentenceTag {
+        let v = rawValue
+        return SentenceTag(id: UInt64(v) | 3 << 60)
+    }
+
+    /// Fields gpsd requires before it decodes the sentence, the address included.
+    var minimumFields: Int {
+        switch self {
+        case .gga, .gns: 13
+        case .rmc, .gst: 8
+        case .gll, .gbs: 7
+        case .gsa: 18
+        case .vtg: 5
+        case .zda, .gsv: 4
         }
     }
 }

@@ -92,6 +92,21 @@ public struct Fix: Sendable, Equatable, Codable {
     public var horizontalAccuracy: Double?
     /// Where `horizontalAccuracy` comes from.
     public var accuracySource: AccuracySource?
+    /// Values worked out rather than measured: gpsd reports them as if the receiver had sent
+    /// them, so human output should say which they are.
+    public var derived: Derived = []
+
+    /// Values of a fix that were worked out rather than measured by the receiver.
+    public struct Derived: OptionSet, Sendable, Hashable, Codable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// Speed from the distance to the previous fix over the time between them (no sentence
+        /// of the cycle gave one).
+        public static let speed = Derived(rawValue: 1 << 0)
+        /// True track from a magnetic heading or track and the magnetic variation.
+        public static let track = Derived(rawValue: 1 << 1)
+    }
 
     public init(
         time: Date? = nil, mode: FixMode = .notSeen, status: FixStatus = .unknown,
@@ -99,7 +114,7 @@ public struct Fix: Sendable, Equatable, Codable {
         ellipsoidHeight: Double? = nil, satellitesUsed: Int? = nil, hdop: Double? = nil,
         vdop: Double? = nil, pdop: Double? = nil, speed: Double? = nil, track: Double? = nil,
         eph: Double? = nil, epx: Double? = nil, epy: Double? = nil, epv: Double? = nil,
-        horizontalAccuracy: Double? = nil, accuracySource: AccuracySource? = nil
+        horizontalAccuracy: Double? = nil, accuracySource: AccuracySource? = nil, derived: Derived = []
     ) {
         self.time = time; self.mode = mode; self.status = status; self.coordinate = coordinate
         self.altitudeMSL = altitudeMSL; self.geoidSeparation = geoidSeparation
@@ -107,6 +122,37 @@ public struct Fix: Sendable, Equatable, Codable {
         self.hdop = hdop; self.vdop = vdop; self.pdop = pdop; self.speed = speed; self.track = track
         self.eph = eph; self.epx = epx; self.epy = epy; self.epv = epv
         self.horizontalAccuracy = horizontalAccuracy; self.accuracySource = accuracySource
+        self.derived = derived
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case time, mode, status, coordinate, altitudeMSL, geoidSeparation, ellipsoidHeight, satellitesUsed
+        case hdop, vdop, pdop, speed, track, eph, epx, epy, epv, horizontalAccuracy, accuracySource, derived
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        time = try c.decodeIfPresent(Date.self, forKey: .time)
+        mode = try c.decode(FixMode.self, forKey: .mode)
+        status = try c.decode(FixStatus.self, forKey: .status)
+        coordinate = try c.decodeIfPresent(Coordinate.self, forKey: .coordinate)
+        altitudeMSL = try c.decodeIfPresent(Double.self, forKey: .altitudeMSL)
+        geoidSeparation = try c.decodeIfPresent(Double.self, forKey: .geoidSeparation)
+        ellipsoidHeight = try c.decodeIfPresent(Double.self, forKey: .ellipsoidHeight)
+        satellitesUsed = try c.decodeIfPresent(Int.self, forKey: .satellitesUsed)
+        hdop = try c.decodeIfPresent(Double.self, forKey: .hdop)
+        vdop = try c.decodeIfPresent(Double.self, forKey: .vdop)
+        pdop = try c.decodeIfPresent(Double.self, forKey: .pdop)
+        speed = try c.decodeIfPresent(Double.self, forKey: .speed)
+        track = try c.decodeIfPresent(Double.self, forKey: .track)
+        eph = try c.decodeIfPresent(Double.self, forKey: .eph)
+        epx = try c.decodeIfPresent(Double.self, forKey: .epx)
+        epy = try c.decodeIfPresent(Double.self, forKey: .epy)
+        epv = try c.decodeIfPresent(Double.self, forKey: .epv)
+        horizontalAccuracy = try c.decodeIfPresent(Double.self, forKey: .horizontalAccuracy)
+        accuracySource = try c.decodeIfPresent(AccuracySource.self, forKey: .accuracySource)
+        // Fixes written before the field existed have no derived values.
+        derived = try c.decodeIfPresent(Derived.self, forKey: .derived) ?? []
     }
 
     /// True for a 2D/3D fix with a position.

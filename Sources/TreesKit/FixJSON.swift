@@ -6,7 +6,9 @@ import Foundation
 /// (ISO 8601 UTC with milliseconds), `mode`, `status` (omitted when unknown), `lat`, `lon`
 /// (degrees), `altMSL`, `altHAE`, `geoidSep` (metres), `eph`, `epx`, `epy`, `epv` (metres),
 /// `speed` (m/s), `track` (degrees true), `hdop`, `vdop`, `pdop`, `satellites` (used), then
-/// `horizontalAccuracy` (95% radius, metres) and `accuracySource`. Numbers are written as the
+/// `horizontalAccuracy` (95% radius, metres), `accuracySource`, and `derived` (an array naming
+/// `speed` and/or `track` when they were worked out rather than measured; gpsd reports such
+/// values without saying so). Numbers are written as the
 /// shortest text that reads back to the same double, whatever the locale; no `JSONEncoder` is
 /// involved, so a stream of fixes costs little per line.
 public enum FixJSON {
@@ -68,6 +70,16 @@ public enum FixJSON {
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: source.rawValue.utf8)
             out.append(UInt8(ascii: "\""))
+        }
+        if !fix.derived.isEmpty {
+            key("derived")
+            out.append(UInt8(ascii: "["))
+            if fix.derived.contains(.speed) { out.append(contentsOf: #""speed""#.utf8) }
+            if fix.derived.contains(.track) {
+                if fix.derived.contains(.speed) { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: #""track""#.utf8)
+            }
+            out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "}"))
         if newline { out.append(UInt8(ascii: "\n")) }

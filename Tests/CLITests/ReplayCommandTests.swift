@@ -39,9 +39,8 @@ import TreesTestSupport
             """)
         #expect(r.stderr == """
             3 epochs, 2 fixes (2 3D, 0 2D), 1 without a fix, 2025-03-15 10:15:00Z to 2025-03-15 10:15:02Z (2 s)
-            8 lines, 7 sentences with a good checksum, 2 skipped: 1 bad checksum, 1 proprietary sentence
+            8 lines, 8 sentences with a good checksum, 1 skipped: 1 bad checksum
               line 4: bad checksum: expected 67, found 00: $GPGGA,101501.00,4807.0390,N,01131.3250,…
-              line 5: proprietary sentence: PGRME
 
             """)
     }

@@ -55,7 +55,7 @@ import TreesTestSupport
     }
 
     @Test func proprietaryAISUnknownAndNonstandardAreCounted() {
-        let text = sentence("PGRME,15.0,M,45.0,M,25.0,M") + "!AIVDM,1,1,,B,13aGhtw0R<OJf=6LgQ?Ad1FF05`L,0*24\r\n"
+        let text = sentence("PGRMM,WGS 84") + "!AIVDM,1,1,,B,13aGhtw0R<OJf=6LgQ?Ad1FF05`L,0*24\r\n"
             + sentence("IIMWV,57.5,R,13.0,N,A") + sentence("SkyTraq,1,2") + Self.gga
         let r = readFixes(text)
         #expect(r.fixes.count == 1)

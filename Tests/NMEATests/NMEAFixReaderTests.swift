@@ -121,7 +121,9 @@ let sampleTrack: String = [
         let d = r.fixes[2]
         #expect(d.status == .dgps)
         #expect(abs((d.eph ?? 0) - 0.8 * 4.75) < 1e-9)
-        #expect(abs((d.epv ?? 0) - 1.2 * 5.75) < 1e-9)
+        // epv comes from the VDOP known when the cycle's fix became 3D (its GGA): the GSA after
+        // it does not change it, as in gpsd.
+        #expect(abs((d.epv ?? 0) - 1.3 * 5.75) < 1e-9)
         #expect(d.accuracySource == .dop)
         #expect(abs((d.horizontalAccuracy ?? 0) - 0.8 * 4.75) < 1e-9)
     }
@@ -195,7 +197,7 @@ let sampleTrack: String = [
         let f = try #require(readFixes(text).fixes.first)
         #expect(f.mode == .twoD)
         #expect(f.satellitesUsed == 5)
-        #expect(f.altitudeMSL == nil, "a 2D fix has no measured altitude")
+        #expect(f.altitudeMSL == 545.4, "gpsd reports the GGA's altitude with a 2D fix too")
     }
 
     @Test func nmea410GSAWithSystemIDs() throws {
@@ -226,16 +228,17 @@ let sampleTrack: String = [
         #expect(abs((f.horizontalAccuracy ?? 0) - 28.5) < 1e-9)
     }
 
-    @Test func aGSAAfterTheLastTimedSentenceReachesOnlyTheNextEpoch() {
-        // As gpsd reports: the epoch ends with its last timed sentence; a GSA sent after it gives
-        // its DOPs to the next epoch.
+    @Test func aGSAAfterTheCycleEnderIsReportedWithItsCycle() {
+        // As gpsd reports: once GGA is known to end the cycle, a GSA after it brings new data and
+        // the cycle is reported again with its DOPs. The first cycle, before the ender is known,
+        // is reported as its GSA left it.
         let text = sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
             + sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,,,,,1.6,0.9,1.3")
             + sentence("GPGGA,101501.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
             + sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,,,,,1.9,0.9,1.7")
             + sentence("GPGGA,101502.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
         let r = readFixes(text)
-        #expect(r.fixes.map(\.vdop) == [1.3, 1.3, 1.7])
+        #expect(r.fixes.map(\.vdop) == [1.3, 1.7, 1.7])
     }
 
     @Test func zdaDatesGGAAndGSVIsReadWithoutEffect() throws {

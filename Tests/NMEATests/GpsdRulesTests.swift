@@ -1,0 +1,126 @@
+import Foundation
+import NMEA
+import Testing
+import TreesKit
+
+/// The rules the reader shares with gpsd, each on a small made-up log.
+@Suite struct GpsdRulesTests {
+    static let date = sentence("GPZDA,101459.00,15,03,2025,00,00")
+
+    @Test func ggaOfQualityZeroWithAPositionIsA2DFix() throws {
+        let r = readFixes(Self.date + sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,0,05,1.2,,,,,,"))
+        let f = try #require(r.fixes.last)
+        #expect(f.mode == .twoD)
+        #expect(f.status == .unknown)
+        #expect(f.coordinate != nil)
+    }
+
+    @Test func speedIsWorkedOutFromPositionsWhenNoSentenceGivesIt() throws {
+        // A GGA-only receiver moving north by 0.01 minutes of latitude (about 18.5 m) a second.
+        var log = Self.date
+        for (i, minutes) in ["07.0380", "07.0480", "07.0580"].enumerated() {
+            log += sentence("GPGGA,10150\(i).00,48\(minutes),N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+        }
+        let fixes = readFixes(log).fixes.filter(\.hasPosition)
+        #expect(fixes.count == 3)
+        #expect(fixes[0].speed == nil)
+        for f in fixes.dropFirst() {
+            let speed = try #require(f.speed)
+            #expect(abs(speed - 18.53) < 0.05)
+            #expect(f.derived == .speed)
+            #expect(FixJSON.line(f).contains(#""derived":["speed"]"#))
+        }
+    }
+
+    @Test func aSpeedFromTheReceiverIsNotMarkedDerived() throws {
+        let f = try #require(readFixes(sampleTrack).fixes.first)
+        #expect(f.speed != nil)
+        #expect(f.derived.isEmpty)
+        #expect(!FixJSON.line(f).contains("derived"))
+    }
+
+    @Test func theFirstHDOPOfTheCycleGivesEph() throws {
+        // As gpsd does: eph is set once per cycle, from the GGA's HDOP here; the GSA's does not replace it.
+        let log = Self.date
+            + sentence("GPGGA,101500.00,5002.457296,N,01958.828604,E,1,20,0.4,246.0,M,,M,,")
+            + sentence("GPGSA,A,3,02,04,06,07,09,30,,,,,,,1.37,0.77,1.14")
+            + sentence("GPRMC,101500.00,A,5002.457296,N,01958.828604,E,0.0,,150325,,,A")
+        let f = try #require(readFixes(log).fixes.last)
+        #expect(abs((f.eph ?? 0) - 0.4 * 19) < 1e-9)
+        #expect(f.hdop == 0.77)
+    }
+
+    @Test func dopsAreForgottenWhenACycleStartsWithoutOne() throws {
+        // RMC gives no DOP: a cycle it starts has no eph until a GSA comes.
+        let log = sentence("GPRMC,045849.000,A,3519.9048,N,13640.2631,E,0.10,92.17,270705,,")
+            + sentence("GPGSA,A,3,09,05,14,26,,,,,,,,,2.9,2.2,1.9")
+            + sentence("GPRMC,045850.000,A,3519.9047,N,13640.2631,E,0.11,99.12,270705,,")
+            + sentence("GPRMC,045851.000,A,3519.9046,N,13640.2631,E,0.12,114.35,270705,,")
+        let fixes = readFixes(log).fixes
+        #expect(fixes.count == 3)
+        #expect(fixes.map { $0.eph == nil } == [false, true, true])
+    }
+
+    @Test func modeAndAltitudeCarryOverToASentenceThatCannotTellThem() throws {
+        // A receiver sending GGA one second and RMC the next: the RMC fix stays 3D.
+        let log = Self.date
+            + sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            + sentence("GPRMC,101501.00,A,4807.0390,N,01131.3250,E,2.1,84.0,150325,,,A")
+            + sentence("GPGGA,101502.00,4807.0400,N,01131.3260,E,1,08,0.9,545.6,M,46.9,M,,")
+        let fixes = readFixes(log).fixes.filter(\.hasPosition)
+        #expect(fixes.map(\.mode) == [.threeD, .threeD, .threeD])
+        #expect(fixes[1].altitudeMSL == nil)
+    }
+
+    @Test func garminPGRMZGivesAltitudeInFeetAndTheMode() throws {
+        let log = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+            + sentence("PGRMZ,1000,f,3")
+        let f = try #require(readFixes(log).fixes.last)
+        #expect(f.mode == .threeD)
+        #expect(abs((f.altitudeMSL ?? 0) - 304.8) < 1e-9)
+    }
+
+    @Test func garminPGRMEGivesErrorsScaledTo95Percent() throws {
+        let log = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+            + sentence("PGRME,15.0,M,45.0,M,25.0,M")
+        let r = readFixes(log)
+        let f = try #require(r.fixes.last)
+        #expect(abs((f.epx ?? 0) - 15 / 2.0.squareRoot() * 2.45 / 1.18) < 1e-9)
+        #expect(f.epx == f.epy)
+        #expect(abs((f.epv ?? 0) - 45 * 2.45 / 1.18) < 1e-9)
+        #expect(r.statistics.proprietary == 0)
+    }
+
+    @Test func sirfPSRFEPEGivesEph() throws {
+        let log = Self.date
+            + sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            + sentence("PSRFEPE,101500.00,A,0.9,3.5,5.1,0.1,0.2")
+        let f = try #require(readFixes(log).fixes.last)
+        #expect(f.eph == 3.5)
+        #expect(f.epv == 5.1)
+    }
+
+    @Test func magellanPMGNSTGivesTheModeWhereGpsdReadsIt() throws {
+        // gpsd takes the mode from field 3 and the fix flag from field 4, one field later than
+        // Magellan's own layout (`$PMGNST,01.75,3,T,…`), so such a sentence means no fix to it.
+        let log = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+            + sentence("PMGNST,01.75,x,3,T,11.1,-00496,00")
+        #expect(try #require(readFixes(log).fixes.last).mode == .threeD)
+        let magellan = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
+            + sentence("PMGNST,01.75,3,T,816,11.1,-00496,00")
+        #expect(try #require(readFixes(magellan).fixes.last).mode == .noFix)
+    }
+
+    @Test func vtgGivesSpeedAndTrackWhenThereIsNoRMC() throws {
+        let log = Self.date
+            + sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            + sentence("GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A")
+            + sentence("GPGGA,101501.00,4807.0390,N,01131.3250,E,1,08,0.9,545.4,M,46.9,M,,")
+            + sentence("GPVTG,055.0,T,034.7,M,005.6,N,010.4,K,A")
+        let fixes = readFixes(log).fixes.filter(\.hasPosition)
+        let last = try #require(fixes.last)
+        #expect(last.track == 55.0)
+        #expect(abs((last.speed ?? 0) - 5.6 * 1852 / 3600) < 1e-12)
+        #expect(last.derived.isEmpty)
+    }
+}
