@@ -2,6 +2,7 @@ import Foundation
 import NMEA
 import Testing
 import TreesKit
+import TreesTestSupport
 
 /// The rules the reader shares with gpsd, each on a small made-up log.
 @Suite struct GpsdRulesTests {
