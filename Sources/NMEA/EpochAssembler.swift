@@ -139,7 +139,8 @@ struct EpochAssembler {
     /// More parts of a GSV or GSA set are to come.
     var moreParts = false
     var lastTag: SentenceTag = .none
-    var enders: Set<SentenceTag> = []
+    /// The sentence types that end a cycle (one or two in practice: a short array, no hashing).
+    var enders: [SentenceTag] = []
     var cycleContinues = false
     var cycleEndReliable = false
 
@@ -198,7 +199,7 @@ struct EpochAssembler {
             if abs(thisTimeOfDay - lastTimeOfDay) > 10 {
                 m.insert(.clear)
                 if lastTag != .none && !enders.contains(lastTag) && !cycleContinues {
-                    enders.insert(lastTag)
+                    enders.append(lastTag)
                     cycleEndReliable = true
                 }
             }
@@ -207,8 +208,8 @@ struct EpochAssembler {
                 m.insert(.report)
             }
             if cycleContinues {
-                enders.remove(lastTag)
-                enders.insert(tag)
+                enders.removeAll { $0 == lastTag }
+                if !enders.contains(tag) { enders.append(tag) }
                 cycleEndReliable = true
             }
         }
