@@ -236,18 +236,18 @@ public struct StoreWriter {
 
     static func check(_ tree: Tree) throws {
         if let problem = CoordinateCheck.latitudeProblem(tree.latitude) ?? CoordinateCheck.longitudeProblem(tree.longitude) {
-            throw StoreError.database(problem)
+            throw StoreError.invalidTree(problem)
         }
-        if let a = tree.horizontalAccuracy, let problem = CoordinateCheck.accuracyProblem(a) { throw StoreError.database(problem) }
+        if let a = tree.horizontalAccuracy, let problem = CoordinateCheck.accuracyProblem(a) { throw StoreError.invalidTree(problem) }
         // Blank means only white space, ASCII or Unicode; tested without building a trimmed copy.
         let blank = tree.species.unicodeScalars.allSatisfy { c in
             c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
         }
-        if blank { throw StoreError.database("species is empty") }
+        if blank { throw StoreError.invalidTree("species is empty") }
         for (value, what) in [(tree.altitude, "altitude"), (tree.ellipsoidHeight, "ellipsoid height"), (tree.capture.hdop, "HDOP")] {
-            if let v = value, !v.isFinite { throw StoreError.database("\(what) \(v) is not a finite number") }
+            if let v = value, !v.isFinite { throw StoreError.invalidTree("\(what) \(v) is not a finite number") }
         }
-                try checkDate(tree.createdAt, "the tree's creation time")
+        try checkDate(tree.createdAt, "the tree's creation time")
         try checkDate(tree.updatedAt, "the tree's update time")
         if let t = tree.capture.fixTime { try checkDate(t, "the tree's fix time") }
     }

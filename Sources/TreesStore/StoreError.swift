@@ -20,6 +20,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case damagedRow(table: String, row: Int64, id: String?, column: String, reason: String)
     /// A value that would be stored as something other than itself (a date outside years 0000 to 9999).
     case unstorable(String)
+    /// A tree the store refuses as it is: a position off the Earth, a negative accuracy, an empty
+    /// species, a height that is not a finite number. The text says which.
+    case invalidTree(String)
     /// A photo file that cannot be read, stored or found.
     case photo(PhotoProblem)
 
@@ -69,6 +72,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
                 + "\(reason); 'trees doctor' lists damaged rows and 'trees doctor --repair' mends what it can"
         case .unstorable(let reason):
             "cannot store \(reason)"
+        case .invalidTree(let problem):
+            problem
         case .photo(let problem):
             problem.description
         }

@@ -89,6 +89,8 @@ struct TreeImporter {
         case .invalidCollectionName(let name):
             ImportRefusal(line: line, reason: "collection name \"\(name.prefix(60))\" is reserved or blank; 'none' means no collection")
         case .unstorable(let reason): ImportRefusal(line: line, reason: "cannot store \(reason)")
+        // The tree itself is unacceptable; a storage failure is not the file's fault and passes on.
+        case .invalidTree(let problem): ImportRefusal(line: line, reason: problem)
         default: error
         }
     }
@@ -134,9 +136,6 @@ struct TreeImporter {
             let inserted: Bool
             do {
                 inserted = try bulk.insertIfNew(t.tree(id: given, collectionID: collectionID, now: w.now))
-            } catch StoreError.database(let reason) {
-                // The tree itself is unacceptable (a check failed); a storage failure is not the file's fault.
-                throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
             } catch let e as StoreError {
                 throw Self.refusal(e, line: t.line)
             }
@@ -157,8 +156,6 @@ struct TreeImporter {
             case .replace:
                 do {
                     try bulk.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
-                } catch StoreError.database(let reason) {
-                    throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
                 } catch let e as StoreError {
                     throw Self.refusal(e, line: t.line)
                 }
@@ -173,8 +170,6 @@ struct TreeImporter {
         }
         do {
             try bulk.insert(t.tree(id: id, collectionID: collectionID, now: w.now))
-        } catch StoreError.database(let reason) {
-            throw ImportRefusal(line: t.line, reason: StoreError.database(reason).description)
         } catch let e as StoreError {
             throw Self.refusal(e, line: t.line)
         }
