@@ -55,7 +55,7 @@ public struct NMEAFixReader: Sendable {
                 return
             }
             let end = base.distance(to: UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)))
-            if carry.isEmpty && carryDropped == 0 {
+            if carry.isEmpty && carryDropped == 0 && end - pos <= Self.maximumCarry {
                 processLine(base + pos, end - pos, emit: emit)
             } else {
                 appendCarry(base + pos, end - pos, emit: emit)
@@ -73,8 +73,20 @@ public struct NMEAFixReader: Sendable {
 
     // MARK: lines
 
+    /// Adds bytes to the unfinished line. They are taken in steps that stop where the carry first
+    /// grows past `maximumCarry`, so what is split off or dropped is the same however the bytes
+    /// arrive (whole, byte by byte, or in any pieces).
     private mutating func appendCarry(_ p: UnsafePointer<UInt8>, _ count: Int, emit: (Fix) -> Void) {
-        carry.append(contentsOf: UnsafeBufferPointer(start: p, count: count))
+        var taken = 0
+        while taken < count {
+            let step = min(count - taken, Self.maximumCarry + 1 - min(carry.count, Self.maximumCarry))
+            carry.append(contentsOf: UnsafeBufferPointer(start: p + taken, count: step))
+            taken += step
+            limitCarry(emit: emit)
+        }
+    }
+
+    private mutating func limitCarry(emit: (Fix) -> Void) {
         if carry.count > Self.maximumCarry, let lastCR = carry.lastIndex(of: 0x0D) {
             // Lines ended by CR alone: read the sentences so far as part of the current line.
             var part = carry

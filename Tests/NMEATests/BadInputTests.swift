@@ -49,7 +49,8 @@ import TreesTestSupport
     @Test func overlongSentencesAndLinesAreSkipped() {
         let long = sentence("GPGGA," + String(repeating: "1", count: 200))
         let endless = String(repeating: "x", count: 10_000) + "\n"
-        let r = readFixes(ChunkingVerifier.Chunking.pieces(size: 100).split(Array((long + endless + Self.gga).utf8)))
+        // The same however the bytes arrive: whole, byte by byte, in pieces of 100 or 4096, at random.
+        let r = ChunkingVerifier(sizes: [1, 100, 4096]).verify(long + endless + Self.gga) { readFixes($0) }
         #expect(r.fixes.count == 1)
         #expect(r.statistics.skippedByReason[.overlong] == 2)
     }

@@ -77,11 +77,10 @@ let sampleTrack: String = [
         for i in 0..<200 {
             text += sentence(String(format: "GPRMC,10%02d%02d.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A", i / 60, i % 60), lineEnd: "\r")
         }
-        for size in [7, 4096, 100_000] {
-            let r = readFixes(ChunkingVerifier.Chunking.pieces(size: size).split(Array(text.utf8)))
-            #expect(r.fixes.count == 200)
-            #expect(r.statistics.skipped == 0)
-        }
+        // The same however the bytes arrive: whole, byte by byte, in pieces, at random.
+        let r = ChunkingVerifier(sizes: [1, 7, 4096, 100_000]).verify(text) { readFixes($0) }
+        #expect(r.fixes.count == 200)
+        #expect(r.statistics.skipped == 0)
     }
 
     @Test func aLastLineWithoutNewlineIsRead() {
