@@ -179,7 +179,7 @@ final class ImportReadJob: @unchecked Sendable {
 /// A bounded hand-over of batches from the reading thread to the transaction.
 final class ImportPipeline: @unchecked Sendable {
     static let batchSize = 1024
-    static let capacity = 8
+    static let capacity = 4
     struct Cancelled: Error {}
 
     private let condition = NSCondition()
