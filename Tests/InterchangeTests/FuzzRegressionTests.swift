@@ -49,4 +49,28 @@ import TreesTestSupport
         do { _ = try ChunkingVerifier(sizes: [1, 16, 4096, 5000]).verify(bytes) { try readJSON($0) } } catch let e as InterchangeError { error = e }
         #expect(error == .malformedJSON(line: 1, column: 28, reason: "a value longer than 4096 bytes"))
     }
+
+    /// Markup of thousands of bytes with `>` inside it (quoted attribute values, a comment, a
+    /// processing instruction, CDATA, a DOCTYPE's internal subset) arriving in small pieces: its end
+    /// was searched for again from its start whenever a `>` arrived, in time quadratic in its
+    /// length. The search now resumes where it stopped; what is read is the same in any chunking.
+    @Test func markupFullOfGreaterThanSignsReadsTheSameInAnyChunking() throws {
+        let bytes = try Self.fixture("gpx-many-gt-in-markup")
+        let whole = try tokenize(bytes)
+        #expect(whole.count == 15)
+        for step in [1, 2, 3, 5, 13, 64, 1000, 4096] {
+            #expect(try tokenize(bytes, chunk: step) == whole, "step \(step)")
+            #expect(Self.gpx(bytes, step: step) == Self.gpx(bytes, step: bytes.count), "step \(step)")
+        }
+        #expect(Self.gpx(bytes, step: bytes.count) == "3 events")
+    }
+
+    /// A DOCTYPE whose search resumes where it stopped still refuses an `<!ENTITY` that arrives
+    /// split across pieces.
+    @Test(arguments: [1, 2, 3, 7, 64, 4096])
+    func anEntityDeclarationSplitAcrossPiecesIsStillRefused(step: Int) {
+        let doc = "<!DOCTYPE gpx [ <!ATTLIST a b CDATA \"x>y\"> <!-- > --> <!ENTITY e \"boom\"> ]><gpx/>"
+        #expect(xmlError(doc, chunk: step) == .malformedXML(line: 1, column: 55,
+            reason: "the document type declaration declares entities; entity declarations are refused for safety"))
+    }
 }

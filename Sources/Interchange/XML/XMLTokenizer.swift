@@ -98,6 +98,10 @@ package struct XMLTokenizer {
     /// markup ends in `>`, so it is parsed again only once a new `>` arrives (or the document ends):
     /// a long comment or tag arriving in many chunks is then read in linear time, not quadratic.
     private var incomplete: (at: Int, scanned: Int)?
+    /// Where the search for the end of the incomplete tag or DOCTYPE at `at` stopped, and the quote
+    /// and bracket depth in force there: the search resumes there, so a long one with `>` inside
+    /// quoted values is read in linear time too.
+    private var stopped: (at: Int, index: Int, quote: UInt8, depth: Int)?
 
     private struct OpenElement {
         var prefix: String
@@ -217,6 +221,7 @@ package struct XMLTokenizer {
                     }
                     progressed = try markup(&handler, final: final)
                     incomplete = progressed ? nil : (pos, p.count)
+                    if progressed { stopped = nil }
                 } else {
                     progressed = try text(&handler, final: final)
                 }
@@ -231,8 +236,24 @@ package struct XMLTokenizer {
             storage.removeSubrange(0..<pos)
             lineStart -= pos
             if let wait = incomplete { incomplete = (wait.at - pos, wait.scanned - pos) }
+            if let s = stopped { stopped = (s.at - pos, s.index - pos, s.quote, s.depth) }
             pos = 0
         }
+    }
+
+    /// Where the search for the end of the markup at `pos` starts: at `start`, or for markup an
+    /// earlier call found incomplete, `overlap` bytes before where that search ended (its end
+    /// marker may straddle them).
+    private func searchStart(_ start: Int, overlap: Int) -> Int {
+        guard let wait = incomplete, wait.at == pos else { return start }
+        return max(start, wait.scanned - overlap)
+    }
+
+    /// The search for the end of the tag or DOCTYPE at `pos`, from `start` or from where an
+    /// earlier call for the same markup stopped.
+    private func resumedScan(from start: Int) -> (index: Int, quote: UInt8, depth: Int) {
+        guard let s = stopped, s.at == pos, s.index >= start else { return (start, 0, 0) }
+        return (s.index, s.quote, s.depth)
     }
 
     // The scanning helpers are static and take the bytes as an argument: called as methods from the
@@ -384,7 +405,7 @@ package struct XMLTokenizer {
         let next = bytes[pos + 1]
         if next == UInt8(ascii: "/") { return try endTag(&handler, final: final) }
         if next == UInt8(ascii: "?") {
-            guard let end = Self.find(bytes, "?>", from: pos + 2) else {
+            guard let end = Self.find(bytes, "?>", from: searchStart(pos + 2, overlap: 1)) else {
                 if final { throw error("unexpected end of file inside a processing instruction", at: pos) }
                 return false
             }
@@ -401,7 +422,7 @@ package struct XMLTokenizer {
                 return false
             }
             if isComment {
-                guard let end = Self.find(bytes, "-->", from: pos + 4) else {
+                guard let end = Self.find(bytes, "-->", from: searchStart(pos + 4, overlap: 2)) else {
                     if final { throw error("unexpected end of file inside a comment", at: pos) }
                     return false
                 }
@@ -414,7 +435,7 @@ package struct XMLTokenizer {
                 return false
             }
             if isCDATA {
-                guard let end = Self.find(bytes, "]]>", from: pos + 9) else {
+                guard let end = Self.find(bytes, "]]>", from: searchStart(pos + 9, overlap: 2)) else {
                     if final { throw error("unexpected end of file inside a CDATA section", at: pos) }
                     return false
                 }
@@ -439,9 +460,7 @@ package struct XMLTokenizer {
     /// Skips a document type declaration; refuses one whose internal subset declares entities.
     private mutating func doctype(final: Bool) throws -> Bool {
         if rootSeen { throw error("DOCTYPE after the root element started", at: pos) }
-        var i = pos + 9
-        var quote: UInt8 = 0
-        var depth = 0
+        var (i, quote, depth) = resumedScan(from: pos + 9)
         var end: Int?
         while i < bytes.count {
             let b = bytes[i]
@@ -453,8 +472,12 @@ package struct XMLTokenizer {
                 depth += 1
             } else if b == UInt8(ascii: "]") {
                 depth -= 1
-            } else if b == UInt8(ascii: "<"), depth > 0, Self.hasPrefix(bytes, "<!ENTITY", at: i) == true {
-                throw error("the document type declaration declares entities; entity declarations are refused for safety", at: i)
+            } else if b == UInt8(ascii: "<"), depth > 0, let isEntity = Self.hasPrefix(bytes, "<!ENTITY", at: i) {
+                if isEntity {
+                    throw error("the document type declaration declares entities; entity declarations are refused for safety", at: i)
+                }
+            } else if b == UInt8(ascii: "<"), depth > 0 {
+                break // the buffer ends inside what may be `<!ENTITY`: look again from here
             } else if b == UInt8(ascii: ">") && depth <= 0 {
                 end = i; break
             }
@@ -462,6 +485,7 @@ package struct XMLTokenizer {
         }
         guard let e = end else {
             if final { throw error("unexpected end of file inside the document type declaration", at: pos) }
+            stopped = (pos, i, quote, depth)
             return false
         }
         sawMarkup = true
@@ -532,10 +556,13 @@ package struct XMLTokenizer {
         // Most tags are a bare name: `<ele>`. Scan the name first; only a tag with more in it needs
         // the search for its closing '>' outside quotes (a name holds neither quotes nor '>').
         let nameEnd = Self.scanName(p, from: tagStart + 1, limit: p.count)
+        let scan = resumedScan(from: nameEnd)
+        var stop = scan
         let close = { () -> Int? in
             if nameEnd < p.count && p[nameEnd] == UInt8(ascii: ">") { return nameEnd }
-            var i = nameEnd
-            var quote: UInt8 = 0
+            var i = scan.index
+            var quote = scan.quote
+            defer { stop = (i, quote, 0) }
             while i < p.count {
                 let b = p[i]
                 if quote != 0 {
@@ -551,6 +578,7 @@ package struct XMLTokenizer {
         }()
         guard let gt = close else {
             if final { throw error("unexpected end of file inside a tag", at: pos) }
+            stopped = (pos, stop.index, stop.quote, 0)
             return false
         }
         if rootClosed { throw error("a second root element; a document has exactly one", at: pos) }
@@ -689,7 +717,7 @@ package struct XMLTokenizer {
         if nameEnd < bytes.count && bytes[nameEnd] == UInt8(ascii: ">") {
             gt = nameEnd
         } else {
-            guard let found = Self.find(bytes, ">", from: nameEnd) else {
+            guard let found = Self.find(bytes, ">", from: searchStart(nameEnd, overlap: 0)) else {
                 if final { throw error("unexpected end of file inside an end tag", at: pos) }
                 return false
             }
