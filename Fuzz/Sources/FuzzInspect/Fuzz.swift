@@ -12,9 +12,11 @@ func inspect(_ bytes: [UInt8], format: FileFormat, step: Int) -> Result<Inspecti
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = inputBytes(data, size)
+    // The detected format's reader, and the GPX reader (with the XML tokenizer) whatever was
+    // detected; each once.
     let detected = FileFormat.detect(prefix: bytes.prefix(4096), fileName: nil)
-    let formats = detected.map { [$0] } ?? []
-    for format in formats + [.gpx] where !(format == .gpx && detected == .gpx && formats.count == 1 && format != formats[0]) {
+    let formats: [FileFormat] = detected.map { $0 == .gpx ? [.gpx] : [$0, .gpx] } ?? [.gpx]
+    for format in formats {
         let whole = inspect(bytes, format: format, step: max(1, bytes.count))
         let pieces = inspect(bytes, format: format, step: Int(bytes.last ?? 3) % 11 + 1)
         switch (whole, pieces) {

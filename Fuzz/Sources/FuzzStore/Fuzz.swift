@@ -45,6 +45,8 @@ nonisolated(unsafe) var raw: DatabaseQueue?
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if store == nil {
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // libFuzzer ends a run with `exit`: the folder goes with it (a crash leaves it behind).
+        atexit { try? FileManager.default.removeItem(atPath: folder) }
         store = try! TreeStore(path: path, clock: .fixed(Date(timeIntervalSince1970: 1_750_000_000)))
         var config = Configuration()
         config.foreignKeysEnabled = false
