@@ -22,5 +22,9 @@ let package = Package(
             name: "FuzzStore",
             dependencies: ["FuzzSupport", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: library),
+        .executableTarget(
+            name: "FuzzDoctor",
+            dependencies: ["FuzzSupport", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: library),
     ]
 )

@@ -113,7 +113,7 @@ struct StoreDoctor {
         return items
     }
 
-    private func examine(row: Row, table: String, columns: [(String, ColumnKind)]) -> [Item] {
+    func examine(row: Row, table: String, columns: [(String, ColumnKind)]) -> [Item] {
         let rowID = (row["rowid"] as DatabaseValue).storage.int64Value ?? 0
         let id = table == "preference" ? StoredValue.text(row["key"]) : (row.hasColumn("id") ? StoredValue.text(row["id"]) : nil)
         var problems: [String: String] = [:]

@@ -1,12 +1,11 @@
 import FuzzSupport
 import Foundation
 import GRDB
-import TreesKit
-import TreesStore
+@_spi(Fuzzing) import TreesStore
 
-/// Values as a hand edit, another program or a fault could leave them in a store: every column of
-/// a tree, a collection and a photo row filled with NULL, integers, reals (also infinite), text or
-/// blobs taken from the input.
+/// Column values as a hand edit, another program, an older version or a fault could leave them:
+/// NULL, integers, reals (also infinite, negative zero and the extremes), text and blobs taken from
+/// the input, texts that are nearly a date or a UUID, or the plausible value of the column.
 struct Values {
     var bytes: ArraySlice<UInt8>
 
@@ -18,77 +17,69 @@ struct Values {
         return Array(bytes.prefix(k))
     }
 
+    mutating func word() -> UInt64 { take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+
+    static let edges: [DatabaseValue] = [
+        Double.infinity.databaseValue, (-Double.infinity).databaseValue, 1e300.databaseValue, (-0.0).databaseValue,
+        Double.leastNonzeroMagnitude.databaseValue, Double.greatestFiniteMagnitude.databaseValue,
+        Int64.max.databaseValue, Int64.min.databaseValue, 0.databaseValue, "".databaseValue, " \t\u{00A0}\u{3000}".databaseValue,
+        "0000-01-01 00:00:00.000".databaseValue, "9999-12-31 23:59:59.999".databaseValue, "10000-01-01 00:00:00.000".databaseValue,
+        "2025-02-29 10:00:00.000".databaseValue, "2025-05-01T10:00:00Z".databaseValue, "2025-05-01".databaseValue,
+        "2025-05-01 24:00:00.000".databaseValue, "-0001-01-01 00:00:00.000".databaseValue, "2025-05-01 10:00:00.9999".databaseValue,
+        "6F1C2E1A-1111-4222-8333-944455556666".databaseValue, "6f1c2e1a11114222833394445555666".databaseValue,
+        "6f1c2e1a-1111-4222-8333-94445555666g".databaseValue, Data([0xFF, 0xFE, 0x00]).databaseValue,
+    ]
+
+    /// A value for a column whose sound value is `plausible`.
     mutating func value(plausible: DatabaseValue) -> DatabaseValue {
-        switch byte() % 8 {
+        switch byte() % 10 {
         case 0: return .null
-        case 1: return Int64(truncatingIfNeeded: take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }).databaseValue
-        case 2: return Double(bitPattern: take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }).databaseValue
+        case 1: return Int64(bitPattern: word()).databaseValue
+        case 2: return Double(bitPattern: word()).databaseValue
         case 3: return String(decoding: take(Int(byte() % 40)), as: UTF8.self).databaseValue
         case 4: return Data(take(Int(byte() % 40))).databaseValue
-        case 5: return [Double.infinity, -Double.infinity, 1e300, -0.0][Int(byte() % 4)].databaseValue
+        case 5: return Self.edges[Int(byte()) % Self.edges.count]
+        case 6:
+            // The plausible text with one byte changed, or cut short.
+            guard case .string(let s) = plausible.storage else { return plausible }
+            var b = Array(s.utf8)
+            let at = Int(byte()) % max(1, b.count)
+            if byte() % 2 == 0, !b.isEmpty { b[at] = byte() } else { b = Array(b.prefix(at)) }
+            return String(decoding: b, as: UTF8.self).databaseValue
         default: return plausible
         }
     }
 }
 
-/// In memory-backed /dev/shm when there is one: every input is several real transactions, and a
-/// disk's syncs would make them the bulk of the time.
-let folder = (FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm")
-    : FileManager.default.temporaryDirectory).appendingPathComponent("trees-fuzz-store-\(getpid())").path
-let path = folder + "/trees.sqlite"
-nonisolated(unsafe) var store: TreeStore?
-nonisolated(unsafe) var raw: DatabaseQueue?
+nonisolated(unsafe) let probe = try! RowDecodingProbe()
+let date = "2025-05-01 10:00:00.000".databaseValue
+let treeID = "6f1c2e1a-1111-4222-8333-944455556666".databaseValue
+let collectionID = "0e5c0c1e-0000-4000-8000-000000000001".databaseValue
+/// A sound tree row, column by column (`Tree.storageColumns`).
+let plausibleTree: [DatabaseValue] = [
+    treeID, 47.5.databaseValue, 8.5.databaseValue, 3.0.databaseValue, "gst".databaseValue, 400.0.databaseValue,
+    448.0.databaseValue, "Apple".databaseValue, "Gala".databaseValue, "M9".databaseValue, "note".databaseValue, collectionID,
+    date, date, date, 3.databaseValue, 9.databaseValue, 0.9.databaseValue, 1.databaseValue, "replay:x".databaseValue,
+]
+let plausibleCollection: [DatabaseValue] = [collectionID, "North".databaseValue, date, date]
+let plausiblePhoto: [DatabaseValue] = [
+    "7f1c2e1a-1111-4222-8333-944455556666".databaseValue, treeID, String(repeating: "ab", count: 32).databaseValue,
+    "jpeg".databaseValue, 1234.databaseValue, date, date,
+]
 
-/// Reading rows back never traps, whatever they hold; `trees doctor --repair --remove-unrepairable`
-/// always leaves a store that reads cleanly and that `examine()` finds sound.
+/// A tree, a collection and a photo row of values from the input, each stored and read back by the
+/// store's own decoding; `RowDecodingProbe` checks that reading never traps, agrees with `trees
+/// doctor` on what is damaged, and that what reads back writes back the same.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    if store == nil {
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        // libFuzzer ends a run with `exit`: the folder goes with it (a crash leaves it behind).
-        atexit { try? FileManager.default.removeItem(atPath: folder) }
-        store = try! TreeStore(path: path, clock: .fixed(Date(timeIntervalSince1970: 1_750_000_000)))
-        var config = Configuration()
-        config.foreignKeysEnabled = false
-        raw = try! DatabaseQueue(path: path, configuration: config)
-    }
-    guard let store, let raw else { return 0 }
+    precondition(plausibleTree.count == RowDecodingProbe.treeColumnCount)
     var v = Values(bytes: inputBytes(data, size)[...])
-    let treeID = "6f1c2e1a-1111-4222-8333-944455556666", collectionID = "0e5c0c1e-0000-4000-8000-000000000001"
-    let date = "2025-05-01 10:00:00.000".databaseValue
-    let d = date
-    var plausibleTree: [DatabaseValue] = [treeID.databaseValue, 47.5.databaseValue, 8.5.databaseValue, 3.0.databaseValue]
-    plausibleTree += ["gst".databaseValue, 400.0.databaseValue, 448.0.databaseValue, "Apple".databaseValue]
-    plausibleTree += ["Gala".databaseValue, "M9".databaseValue, "note".databaseValue, collectionID.databaseValue]
-    plausibleTree += [d, d, d, 3.databaseValue, 9.databaseValue, 0.9.databaseValue, 1.databaseValue, "replay:x".databaseValue]
-    let tree = plausibleTree.map { v.value(plausible: $0) }
-    let plausibleCollection: [DatabaseValue] = [collectionID.databaseValue, "North".databaseValue, d, d]
-    let collection = plausibleCollection.map { v.value(plausible: $0) }
-    var plausiblePhoto: [DatabaseValue] = ["7f1c2e1a-1111-4222-8333-944455556666".databaseValue, treeID.databaseValue]
-    plausiblePhoto += [String(repeating: "ab", count: 32).databaseValue, "jpeg".databaseValue, 1234.databaseValue, d, d]
-    let photo = plausiblePhoto.map { v.value(plausible: $0) }
-    try? raw.write { db in
-        try db.execute(sql: "DELETE FROM photo; DELETE FROM treeHistory; DELETE FROM tree; DELETE FROM collection; DELETE FROM preference")
-        try? db.execute(sql: "INSERT INTO collection VALUES (?, ?, ?, ?)", arguments: StatementArguments(collection))
-        try? db.execute(sql: "INSERT INTO tree VALUES (\(Array(repeating: "?", count: 20).joined(separator: ", ")))",
-                        arguments: StatementArguments(tree))
-        try? db.execute(sql: "INSERT INTO photo VALUES (?, ?, ?, ?, ?, ?, ?)", arguments: StatementArguments(photo))
-        try? db.execute(sql: "INSERT INTO preference VALUES ('mapLabels', ?)", arguments: [v.value(plausible: "variety".databaseValue)])
+    do {
+        _ = try probe.tree(plausibleTree.map { v.value(plausible: $0) })
+        _ = try probe.collection(plausibleCollection.map { v.value(plausible: $0) })
+        _ = try probe.photo(plausiblePhoto.map { v.value(plausible: $0) })
+    } catch {
+        fatalError("\(error)")
     }
-    // Every read either works or throws; none may trap.
-    _ = try? store.trees()
-    _ = try? store.collections()
-    _ = try? store.read { r in try r.photos(of: UUID(uuidString: treeID)!) }
-    _ = try? store.tree(matching: "6f1c")
-    _ = try? store.preference(.mapLabels)
-    let findings = (try? store.examine()) ?? []
-    // After mending and removing what cannot be mended, the store reads cleanly.
-    let report = try! store.repair(removingUnrepairable: true)
-    precondition(report.findings == findings, "examine and repair disagree")
-    let after = try! store.examine()
-    precondition(after.allSatisfy { $0.table == "database" }, "repair left damage: \(after)")
-    _ = try! store.trees()
-    _ = try! store.collections()
-    _ = try! store.read { r in try r.photos(of: UUID(uuidString: treeID)!) }
     return 0
 }

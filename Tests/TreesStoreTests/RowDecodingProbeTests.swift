@@ -1,0 +1,55 @@
+import Foundation
+import GRDB
+import Testing
+@_spi(Fuzzing) import TreesStore
+
+/// The probe the `store` fuzz target drives: rows of chosen values read back by the store's own
+/// decoding, with reading and `trees doctor` checked to agree.
+@Suite struct RowDecodingProbeTests {
+    static let date = "2025-05-01 10:00:00.000".databaseValue
+    static let sound: [DatabaseValue] = [
+        "6f1c2e1a-1111-4222-8333-944455556666".databaseValue, 47.5.databaseValue, 8.5.databaseValue, 3.0.databaseValue,
+        "gst".databaseValue, 400.0.databaseValue, 448.0.databaseValue, "Apple".databaseValue, "Gala".databaseValue,
+        "M9".databaseValue, "note".databaseValue, DatabaseValue.null, date, date, date, 3.databaseValue, 9.databaseValue,
+        0.9.databaseValue, 1.databaseValue, "replay:x".databaseValue,
+    ]
+
+    static func tree(_ changes: [Int: DatabaseValue]) throws -> RowDecodingProbe.Outcome {
+        var values = sound
+        for (i, v) in changes { values[i] = v }
+        return try RowDecodingProbe().tree(values)
+    }
+
+    @Test func aSoundRowReadsAndWritesBack() throws {
+        #expect(RowDecodingProbe.treeColumnCount == Self.sound.count)
+        #expect(try Self.tree([:]) == .read)
+    }
+
+    @Test func eachDamagedValueIsNamedByItsColumn() throws {
+        #expect(try Self.tree([1: "north".databaseValue]) == .damaged(column: "latitude"))
+        #expect(try Self.tree([2: 180.5.databaseValue]) == .damaged(column: "longitude"))
+        #expect(try Self.tree([3: (-1.0).databaseValue]) == .damaged(column: "horizontalAccuracy"))
+        #expect(try Self.tree([7: " \u{3000}".databaseValue]) == .damaged(column: "species"))
+        #expect(try Self.tree([12: "12345-01-01 00:00:00.000".databaseValue]) == .damaged(column: "createdAt"))
+        #expect(try Self.tree([0: "6f1c2e1a".databaseValue]) == .damaged(column: "id"))
+        #expect(try Self.tree([5: Double.infinity.databaseValue]) == .damaged(column: "altitude"))
+        #expect(try Self.tree([9: Data([0xFF, 0xFE]).databaseValue]) == .damaged(column: "rootstock"))
+    }
+
+    @Test func aValueTheSchemaRefusesNeverBecomesARow() throws {
+        #expect(try Self.tree([1: .null]) == .refusedByTheSchema)
+    }
+
+    @Test func collectionsAndPhotosReadBackChecked() throws {
+        let probe = try RowDecodingProbe()
+        let id = "0e5c0c1e-0000-4000-8000-000000000001".databaseValue
+        #expect(try probe.collection([id, "North".databaseValue, Self.date, Self.date]) == .read)
+        #expect(try probe.collection([id, "North".databaseValue, "yesterday".databaseValue, Self.date]) == .damaged(column: "createdAt"))
+        let photo: [DatabaseValue] = [id, Self.sound[0], String(repeating: "ab", count: 32).databaseValue, "jpeg".databaseValue,
+                                      1234.databaseValue, Self.date, Self.date]
+        #expect(try probe.photo(photo) == .read)
+        var damaged = photo
+        damaged[4] = 12.5.databaseValue
+        #expect(try probe.photo(damaged) == .damaged(column: "byteCount"))
+    }
+}
