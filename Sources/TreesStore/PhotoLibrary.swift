@@ -183,42 +183,9 @@ public struct PhotoLibrary: Sendable {
 
     func path(sha256: String, format: String) -> String { folder + "/" + sha256 + "." + format }
 
-    /// Copies photos into `directory` (created when missing) as
-    /// `<tree short id>_<yyyy-MM-dd_HHmmss>_<photo short id>.<ext>`, capture time in UTC; returns the paths written.
-    public func export(_ photos: [Photo], to directory: String) throws -> [String] {
-        let fm = FileManager.default
-        do {
-            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError.photo(.cannotWrite(path: directory, reason: TreeStore.reason(error)))
-        }
-        var written: [String] = []
-        for photo in photos {
-            let target = directory + "/" + Self.exportName(photo)
-            let temporary = directory + "/.\(Self.exportName(photo)).\(UUID().uuidString.prefix(8)).tmp"
-            do {
-                guard fm.fileExists(atPath: path(of: photo)) else {
-                    throw StoreError.photo(.missingFile(path: path(of: photo)))
-                }
-                try? fm.removeItem(atPath: temporary)
-                try fm.copyItem(atPath: path(of: photo), toPath: temporary)
-                if rename(temporary, target) != 0 {
-                    let reason = String(cString: strerror(errno))
-                    try? fm.removeItem(atPath: temporary)
-                    throw StoreError.photo(.cannotWrite(path: target, reason: reason))
-                }
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                try? fm.removeItem(atPath: temporary)
-                throw StoreError.photo(.cannotWrite(path: target, reason: TreeStore.reason(error)))
-            }
-            written.append(target)
-        }
-        return written
-    }
-
-    static func exportName(_ photo: Photo) -> String {
+    /// The name a photo is exported under: `<tree short id>_<yyyy-MM-dd_HHmmss>_<photo short id>.<ext>`,
+    /// capture time in UTC.
+    public static func exportName(_ photo: Photo) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: photo.capturedAt)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TreesKit
 import TreesStore
+import TreesWorkflows
 
 struct PhotoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -92,7 +93,7 @@ struct PhotoCommand: AsyncParsableCommand {
                 StandardError.write("tree \(tree.shortID) has no photos; nothing exported\n")
                 return
             }
-            for path in try PhotoErrors.mapped({ try db.photoLibrary.export(photos, to: directory) }) { Output.line(path) }
+            for path in try PhotoExport.run(photos, from: db.photoLibrary, to: directory) { Output.line(path) }
         }
     }
 
