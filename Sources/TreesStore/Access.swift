@@ -145,7 +145,8 @@ public struct StoreReader {
     /// All collections, alphabetical (ignoring case), with tree counts.
     public func collections() throws -> [CollectionSummary] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT collection.rowid, collection.*, (SELECT COUNT(*) FROM tree WHERE tree.collectionId = collection.id) AS treeCount
+            SELECT \(StoredValue.selection("collection", TreeCollection.columns)),
+                (SELECT COUNT(*) FROM tree WHERE tree.collectionId = collection.id) AS treeCount
             FROM collection ORDER BY name COLLATE NOCASE, name
             """)
         return try rows.map { CollectionSummary(collection: try TreeCollection(row: $0), treeCount: ($0["treeCount"] as Int?) ?? 0) }
@@ -153,7 +154,7 @@ public struct StoreReader {
 
     /// The collection named `name` (ignoring case).
     public func collection(named name: String) throws -> TreeCollection {
-        if let row = try Row.fetchOne(db, sql: "SELECT rowid, * FROM collection WHERE name = ? COLLATE NOCASE", arguments: [name]) {
+        if let row = try Row.fetchOne(db, sql: "SELECT \(StoredValue.selection("collection", TreeCollection.columns)) FROM collection WHERE name = ? COLLATE NOCASE", arguments: [name]) {
             return try TreeCollection(row: row)
         }
         let known = try DatabaseValue.fetchAll(db, sql: "SELECT name FROM collection ORDER BY name COLLATE NOCASE").compactMap(StoredValue.text)
@@ -161,13 +162,13 @@ public struct StoreReader {
     }
 
     public func collection(id: UUID) throws -> TreeCollection? {
-        try Row.fetchOne(db, sql: "SELECT rowid, * FROM collection WHERE id = ?", arguments: [id.storageKey]).map(TreeCollection.init(row:))
+        try Row.fetchOne(db, sql: "SELECT \(StoredValue.selection("collection", TreeCollection.columns)) FROM collection WHERE id = ?", arguments: [id.storageKey]).map(TreeCollection.init(row:))
     }
 
     // MARK: Photos and preferences
 
     public func photos(of treeID: UUID) throws -> [Photo] {
-        try Row.fetchAll(db, sql: "SELECT rowid, * FROM photo WHERE treeId = ? ORDER BY capturedAt, id", arguments: [treeID.storageKey])
+        try Row.fetchAll(db, sql: "SELECT \(StoredValue.selection("photo", Photo.columns)) FROM photo WHERE treeId = ? ORDER BY capturedAt, id", arguments: [treeID.storageKey])
             .map(Photo.init(row:))
     }
 
@@ -244,6 +245,11 @@ public struct StoreWriter {
             c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
         }
         if blank { throw StoreError.invalidTree("species is empty") }
+        let texts: [(String?, String)] = [(tree.species, "species"), (tree.variety, "variety"), (tree.rootstock, "rootstock"),
+                                          (tree.notes, "notes"), (tree.capture.locationSource, "location source")]
+        for case (let text?, let what) in texts where StoredValue.hasNUL(text) {
+            throw StoreError.invalidTree("\(what) contains a NUL character (U+0000), which no text may hold")
+        }
         for (value, what) in [(tree.altitude, "altitude"), (tree.ellipsoidHeight, "ellipsoid height"), (tree.capture.hdop, "HDOP")] {
             if let v = value, !v.isFinite { throw StoreError.invalidTree("\(what) \(v) is not a finite number") }
         }
@@ -316,7 +322,7 @@ public struct StoreWriter {
 
     static func validName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.lowercased() != "none", !trimmed.contains(where: \.isNewline) else {
+        guard !trimmed.isEmpty, trimmed.lowercased() != "none", !trimmed.contains(where: \.isNewline), !StoredValue.hasNUL(trimmed) else {
             throw StoreError.invalidCollectionName(name)
         }
         return trimmed
@@ -335,7 +341,7 @@ public struct StoreWriter {
 
     /// Deletes a photo row; returns true when no row refers to its file any more.
     public func deletePhoto(_ id: UUID) throws -> (photo: Photo, orphaned: Bool)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT rowid, * FROM photo WHERE id = ?", arguments: [id.storageKey]) else { return nil }
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(StoredValue.selection("photo", Photo.columns)) FROM photo WHERE id = ?", arguments: [id.storageKey]) else { return nil }
         let photo = try Photo(row: row)
         try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id.storageKey])
         return (photo, try reader.photoReferences(sha256: photo.sha256) == 0)

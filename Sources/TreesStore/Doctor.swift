@@ -104,7 +104,7 @@ struct StoreDoctor {
             }
         }
         for (table, columns) in Self.tables {
-            let rows = try Row.fetchCursor(db, sql: "SELECT rowid, * FROM \(table) ORDER BY rowid")
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(StoredValue.selection(table, columns)) FROM \(table) ORDER BY rowid")
             while let row = try rows.next() {
                 items += examine(row: row, table: table, columns: columns)
             }
@@ -118,7 +118,11 @@ struct StoreDoctor {
         let id = table == "preference" ? StoredValue.text(row["key"]) : (row.hasColumn("id") ? StoredValue.text(row["id"]) : nil)
         var problems: [String: String] = [:]
         for (column, kind) in columns {
-            if case .failure(let p) = StoredValue.check(row[column] as DatabaseValue, as: kind) { problems[column] = p.reason }
+            if kind.holdsText, StoredValue.bytesWithNUL(row, column) != nil {
+                problems[column] = StoredValue.nulReason
+            } else if case .failure(let p) = StoredValue.check(row[column] as DatabaseValue, as: kind) {
+                problems[column] = p.reason
+            }
         }
         guard !problems.isEmpty else { return [] }
         let good = { (column: String) -> Bool in problems[column] == nil }
@@ -132,6 +136,15 @@ struct StoreDoctor {
             func set(_ v: DatabaseValue, _ what: String) {
                 action = .set(table: table, row: rowID, column: column, value: v, note: "\(column) was \(shown)")
                 remedy = what
+            }
+            if reason == StoredValue.nulReason, kind.isText, let bytes = StoredValue.bytesWithNUL(row, column) {
+                let kept = String(decoding: bytes.filter { $0 != 0 }, as: UTF8.self)
+                if kind != .nonBlankText || !StoredValue.isBlank(kept) {
+                    set(kept.databaseValue, "NUL characters removed")
+                    items.append(Item(finding: StoreFinding(table: table, row: rowID, id: id, column: column, reason: reason, remedy: remedy),
+                                      action: action))
+                    continue
+                }
             }
             switch (table, column, kind) {
             case (_, _, .date):

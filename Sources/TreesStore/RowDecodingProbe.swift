@@ -66,8 +66,11 @@ public final class RowDecodingProbe {
                 guard try replace(db, table: "tree", sql: Tree.insertSQL, tree.storageValues.map { $0?.databaseValue ?? .null }) else {
                     throw Violation(description: "the schema refuses a tree that read back: \(tree)")
                 }
-                guard case .success(let again) = try readTree(db).0, again == tree else {
-                    throw Violation(description: "a tree written back reads as another: \(tree)")
+                let (again, written) = try readTree(db)
+                guard case .success(let back) = again, back == tree else {
+                    let changed = Tree.storageColumns.indices.filter { written[$0] != stored[$0] }
+                        .map { "\(Tree.storageColumns[$0]): \(stored[$0]) became \(written[$0])" }
+                    throw Violation(description: "a tree written back reads as another: \(changed.joined(separator: "; "))")
                 }
                 return .read
             case .failure(let error):
@@ -98,7 +101,7 @@ public final class RowDecodingProbe {
         let sql = "INSERT INTO \(table) (\(columns.map(\.0).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         return try queue.inDatabase { db in
             guard try replace(db, table: table, sql: sql, values) else { return .refusedByTheSchema }
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT rowid, * FROM \(table)")) else {
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(StoredValue.selection(table, columns)) FROM \(table)")) else {
                 throw Violation(description: "a stored \(table) row is gone")
             }
             let problems = try columnProblems(db, table: table, columns: columns)
@@ -142,7 +145,7 @@ public final class RowDecodingProbe {
 
     /// The columns of the table's only row that `trees doctor` finds damaged.
     private func columnProblems(_ db: Database, table: String, columns: [(String, ColumnKind)]) throws -> Set<String> {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT rowid, * FROM \(table)")) else { return [] }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(StoredValue.selection(table, columns)) FROM \(table)")) else { return [] }
         return Set(StoreDoctor(db: db, now: Date(timeIntervalSince1970: 0)).examine(row: row, table: table, columns: columns)
             .compactMap(\.finding.column))
     }

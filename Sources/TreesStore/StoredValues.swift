@@ -32,6 +32,11 @@ enum ColumnKind: Sendable, Equatable {
     /// A whole number, or NULL.
     case optionalInteger
 
+    var isText: Bool { self == .text || self == .optionalText || self == .nonBlankText }
+
+    /// Text or an id (kept as text): what a NUL character would cut short.
+    var holdsText: Bool { isText || self == .id || self == .optionalID }
+
     var isNullable: Bool {
         switch self {
         case .optionalID, .optionalText, .optionalDate, .accuracy, .optionalReal, .optionalInteger: true
@@ -70,9 +75,11 @@ enum StoredValue {
             return .success(.id(id))
         case .text, .optionalText:
             guard let text = self.text(value) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not text")) }
+            guard !hasNUL(text) else { return .failure(ColumnProblem(reason: Self.nulReason)) }
             return .success(.text(text))
         case .nonBlankText:
             guard let text = self.text(value) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not text")) }
+            guard !hasNUL(text) else { return .failure(ColumnProblem(reason: Self.nulReason)) }
             guard !isBlank(text) else { return .failure(ColumnProblem(reason: "it is blank")) }
             return .success(.text(text))
         case .date, .optionalDate:
@@ -129,6 +136,39 @@ enum StoredValue {
     }
 
     /// Text of a TEXT value, or of a BLOB holding valid UTF-8; numbers as SQLite prints them.
+    /// Why text holding a NUL character is not a stored value: SQLite's text functions and the
+    /// statements that bind Swift strings stop at it, so it would not be written back whole.
+    static let nulReason = "it contains a NUL character (U+0000)"
+
+    /// What follows `SELECT` to read a row of `table` checked: `rowid`, every column, and for each
+    /// text column a `nul:COLUMN` column holding the text's bytes when it has a NUL character (GRDB
+    /// reads text only up to a NUL, so such a value would otherwise look shorter than it is).
+    static func selection(_ table: String, _ columns: [(String, ColumnKind)]) -> String {
+        var parts = ["\(table).rowid", "\(table).*"]
+        for (column, kind) in columns where kind.holdsText {
+            let c = "\(table).\(column)"
+            parts.append("CASE WHEN typeof(\(c)) = 'text' AND instr(CAST(\(c) AS BLOB), X'00') > 0 THEN CAST(\(c) AS BLOB) END AS \"nul:\(column)\"")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The whole bytes of a text value of `row` that holds a NUL character, from `selection`'s
+    /// `nul:COLUMN`, or of a blob holding one; nil when the value holds none.
+    static func bytesWithNUL(_ row: Row, _ column: String) -> Data? {
+        if let bytes = row["nul:\(column)"] as Data? { return bytes }
+        if case .blob(let d) = (row[column] as DatabaseValue).storage, d.contains(0) { return d }
+        return nil
+    }
+
+    /// True when `text` holds a NUL character.
+    static func hasNUL(_ text: String) -> Bool { text.utf8.contains(0) }
+
+    /// True when `bytes` hold a NUL byte.
+    static func hasNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+        return memchr(base, 0, bytes.count) != nil
+    }
+
     static func text(_ value: DatabaseValue) -> String? {
         switch value.storage {
         case .string(let s): s
@@ -178,6 +218,9 @@ struct CheckedRow {
     var idText: String? { StoredValue.text(row["id"] as DatabaseValue) }
 
     func value(_ column: String, _ kind: ColumnKind) throws -> ColumnValue {
+        if kind.holdsText, StoredValue.bytesWithNUL(row, column) != nil {
+            throw StoreError.damagedRow(table: table, row: rowID, id: idText, column: column, reason: StoredValue.nulReason)
+        }
         switch StoredValue.check(row[column] as DatabaseValue, as: kind) {
         case .success(let v): return v
         case .failure(let p):

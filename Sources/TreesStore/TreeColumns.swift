@@ -162,7 +162,13 @@ private struct StatementRow {
     func damaged(_ c: TreeColumn) -> StoreError {
         // The slow path: the checked reading of the same value says why.
         let reason: String
-        if case .failure(let p) = StoredValue.check(value(c), as: c.kind) { reason = p.reason } else { reason = "unreadable value" }
+        if c.kind.holdsText, type(c) == SQLITE_TEXT || type(c) == SQLITE_BLOB, StoredValue.hasNUL(bytes(c)) {
+            reason = StoredValue.nulReason
+        } else if case .failure(let p) = StoredValue.check(value(c), as: c.kind) {
+            reason = p.reason
+        } else {
+            reason = "unreadable value"
+        }
         let id = type(.id) == SQLITE_NULL ? nil : String(decoding: bytes(.id), as: UTF8.self)
         let rowid = sqlite3_column_int64(s, Int32(TreeColumn.allCases.count))
         return .damagedRow(table: Tree.databaseTable, row: rowid, id: id, column: c.name, reason: reason)
@@ -172,9 +178,13 @@ private struct StatementRow {
         switch type(c) {
         case SQLITE_NULL: return nil
         case SQLITE_BLOB:
-            guard let t = String(validating: bytes(c), as: UTF8.self) else { throw damaged(c) }
+            let b = bytes(c)
+            guard !StoredValue.hasNUL(b), let t = String(validating: b, as: UTF8.self) else { throw damaged(c) }
             return t
-        default: return String(decoding: bytes(c), as: UTF8.self)
+        default:
+            let b = bytes(c)
+            if StoredValue.hasNUL(b) { throw damaged(c) }
+            return String(decoding: b, as: UTF8.self)
         }
     }
 

@@ -4,7 +4,8 @@ import TreesTestSupport
 
 /// The map page is safe with any text a store holds: hostile species, varieties, rootstocks, notes
 /// and collection names (markup, comment openers, quotes, backslashes, line separators, control
-/// characters, NUL, noncharacters, emoji) neither stop the page's script nor run as markup. Headless
+/// characters, noncharacters, emoji) neither stop the page's script nor run as markup (a store holds
+/// no NUL: every reader and write refuses it). Headless
 /// Chromium loads each page and reports what it drew; the text must come back exactly.
 @Suite(.enabled(if: Tool.chromium.shouldRun), .tags(.browser)) struct MapEscapingTests {
     /// A tree as it was stored, and as the page must show it.
@@ -38,10 +39,10 @@ import TreesTestSupport
 
     /// Trees imported from collection JSON, for text a command line cannot carry.
     static let imported: [Planted] = [
-        Planted(species: "NUL\u{0}here", variety: "C0 \u{1}\u{1F}", rootstock: "DEL \u{7F} C1 \u{85}\u{9F}",
+        Planted(species: "SOH\u{1}here", variety: "C0 \u{1}\u{1F}", rootstock: "DEL \u{7F} C1 \u{85}\u{9F}",
                 notes: "CR\r LF\n CRLF\r\n tab\t end", collection: nil),
         Planted(species: "noncharacters " + character(0xFDD0) + character(0xFFFE) + character(0x1FFFF), variety: nil, rootstock: nil,
-                notes: "<!--<script>\u{0}</script>", collection: nil),
+                notes: "<!--<script>\u{1}\u{0B}</script>", collection: nil),
     ]
 
     static var all: [Planted] { added + imported }

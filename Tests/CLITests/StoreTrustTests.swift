@@ -41,6 +41,10 @@ import TreesTestSupport
         ("UPDATE collection SET createdAt = '-0001-01-01 00:00:00.000'", "collection", "createdAt",
          "\"-0001-01-01 00:00:00.000\" is outside years 0000 to 9999 (UTC)"),
         ("UPDATE collection SET name = X'FFFE'", "collection", "name", "a blob of 2 bytes is not text"),
+        // Text with a NUL character: statements binding Swift strings stop at it, so it would not be written back whole.
+        ("UPDATE tree SET notes = CAST(X'61006200' AS TEXT)", "tree", "notes", "it contains a NUL character (U+0000)"),
+        ("UPDATE tree SET species = 'Apple' || char(0)", "tree", "species", "it contains a NUL character (U+0000)"),
+        ("UPDATE collection SET name = 'North' || char(0) || 'East'", "collection", "name", "it contains a NUL character (U+0000)"),
     ]
 
     @Test(arguments: damages.indices)
@@ -114,6 +118,27 @@ import TreesTestSupport
         #expect(try t.run(["doctor", "--json"]).stdout == "{\n  \"findings\": [],\n  \"sound\": true\n}\n")
     }
 
+    /// Text with a NUL character (an older version kept it from JSON and CSV files) reads as
+    /// damaged, and the repair removes the NUL characters, keeping the rest.
+    @Test func doctorRemovesNULCharactersFromText() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        try sqlite(t, "UPDATE tree SET notes = 'fire' || char(0) || 'blight', variety = 'Gala' || char(0), species = char(0)")
+        let listed = try t.run(["doctor"])
+        #expect(listed.status == 65)
+        #expect(listed.stdout == """
+            tree row 1 (\(id)) species: it contains a NUL character (U+0000); repairable: set to Unknown
+            tree row 1 (\(id)) variety: it contains a NUL character (U+0000); repairable: NUL characters removed
+            tree row 1 (\(id)) notes: it contains a NUL character (U+0000); repairable: NUL characters removed
+            3 problems found, 3 repairable: run 'trees doctor --repair'.
+
+            """)
+        #expect(try t.run(["doctor", "--repair"]).status == 0)
+        #expect(try sqlite(t, "SELECT species, variety, notes, instr(notes, char(0)) FROM tree") == "Unknown|Gala|fireblight|0\n")
+        #expect(try t.run(["list"]).status == 0)
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+    }
+
     @Test func doctorRemovesDanglingReferences() throws {
         let (t, _) = try store()
         defer { t.cleanUp() }
@@ -161,6 +186,11 @@ import TreesTestSupport
         ("far.csv", "latitude,longitude,species,createdAt\n1,2,Apple,2024-01-01T00:00:00Z\n3,4,Pear,99999-01-01T00:00:00Z\n",
          #"3: column 4 (createdAt): "99999-01-01T00:00:00Z" is not a date within years 0000 to 9999 (UTC)"#),
         ("far.csv", "latitude,longitude,species,altitude\n1,2,Apple,1e999\n", #"2: column 4 (altitude): "1e999" is not a number"#),
+        ("nul.json", #"{"collections": [], "trees": [{"id": "4F1C2E1A-1111-4222-8333-944455556666", "latitude": 1,"# + "\n"
+            + #""longitude": 2, "species": "Apple", "notes": "north\u0000limbs"}]}"#,
+         #"2: a NUL character (\u0000) in a string; no text may hold one"#),
+        ("nul.csv", "latitude,longitude,species,notes\n1,2,Apple,ok\n3,4,Pear,north\u{0}limbs\n",
+         "3: a NUL byte; a CSV file is text and no field may hold one"),
     ])
     func jsonAndCSVValuesOutsideTheStoreAreRefused(name: String, content: String, message: String) throws {
         let (t, _) = try store()

@@ -36,6 +36,18 @@ import Testing
         #expect(try Self.tree([9: Data([0xFF, 0xFE]).databaseValue]) == .damaged(column: "rootstock"))
     }
 
+    /// Found by the `store` fuzz target: text holding a NUL character read back whole, but a write
+    /// binding the Swift string stopped at the NUL ("a\0b" came back as "a", a species "\0" as
+    /// ""). Such text is now a damaged value, in text and in blobs alike. (GRDB binds a Swift string
+    /// only up to its NUL, so these rows hold blobs; StoreTrustTests writes such text with sqlite3.)
+    @Test func textHoldingANULCharacterIsDamaged() throws {
+        #expect(try Self.tree([10: Data("fire\u{0}blight".utf8).databaseValue]) == .damaged(column: "notes"))
+        #expect(try Self.tree([7: Data([0]).databaseValue]) == .damaged(column: "species"))
+        #expect(try Self.tree([19: Data(">\u{0}\u{0}x".utf8).databaseValue]) == .damaged(column: "locationSource"))
+        #expect(try RowDecodingProbe().collection(["0e5c0c1e-0000-4000-8000-000000000001".databaseValue, Data("No\u{0}rth".utf8).databaseValue,
+                                                   Self.date, Self.date]) == .damaged(column: "name"))
+    }
+
     @Test func aValueTheSchemaRefusesNeverBecomesARow() throws {
         #expect(try Self.tree([1: .null]) == .refusedByTheSchema)
     }

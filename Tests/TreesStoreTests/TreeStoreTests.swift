@@ -92,6 +92,24 @@ import TreesTestSupport
         #expect(try store.tree(matching: original.shortID) == original)
     }
 
+    /// Text with a NUL character is refused by every write, single or bulk, by name: it would not
+    /// read back whole.
+    @Test func textWithANULCharacterIsRefused() throws {
+        let store = try open()
+        var t = tree("Apple")
+        t.notes = "fire\u{0}blight"
+        #expect(throws: StoreError.invalidTree("notes contains a NUL character (U+0000), which no text may hold")) {
+            try store.write { try $0.insert(t) }
+        }
+        t.notes = nil
+        t.variety = "\u{0}"
+        #expect(throws: StoreError.invalidTree("variety contains a NUL character (U+0000), which no text may hold")) {
+            try store.write { try $0.insert(t) }
+        }
+        #expect(throws: StoreError.invalidCollectionName("No\u{0}rth")) { try store.write { _ = try $0.createCollection(named: "No\u{0}rth") } }
+        #expect(try store.read { try $0.count() } == 0)
+    }
+
     @Test func collectionNamesAreUniqueIgnoringCase() throws {
         let store = try open()
         _ = try store.write { try $0.createCollection(named: "Äpfel Nord") }

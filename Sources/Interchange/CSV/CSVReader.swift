@@ -47,6 +47,7 @@ struct CSVRecordReader {
                         ? "a quoted field runs on for more than \(Self.maximumRecordBytes >> 20) MiB; is a closing quote missing?"
                         : "a record longer than \(Self.maximumRecordBytes >> 20) MiB")
             }
+            if b == 0 { throw InterchangeError.invalidCSV(line: line, reason: "a NUL byte; a CSV file is text and no field may hold one") }
             if pendingCR {
                 pendingCR = false
                 if b == 0x0A { continue }

@@ -299,6 +299,8 @@ struct JSONTokenizer {
                     }
                 } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
                     scalar = 0xFFFD
+                } else if scalar == 0 {
+                    throw error("a NUL character (\\u0000) in a string; no text may hold one", at: i - 4)
                 }
                 XMLInputDecoder.appendUTF8(scalar, to: &scratch)
             default:
