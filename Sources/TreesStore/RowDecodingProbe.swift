@@ -70,7 +70,9 @@ public final class RowDecodingProbe {
                 guard case .success(let back) = again, back == tree else {
                     let changed = Tree.storageColumns.indices.filter { written[$0] != stored[$0] }
                         .map { "\(Tree.storageColumns[$0]): \(stored[$0]) became \(written[$0])" }
-                    throw Violation(description: "a tree written back reads as another: \(changed.joined(separator: "; "))")
+                    let fields = { (t: Tree) in Mirror(reflecting: t).children.map { "\($0.label ?? ""): \($0.value)" } }
+                    let differing = again.map { b in zip(fields(tree), fields(b)).filter { $0.0 != $0.1 }.map { "\($0.0) became \($0.1)" } }
+                    throw Violation(description: "a tree written back reads as another: \(differing); stored \(changed.joined(separator: "; "))")
                 }
                 return .read
             case .failure(let error):

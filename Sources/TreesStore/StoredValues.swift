@@ -123,7 +123,10 @@ enum StoredValue {
             return .failure(ColumnProblem(reason: "\(shown(value)) is not a date"))
         }
         if let problem = StorableDates.problem(parsed, text: text(value)) { return .failure(ColumnProblem(reason: problem)) }
-        return .success(parsed)
+        // The store keeps milliseconds: a date written in another form (more digits, or a day's
+        // 24:00) reads as the whole millisecond every write would keep, computed as the store's
+        // own text is read, so reading it back after a write gives the very same value.
+        return .success(StoredDate.normalised(parsed))
     }
 
     /// True for date text whose year has a sign or more than four digits (`12345-01-01 …`).

@@ -48,6 +48,15 @@ import Testing
                                                    Self.date, Self.date]) == .damaged(column: "name"))
     }
 
+    /// Found by the `store` fuzz target: a date written in another form than the store's (four
+    /// digits of fraction, a day's 24:00) read as a time between two milliseconds, so writing the
+    /// tree back and reading it again gave a different date. Dates read as whole milliseconds.
+    @Test func datesInOtherFormsReadAsTheMillisecondAWriteKeeps() throws {
+        #expect(try Self.tree([12: "2025-05-01 10:00:00.9999".databaseValue, 13: "2025-05-01 24:00:00.000".databaseValue,
+                               14: "2025-05-01 24:00:00.000".databaseValue]) == .read)
+        #expect(try Self.tree([12: "2025-05-01T10:00:00.1234567".databaseValue, 14: "2025-05-01 10:00".databaseValue]) == .read)
+    }
+
     @Test func aValueTheSchemaRefusesNeverBecomesARow() throws {
         #expect(try Self.tree([1: .null]) == .refusedByTheSchema)
     }
