@@ -1,3 +1,4 @@
+import GIS
 import Interchange
 import TreesStore
 
@@ -48,6 +49,10 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     case possibleDuplicate(CaptureSaver.Duplicate)
     /// The store refused or failed; `nothingStored` when a whole import was rolled back for it.
     case store(StoreError, nothingStored: Bool)
+    /// A format that is a file, not a stream, asked for on standard output (`what`: "a GeoPackage").
+    case notAStream(format: String)
+    /// A GeoPackage or a coordinate reference system could not be used.
+    case gis(GISError)
 
     public var kind: Kind {
         switch self {
@@ -61,6 +66,13 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         case .possibleDuplicate: .refused
         case .photo: .photo
         case .store: .store
+        case .notAStream: .usage
+        case .gis(let e):
+            switch e {
+            case .unknownCRS: .usage
+            case .cannotTransform, .notAGeoPackage, .noPointLayer, .badRow, .badLayer: .data
+            case .sqlite: .io
+            }
         }
     }
 
@@ -83,6 +95,8 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
                 + examples.joined(separator: ", ") + (count > examples.count ? ", …" : "")
         case .possibleDuplicate(let d): d.message
         case .store(let e, let nothingStored): nothingStored ? "\(e.description); nothing was imported" : e.description
+        case .notAStream(let format): "\(format) is a database file and cannot be written to standard output; give --out a file or a folder"
+        case .gis(let e): e.description
         }
     }
 }

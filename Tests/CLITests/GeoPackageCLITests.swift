@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import TreesTestSupport
+
+/// GeoPackage export through the built `trees`, checked by GDAL's validator, `ogrinfo` and
+/// `ogr2ogr`, with positions compared against PROJ's `cs2cs`.
+@Suite(.enabled(if: Tool.ogrinfo.shouldRun && Tool.ogr2ogr.shouldRun && Tool.validateGPKG.shouldRun && Tool.cs2cs.shouldRun && Tool.sqlite3.shouldRun))
+struct GeoPackageCLITests {
+    /// Trees across Great Britain (latitude, longitude, species, variety).
+    static let trees: [(Double, Double, String, String?)] = [
+        (51.4787, -0.2956, "Malus domestica", "Bramley's Seedling"),
+        (50.0663, -5.7147, "Quercus robur", nil),
+        (57.4778, -4.2247, "Pinus sylvestris", "Caledonian"),
+        (52.9300, 0.3500, "Pyrus communis", "Conference"),
+    ]
+
+    func populated() throws -> TreesProcess {
+        let t = try TreesProcess()
+        #expect(try t.run(["collection", "create", "Kew Block"]).status == 0)
+        for (i, p) in Self.trees.enumerated() {
+            var args = ["add", "--lat", "\(p.0)", "--lon", "\(p.1)", "--species", p.2, "--accuracy", "\(2.5 + Double(i))",
+                        "--collection", i == 0 ? "Kew Block" : "none"]
+            if let v = p.3 { args += ["--variety", v] }
+            let r = try t.run(args, environment: ["TREES_NOW": "2026-05-01T10:00:0\(i).250Z"])
+            #expect(r.status == 0, "\(r)")
+        }
+        return t
+    }
+
+    static func validate(_ path: String) throws {
+        let v = try Program.run("/usr/bin/python3", [Tool.validateGPKG.require(), path])
+        #expect(v.status == 0 && v.stdout.isEmpty && v.stderr.isEmpty, "validate_gpkg.py: \(v)")
+    }
+
+    /// Easting, northing of each test tree in `crs` as `cs2cs` gives them.
+    static func cs2cs(_ crs: String) throws -> [(Double, Double)] {
+        let input = trees.map { "\($0.0) \($0.1)" }.joined(separator: "\n") + "\n"
+        let out = try Program.run(Tool.cs2cs.require(), ["-f", "%.6f", "EPSG:4326", crs], stdin: Data(input.utf8))
+        return out.stdout.split(separator: "\n").map { line in
+            let f = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
+            return (f[0], f[1])
+        }
+    }
+
+    @Test func nationalGridExportIsAValidGeoPackageGDALReads() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let path = t.scratch.path("orchard.gpkg")
+        let r = try t.run(["export", "--format", "gpkg", "--crs", "EPSG:27700", "--out", path])
+        #expect(r.status == 0 && r.stdout == "Exported 4 trees to \(path)\n", "\(r)")
+        try Self.validate(path)
+
+        let expected = try Self.cs2cs("EPSG:27700")
+        let info = try Program.run(Tool.ogrinfo.require(), ["-so", path, "trees"])
+        #expect(info.stdout.contains("Layer name: trees\n"))
+        #expect(info.stdout.contains("Geometry: Point\n"))
+        #expect(info.stdout.contains("Feature Count: 4\n"))
+        #expect(info.stdout.contains("PROJCRS[\"OSGB36 / British National Grid\""))
+        #expect(info.stdout.contains("ID[\"EPSG\",27700]]"))
+        let extent = String(format: "Extent: (%.6f, %.6f) - (%.6f, %.6f)\n",
+                            expected.map(\.0).min()!, expected.map(\.1).min()!, expected.map(\.0).max()!, expected.map(\.1).max()!)
+        #expect(info.stdout.contains(extent), "\(info.stdout)")
+        // QGIS uses the spatial index when ogrinfo reports one.
+        let index = try Program.run(Tool.ogrinfo.require(), [path, "-sql", "SELECT HasSpatialIndex('trees', 'geom')", "-q"])
+        #expect(index.stdout.contains("= 1"), "\(index)")
+
+        // ogr2ogr reads every row back with its attributes and the positions cs2cs gives.
+        let csv = t.scratch.path("back.csv")
+        let back = try Program.run(Tool.ogr2ogr.require(), ["-f", "CSV", csv, path, "trees", "-lco", "GEOMETRY=AS_XY"])
+        #expect(back.status == 0, "\(back)")
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map(String.init)
+        let header = rows[0].split(separator: ",").map(String.init)
+        #expect(Array(header.prefix(6)) == ["X", "Y", "id", "species", "variety", "rootstock"])
+        #expect(rows.count == 5)
+        // Newest first: the store lists the last added tree first.
+        for (row, i) in zip(rows.dropFirst(), [3, 2, 1, 0]) {
+            let cells = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let x = try #require(Double(cells[0])), y = try #require(Double(cells[1]))
+            #expect(abs(x - expected[i].0) < 0.001 && abs(y - expected[i].1) < 0.001, "\(row) against \(expected[i])")
+            #expect(cells[3] == Self.trees[i].2)
+            #expect(cells[header.firstIndex(of: "horizontalAccuracy")!] == "\(2.5 + Double(i))")
+            #expect(cells[header.firstIndex(of: "collection")!] == (i == 0 ? "Kew Block" : ""))
+            #expect(cells[header.firstIndex(of: "createdAt")!] == "2026/05/01 10:00:0\(i).250+00")
+        }
+        let collections = try Program.run(Tool.ogrinfo.require(), [path, "collections", "-q"])
+        #expect(collections.stdout.contains("name (String) = Kew Block"), "\(collections)")
+    }
+
+    @Test func wgs84AndUTMExportsAreValid() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let plain = t.scratch.path("plain.gpkg")
+        #expect(try t.run(["export", "--format", "gpkg", "--out", plain]).status == 0)
+        try Self.validate(plain)
+        let info = try Program.run(Tool.ogrinfo.require(), ["-so", plain, "trees"])
+        #expect(info.stdout.contains("ID[\"EPSG\",4326]]"))
+        #expect(info.stdout.contains("Extent: (-5.714700, 50.066300) - (0.350000, 57.477800)\n"), "\(info.stdout)")
+
+        // The trees' centre (about 53.8°N, 2.7°W) is in UTM zone 30N.
+        let utm = t.scratch.path("utm.gpkg")
+        #expect(try t.run(["export", "--format", "gpkg", "--crs", "utm", "--out", utm]).status == 0)
+        try Self.validate(utm)
+        let u = try Program.run(Tool.ogrinfo.require(), ["-so", utm, "trees"])
+        #expect(u.stdout.contains("ID[\"EPSG\",32630]]"), "\(u.stdout)")
+    }
+
+    @Test func refusals() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let geojson = try t.run(["export", "--format", "geojson", "--crs", "EPSG:27700", "--out", t.scratch.path("x.geojson")])
+        #expect(geojson.status == 64)
+        #expect(geojson.stderr.contains("--crs does not work with --format geojson: GeoJSON positions are WGS 84 longitude and latitude (RFC 7946)"))
+        let stdout = try t.run(["export", "--format", "gpkg", "--out", "-"])
+        #expect(stdout.status == 64 && stdout.stderr.contains("cannot be written to standard output"), "\(stdout)")
+        let unknown = try t.run(["export", "--format", "gpkg", "--crs", "EPSG:999999", "--out", t.scratch.path("x.gpkg")])
+        #expect(unknown.status == 64, "\(unknown)")
+        #expect(unknown.stderr == "trees: unknown coordinate reference system EPSG:999999: PROJ does not know it\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: t.scratch.path).filter { $0.hasPrefix("x.") || $0.hasPrefix(".x.") }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
