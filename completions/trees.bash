@@ -562,7 +562,7 @@ _trees_export() {
     repeating_flags=()
     non_repeating_flags=(--photos --version -h --help)
     repeating_options=()
-    non_repeating_options=(--db --format --collection --out --for --unknown-accuracy)
+    non_repeating_options=(--db --format --collection --out --for --unknown-accuracy --crs)
     __trees_offer_flags_options 0
 
     # Offer option value completions
@@ -571,7 +571,7 @@ _trees_export() {
         return
         ;;
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''geojson'$'\n''kml'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''geojson'$'\n''kml'$'\n''gpkg'
         return
         ;;
     '--collection')
@@ -585,6 +585,9 @@ _trees_export() {
         return
         ;;
     '--unknown-accuracy')
+        return
+        ;;
+    '--crs')
         return
         ;;
     esac
