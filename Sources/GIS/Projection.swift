@@ -122,9 +122,23 @@ public final class Projection {
     }
 
     /// The WGS 84 position of (x, y) in the target CRS; nil when PROJ cannot transform it.
+    ///
+    /// Refined until `project` of the result gives (x, y) back to a micrometre: PROJ's inverse
+    /// of a Helmert transformation (OSGB36 to WGS 84, say) is an approximation that lands about a
+    /// millimetre from the position its forward transformation came from, so a tree exported in
+    /// a national grid and imported again would move.
     public func unproject(x: Double, y: Double) -> Coordinate? {
+        var aimX = x, aimY = y
         var lon = x, lat = y
-        guard trees_proj_transform(operation, PJ_INV, &lon, &lat), abs(lat) <= 90, abs(lon) <= 360 else { return nil }
+        for _ in 0..<4 {
+            lon = aimX; lat = aimY
+            guard trees_proj_transform(operation, PJ_INV, &lon, &lat), abs(lat) <= 90, abs(lon) <= 360 else { return nil }
+            var fx = lon, fy = lat
+            guard trees_proj_transform(operation, PJ_FWD, &fx, &fy) else { break }
+            let dx = x - fx, dy = y - fy
+            if abs(dx) < 1e-6 && abs(dy) < 1e-6 { break }
+            aimX += dx; aimY += dy
+        }
         if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
         return Coordinate(latitude: lat, longitude: lon)
     }

@@ -50,7 +50,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The store refused or failed; `nothingStored` when a whole import was rolled back for it.
     case store(StoreError, nothingStored: Bool)
     /// A format that is a file, not a stream, asked for on standard output (`what`: "a GeoPackage").
-    case notAStream(format: String)
+    case notAStream(format: String, reading: Bool = false)
     /// A GeoPackage or a coordinate reference system could not be used.
     case gis(GISError)
 
@@ -95,7 +95,9 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
                 + examples.joined(separator: ", ") + (count > examples.count ? ", …" : "")
         case .possibleDuplicate(let d): d.message
         case .store(let e, let nothingStored): nothingStored ? "\(e.description); nothing was imported" : e.description
-        case .notAStream(let format): "\(format) is a database file and cannot be written to standard output; give --out a file or a folder"
+        case .notAStream(let format, let reading):
+            reading ? "\(format) is a database file and cannot be read from standard input; name the file"
+                : "\(format) is a database file and cannot be written to standard output; give --out a file or a folder"
         case .gis(let e): e.description
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GIS
 import Interchange
 import TreesKit
 
@@ -114,6 +115,9 @@ final class ImportReadJob: @unchecked Sendable {
     let speciesSource: SpeciesSource
     let parts: Set<ImportWorkflow.GPXPart>
     let progress: @Sendable (Double) -> Void
+    /// GeoPackage: the layer (nil for the first point layer) and the columns that override the default names.
+    var layer: String?
+    var columnMap: [GeoPackageField: String] = [:]
 
     init(input: InputFile, format: FileFormat, speciesSource: SpeciesSource, parts: Set<ImportWorkflow.GPXPart>,
          progress: @escaping @Sendable (Double) -> Void) {
@@ -172,6 +176,12 @@ final class ImportReadJob: @unchecked Sendable {
             try reader.finish { try emit(.tree($0)) }
         case .nmea:
             break
+        case .gpkg:
+            guard input.path != "-" else { throw WorkflowError.notAStream(format: "a GeoPackage", reading: true) }
+            let reader = try GeoPackageReader(path: input.path, name: input.displayName)
+            try reader.readTrees(layer: layer, mapping: columnMap, progress: progress,
+                                 skipped: { row, reason in try emit(.skipped(line: row, reason: reason)) },
+                                 { try emit(.tree($0)) })
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GIS
 import Interchange
 import TreesKit
 import TreesStore
@@ -28,6 +29,10 @@ public struct ImportWorkflow: Sendable {
     /// GPX without trees extensions: the field that holds the species.
     public var speciesSource = SpeciesSource.name
     public var gpxParts: Set<GPXPart> = []
+    /// GeoPackage: the layer to read (nil for the first point layer).
+    public var layer: String?
+    /// GeoPackage: the column each field is read from where the default names do not fit.
+    public var columnMap: [GeoPackageField: String] = [:]
 
     public init(format: FileFormat? = nil, collection: String? = nil, dryRun: Bool = false, conflict: ConflictPolicy = .skip,
                 speciesSource: SpeciesSource = .name, gpxParts: Set<GPXPart> = []) {
@@ -72,6 +77,8 @@ public struct ImportWorkflow: Sendable {
         let pipeline = ImportPipeline()
         let reading = DispatchSemaphore(value: 0)
         let job = ImportReadJob(input: input, format: format, speciesSource: speciesSource, parts: gpxParts, progress: progress)
+        job.layer = layer
+        job.columnMap = columnMap
         let thread = Thread {
             job.run(into: pipeline)
             reading.signal()
@@ -133,6 +140,7 @@ public struct ImportWorkflow: Sendable {
         switch error {
         case let e as InterchangeError: input.failure(e)
         case let e as ImportRefusal: WorkflowError.malformed(file: input.displayName, line: e.line, reason: e.reason)
+        case let e as GISError: WorkflowError.gis(e)
         case StoreError.photo(let p): WorkflowError.photo(p)
         case let e as StoreError:
             if case .storage = e { WorkflowError.store(e, nothingStored: true) } else { WorkflowError.store(e, nothingStored: false) }
