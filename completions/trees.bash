@@ -529,7 +529,7 @@ _trees_import() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--db --format --collection --on-conflict --species-from --include)
+    non_repeating_options=(--db --format --collection --on-conflict --species-from --include --layer --map)
     __trees_offer_flags_options 1
 
     # Offer option value completions
@@ -538,7 +538,7 @@ _trees_import() {
         return
         ;;
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'
         return
         ;;
     '--collection')
@@ -553,6 +553,12 @@ _trees_import() {
         return
         ;;
     '--include')
+        return
+        ;;
+    '--layer')
+        return
+        ;;
+    '--map')
         return
         ;;
     esac
@@ -603,7 +609,7 @@ _trees_inspect() {
     # Offer option value completions
     case "${prev}" in
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'
         return
         ;;
     esac
