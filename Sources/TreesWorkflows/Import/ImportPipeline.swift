@@ -106,6 +106,8 @@ enum ImportItem: Sendable {
     case collection(ImportedCollection)
     case skipped(line: Int, reason: String)
     case warning(line: Int, reason: String)
+    /// How the file was read (a CSV's separator, decimal commas, position columns, CRS).
+    case detected(String)
 }
 
 /// Reads and parses the input file on its own thread, so parsing and storing overlap.
@@ -118,6 +120,9 @@ final class ImportReadJob: @unchecked Sendable {
     /// GeoPackage: the layer (nil for the first point layer) and the columns that override the default names.
     var layer: String?
     var columnMap: [GeoPackageField: String] = [:]
+    /// CSV: the CRS of the positions (nil for WGS 84) and the columns named outright.
+    var crs: String?
+    var columnOverrides: [String: String] = [:]
 
     init(input: InputFile, format: FileFormat, speciesSource: SpeciesSource, parts: Set<ImportWorkflow.GPXPart>,
          progress: @escaping @Sendable (Double) -> Void) {
@@ -172,8 +177,30 @@ final class ImportReadJob: @unchecked Sendable {
             try reader.finish(handle)
         case .csv:
             var reader = CSVTreeReader()
+            reader.columnOverrides = columnOverrides
+            var crsName: String?
+            if let crs {
+                let projection = try Projection(crs)
+                let name = projection.target.code ?? projection.target.name
+                crsName = name
+                let area = projection.target.areaOfUse
+                reader.transform = { x, y in
+                    let shown = "\(TextCodec.decimal(x) ?? "\(x)"), \(TextCodec.decimal(y) ?? "\(y)")"
+                    guard let c = projection.unproject(x: x, y: y) else {
+                        return .failure(CSVPositionProblem(reason: "\(shown) cannot be carried from \(name) to WGS 84"))
+                    }
+                    if let area, !area.contains(c) {
+                        return .failure(CSVPositionProblem(reason: "\(shown) is outside the area of use of \(name) (\(area.description)); are the columns swapped, or is it another CRS?"))
+                    }
+                    return .success(c)
+                }
+            }
             try input.forEachChunk(progress: progress) { try reader.read($0) { try emit(.tree($0)) } }
             try reader.finish { try emit(.tree($0)) }
+            let d = reader.detection
+            if d.separator != "','" || d.decimalComma || crsName != nil || !columnOverrides.isEmpty {
+                try emit(.detected(d.description + (crsName.map { " in \($0)" } ?? "")))
+            }
         case .nmea:
             break
         case .gpkg:

@@ -33,6 +33,10 @@ public struct ImportWorkflow: Sendable {
     public var layer: String?
     /// GeoPackage: the column each field is read from where the default names do not fit.
     public var columnMap: [GeoPackageField: String] = [:]
+    /// CSV: the CRS of the positions (`EPSG:27700`); nil for WGS 84 latitude and longitude.
+    public var crs: String?
+    /// CSV: the column each field is read from, by field name, where the default names do not fit.
+    public var columnOverrides: [String: String] = [:]
 
     public init(format: FileFormat? = nil, collection: String? = nil, dryRun: Bool = false, conflict: ConflictPolicy = .skip,
                 speciesSource: SpeciesSource = .name, gpxParts: Set<GPXPart> = []) {
@@ -65,6 +69,8 @@ public struct ImportWorkflow: Sendable {
         /// Values left out or changed (an unreadable time, an id that is not a UUID).
         public var warnings: [Item] = []
         public var collectionsCreated: [String] = []
+        /// How the file was read, when it is worth saying (a CSV's separator, decimal commas, CRS).
+        public var detected: String?
     }
 
     /// Imports `input` into the store `opening` opens (called while the file is already being
@@ -79,6 +85,8 @@ public struct ImportWorkflow: Sendable {
         let job = ImportReadJob(input: input, format: format, speciesSource: speciesSource, parts: gpxParts, progress: progress)
         job.layer = layer
         job.columnMap = columnMap
+        job.crs = crs
+        job.columnOverrides = columnOverrides
         let thread = Thread {
             job.run(into: pipeline)
             reading.signal()
@@ -112,6 +120,7 @@ public struct ImportWorkflow: Sendable {
                             case .collection(let c): try importer.add(c)
                             case .skipped(let line, let reason): importer.report.skipped.append(.init(line: line, reason: reason))
                             case .warning(let line, let reason): importer.report.warnings.append(.init(line: line, reason: reason))
+                            case .detected(let how): importer.report.detected = how
                             }
                         }
                     }

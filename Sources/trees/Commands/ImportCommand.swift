@@ -20,6 +20,12 @@ struct ImportCommand: AsyncParsableCommand {
             collection, horizontalAccuracy or accuracy, altitude or ele, createdAt or date, fixTime \
             or time, and the other columns trees writes); --map species=Spp,notes=Remarks names \
             others. A row that cannot be read is refused as FILE: layer L, row FID: reason.
+
+            A surveyor's CSV: the separator (',', ';' or tab) is told from the header line, and with \
+            ';' or tab numbers may have a decimal comma; what was detected is said on standard \
+            error. --crs EPSG:27700 reads easting and northing columns (easting, east, E, x; \
+            northing, north, N, y) in that CRS and refuses a row outside the CRS's area of use. \
+            --columns species=Spp,easting=East,… names the column of a field outright.
             """
     )
 
@@ -42,7 +48,23 @@ struct ImportCommand: AsyncParsableCommand {
     var layer: String?
     @Option(help: ArgumentHelp("GeoPackage: the column of each field, as field=column,… (fields: \(GeoPackageField.allCases.map(\.rawValue).joined(separator: ", "))).", valueName: "list"))
     var map: ColumnMap?
+    @Option(help: ArgumentHelp("CSV: the coordinate reference system of the positions, EPSG:CODE (default: WGS 84 latitude and longitude).", valueName: "crs"))
+    var crs: String?
+    @Option(help: ArgumentHelp("CSV: the column of each field, as field=column,… (species=Spp,easting=East,northing=North).", valueName: "list"))
+    var columns: CSVColumnOverrides?
     @Flag(help: "Print the summary as JSON.") var json = false
+
+    func validate() throws {
+        if let crs, crs.lowercased() == "utm" {
+            throw ValidationError("--crs utm names no zone when importing; give the zone's code, e.g. EPSG:32630 for UTM zone 30N")
+        }
+        if crs != nil || columns != nil, let format, format != .csv {
+            throw ValidationError("--crs and --columns work with CSV files only")
+        }
+        if layer != nil || map != nil, let format, format != .gpkg {
+            throw ValidationError("--layer and --map work with GeoPackage files only")
+        }
+    }
 
     func run() async throws {
         let input = try InputFile(file)
@@ -50,10 +72,13 @@ struct ImportCommand: AsyncParsableCommand {
                                       speciesSource: speciesFrom, gpxParts: include.parts)
         workflow.layer = layer
         workflow.columnMap = map?.fields ?? [:]
+        workflow.crs = crs
+        workflow.columnOverrides = columns?.fields ?? [:]
         let progress = ProgressLine(name: input.displayName, enabled: isatty(STDERR_FILENO) == 1 && (input.size ?? 0) > 8 << 20)
         defer { progress.clear() }
         let report = try workflow.run(input, opening: { try store.open() }, progress: progress.update)
         progress.clear()
+        if let how = report.detected { StandardError.write("trees: \(input.displayName): read with \(how)\n") }
         if json {
             Output.json(report.json(file: file))
         } else {
@@ -73,6 +98,20 @@ struct ColumnMap: ExpressibleByArgument {
                   let field = GeoPackageField.allCases.first(where: { $0.rawValue.lowercased() == parts[0].lowercased() })
             else { return nil }
             fields[field] = parts[1]
+        }
+        if fields.isEmpty { return nil }
+    }
+}
+
+/// `--columns species=Spp,easting=East`: the CSV column each field is read from.
+struct CSVColumnOverrides: ExpressibleByArgument {
+    var fields: [String: String] = [:]
+
+    init?(argument: String) {
+        for pair in argument.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+            fields[parts[0]] = parts[1]
         }
         if fields.isEmpty { return nil }
     }
