@@ -117,4 +117,39 @@ struct SurveyCSVCLITests {
 
         #expect(try t.dump() == before)
     }
+
+    @Test func csvExportInTheNationalGridAgreesWithCS2CSAndImportsBack() throws {
+        let a = try TreesProcess()
+        defer { a.cleanUp() }
+        let points = [(51.4787123, -0.2956456, "Malus domestica"), (57.4778, -4.2247, "Pinus sylvestris")]
+        for p in points {
+            #expect(try a.run(["add", "--lat", "\(p.0)", "--lon", "\(p.1)", "--species", p.2]).status == 0)
+        }
+        let file = a.scratch.path("grid.csv")
+        let r = try a.run(["export", "--format", "csv", "--crs", "EPSG:27700", "--out", file])
+        #expect(r.status == 0, "\(r)")
+        let rows = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\r\n").map(String.init)
+        #expect(rows[0].hasPrefix("id,latitude,longitude,easting,northing,horizontalAccuracy,"))
+        let input = points.map { "\($0.0) \($0.1)" }.joined(separator: "\n") + "\n"
+        let out = try Program.run(Tool.cs2cs.require(), ["-f", "%.6f", "EPSG:4326", "EPSG:27700"], stdin: Data(input.utf8))
+        let expected = out.stdout.split(separator: "\n").map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) } }
+        for row in rows.dropFirst() {
+            let cells = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let i = try #require(points.firstIndex { $0.2 == cells[9] })
+            let e = try #require(Double(cells[3])), n = try #require(Double(cells[4]))
+            #expect(abs(e - expected[i][0]) <= 0.0005 && abs(n - expected[i][1]) <= 0.0005, "\(row) against \(expected[i])")
+        }
+
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        let imported = try b.run(["import", file, "--crs", "EPSG:27700"])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stderr == "trees: \(file): read with separator ',', easting from easting, northing from northing in EPSG:27700\n")
+        for tree in try Self.trees(b) {
+            let p = try #require(points.first { $0.2 == tree["species"] as? String })
+            let got = (tree["latitude"] as? Double ?? .nan, tree["longitude"] as? Double ?? .nan)
+            // Written to the millimetre, so back within a millimetre.
+            #expect(Self.metres(got, (p.0, p.1)) < 0.001, "\(got) against \(p)")
+        }
+    }
 }

@@ -70,19 +70,7 @@ public struct ExportWorkflow: Sendable {
                 let (filter, _) = try filter(r)
                 let collections = try r.collections().map(\.collection)
                 var projection: Projection?
-                if let crs {
-                    var centre = Coordinate(latitude: 0, longitude: 0)
-                    if crs == .utmOfCentre {
-                        var bounds: GeoBounds?
-                        try r.forEachTree(filter) { t in
-                            if bounds == nil { bounds = GeoBounds(t.coordinate) } else { bounds?.include(t.coordinate) }
-                        }
-                        if let b = bounds {
-                            centre = Coordinate(latitude: (b.minLatitude + b.maxLatitude) / 2, longitude: (b.minLongitude + b.maxLongitude) / 2)
-                        }
-                    }
-                    projection = try Projection(crs.code(centre: centre))
-                }
+                if let crs { projection = try Projection(crs.code(centre: try centre(r, filter))) }
                 let writer = try GeoPackageWriter(path: build, name: destination.displayName, projection: projection, collections: collections)
                 let withPhotos = try r.treeIDsWithPhotos()
                 try r.forEachTree(filter) { tree in
@@ -121,6 +109,17 @@ public struct ExportWorkflow: Sendable {
             throw error
         }
         return Report(destination: destination, trees: written)
+    }
+
+    /// The centre of the trees' extent, for `--crs utm` (another pass over the trees); (0, 0) otherwise.
+    private func centre(_ r: StoreReader, _ filter: TreeFilter) throws -> Coordinate {
+        guard crs == .utmOfCentre else { return Coordinate(latitude: 0, longitude: 0) }
+        var bounds: GeoBounds?
+        try r.forEachTree(filter) { t in
+            if bounds == nil { bounds = GeoBounds(t.coordinate) } else { bounds?.include(t.coordinate) }
+        }
+        guard let b = bounds else { return Coordinate(latitude: 0, longitude: 0) }
+        return Coordinate(latitude: (b.minLatitude + b.maxLatitude) / 2, longitude: (b.minLongitude + b.maxLongitude) / 2)
     }
 
     private func filter(_ r: StoreReader) throws -> (TreeFilter, name: String?) {
@@ -174,6 +173,20 @@ public struct ExportWorkflow: Sendable {
                     do throws(WorkflowError) { try output.write(bytes) } catch { sinkError = error; throw error }
                 }
                 var writer = makeTreeWriter(format, context: context, sink: sink)
+                if format == .csv, let crs {
+                    let projection = try Projection(crs.code(centre: try centre(r, filter)))
+                    let target = projection.target
+                    let name = target.code ?? target.name
+                    var csv = CSVWriter(context: context, sink: sink)
+                    csv.grid = (names: target.isGeographic ? ("x", "y") : ("easting", "northing"), places: target.isGeographic ? 9 : 3,
+                                position: { c in
+                                    guard let p = projection.project(c) else {
+                                        throw GISError.cannotTransform(crs: name, what: "\(c.latitude), \(c.longitude)")
+                                    }
+                                    return p
+                                })
+                    writer = csv
+                }
                 let withPhotos = format == .gpx ? [] : try r.treeIDsWithPhotos()
                 var bounds: GeoBounds?
                 try writer.begin()

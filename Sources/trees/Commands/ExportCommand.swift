@@ -20,7 +20,9 @@ struct ExportCommand: AsyncParsableCommand {
             and every attribute as a column, and a 'collections' table; photos are copied into a \
             folder NAME_photos beside it, their relative paths in the 'photo' and 'photos' columns. \
             --crs EPSG:CODE writes its positions in that coordinate reference system (any PROJ \
-            knows), --crs utm in the UTM zone of the trees' centre.
+            knows), --crs utm in the UTM zone of the trees' centre. A CSV with --crs has two more \
+            columns after longitude: easting and northing in metres to the millimetre (x and y, \
+            in degrees, for a geographic CRS).
             """
     )
 
@@ -42,7 +44,7 @@ struct ExportCommand: AsyncParsableCommand {
         valueName: "m"))
     var unknownAccuracy: Double?
     @Option(help: ArgumentHelp(
-        "With --format gpkg: the coordinate reference system of the positions, EPSG:CODE or utm (the zone of the trees' centre); WGS 84 without it.",
+        "With --format gpkg or csv: the coordinate reference system of the positions, EPSG:CODE or utm (the zone of the trees' centre); WGS 84 without it.",
         valueName: "crs"))
     var crs: String?
 
@@ -54,7 +56,7 @@ struct ExportCommand: AsyncParsableCommand {
             if format == .geojson {
                 throw ValidationError("--crs does not work with --format geojson: GeoJSON positions are WGS 84 longitude and latitude (RFC 7946); use --format gpkg")
             }
-            guard format == .gpkg else { throw ValidationError("--crs works with --format gpkg only") }
+            guard format == .gpkg || format == .csv else { throw ValidationError("--crs works with --format gpkg or csv only") }
         }
         if format == .gpkg, out == "-" { throw ValidationError("a GeoPackage is a database file and cannot be written to standard output; give --out a file or a folder") }
         if forApp != nil, format != .json { throw ValidationError("--for tree-tracker works with --format json only") }
