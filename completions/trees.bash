@@ -529,7 +529,7 @@ _trees_import() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--db --format --collection --on-conflict --species-from --include --layer --map)
+    non_repeating_options=(--db --format --collection --on-conflict --species-from --include --layer --map --crs --columns)
     __trees_offer_flags_options 1
 
     # Offer option value completions
@@ -559,6 +559,12 @@ _trees_import() {
         return
         ;;
     '--map')
+        return
+        ;;
+    '--crs')
+        return
+        ;;
+    '--columns')
         return
         ;;
     esac
