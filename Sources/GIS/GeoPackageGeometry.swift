@@ -112,5 +112,6 @@ public enum GeoPackageGeometry {
     public struct DecodeFailure: Error, Equatable, Sendable {
         public var reason: String
         init(_ reason: String) { self.reason = reason }
+        public init(reason: String) { self.reason = reason }
     }
 }

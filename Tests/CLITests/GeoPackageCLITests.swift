@@ -118,4 +118,30 @@ struct GeoPackageCLITests {
         let left = try FileManager.default.contentsOfDirectory(atPath: t.scratch.path).filter { $0.hasPrefix("x.") || $0.hasPrefix(".x.") }
         #expect(left.isEmpty, "\(left)")
     }
+
+    @Test func photosAreCopiedBesideTheFileWithRelativePaths() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let tree = try t.run(["add", "--lat", "51.5", "--lon", "-0.12", "--species", "Apple"]).stdout.trimmingCharacters(in: .newlines)
+        let jpeg = t.scratch.path("blossom.jpg"), png = t.scratch.path("leaf.png")
+        let jpegBytes = TestImages.jpeg(dateTimeOriginal: "2025:09:14 16:05:33")
+        #expect(FileManager.default.createFile(atPath: jpeg, contents: Data(jpegBytes)))
+        #expect(FileManager.default.createFile(atPath: png, contents: Data(TestImages.png())))
+        let added = try t.run(["photo", "add", tree, jpeg, png, "--json"])
+        let photos = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [[String: Any]])
+        let names = photos.map { "\($0["sha256"] as? String ?? "?").\($0["format"] as? String ?? "?")" }
+
+        let out = t.scratch.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let path = out + "/orchard.gpkg"
+        #expect(try t.run(["export", "--format", "gpkg", "--out", path]).status == 0)
+        try Self.validate(path)
+        let copied = try FileManager.default.contentsOfDirectory(atPath: out + "/orchard_photos").sorted()
+        #expect(copied == names.sorted())
+        #expect(FileManager.default.contents(atPath: out + "/orchard_photos/" + names[0]) == Data(jpegBytes))
+        let row = try Program.run(Tool.sqlite3.require(), [path, "SELECT photoCount, photo, photos FROM trees"])
+        let stored = Set(row.stdout.trimmingCharacters(in: .newlines).split(separator: "|")[2].split(separator: ";").map(String.init))
+        #expect(row.stdout.hasPrefix("2|orchard_photos/"))
+        #expect(stored == Set(names.map { "orchard_photos/" + $0 }))
+    }
 }
