@@ -95,6 +95,14 @@ struct GeoPackageCLITests {
         let info = try Program.run(Tool.ogrinfo.require(), ["-so", plain, "trees"])
         #expect(info.stdout.contains("ID[\"EPSG\",4326]]"))
         #expect(info.stdout.contains("Extent: (-5.714700, 50.066300) - (0.350000, 57.477800)\n"), "\(info.stdout)")
+        let inspected = try t.run(["inspect", plain])
+        #expect(inspected.stdout == """
+            \(plain): GeoPackage, 2 layers
+              trees: point, 4 rows, EPSG:4326 (WGS 84 geodetic)
+                extent -5.714700, 50.066300 … 0.350000, 57.477800
+              collections: attributes, 1 row
+
+            """, "\(inspected)")
 
         // The trees' centre (about 53.8°N, 2.7°W) is in UTM zone 30N.
         let utm = t.scratch.path("utm.gpkg")

@@ -51,6 +51,10 @@ struct GeoPackageImportCLITests {
 
         let b = try TreesProcess(now: "2027-01-01T00:00:00.000Z")
         defer { b.cleanUp() }
+        // A dry run reads and checks everything and stores nothing.
+        let dry = try b.run(["import", gpkg, "--dry-run"])
+        #expect(dry.stdout == "Dry run: would import 3 trees from \(gpkg); 0 already present, 0 skipped. Nothing was stored.\n  new collection: Kew Block\n", "\(dry)")
+        #expect(try Self.exported(b).isEmpty)
         let r = try b.run(["import", gpkg])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout == "Imported 3 trees from \(gpkg); 0 already present, 0 skipped.\n  new collection: Kew Block\n")
@@ -93,6 +97,7 @@ struct GeoPackageImportCLITests {
                       (52.2053, 0.1218, "Aesculus hippocastanum")]
         var csv = "lon,lat,Spp,Cultivar,Remarks\n"
         for p in points { csv += "\(p.1),\(p.0),\(p.2),,planted \(p.0)\n" }
+        csv += "-1.5,52.5,,,no species recorded\n"
         let source = try t.scratch.write("trees.csv", csv)
         let gpkg = t.scratch.path("survey.gpkg")
         let converted = try Program.run(Tool.ogr2ogr.require(), [
@@ -101,9 +106,9 @@ struct GeoPackageImportCLITests {
         ])
         #expect(converted.status == 0, "\(converted)")
         let inspect = try t.run(["inspect", gpkg])
-        #expect(inspect.stdout.contains("  survey: point, 4 rows, \(crs) ("), "\(inspect)")
+        #expect(inspect.stdout.contains("  survey: point, 5 rows, \(crs) ("), "\(inspect)")
         let r = try t.run(["import", gpkg, "--map", "notes=Remarks"])
-        #expect(r.status == 0 && r.stdout == "Imported 4 trees from \(gpkg); 0 already present, 0 skipped.\n", "\(r)")
+        #expect(r.status == 0 && r.stdout == "Imported 4 trees from \(gpkg); 0 already present, 1 skipped.\n  skipped \(gpkg), row 5: no species\n", "\(r)")
         let got = try Self.exported(t)
         for p in points {
             let match = try #require(got.first { $0.fields[0] == p.2 }, "\(p.2) missing from \(got)")
