@@ -51,6 +51,8 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     case store(StoreError, nothingStored: Bool)
     /// A format that is a file, not a stream, asked for on standard output (`what`: "a GeoPackage").
     case notAStream(format: String, reading: Bool = false)
+    /// An option given for a format it does not apply to (`--crs` with a GPX file).
+    case optionNotForFormat(option: String, format: String, applies: String)
     /// A GeoPackage or a coordinate reference system could not be used.
     case gis(GISError)
 
@@ -66,7 +68,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         case .possibleDuplicate: .refused
         case .photo: .photo
         case .store: .store
-        case .notAStream: .usage
+        case .notAStream, .optionNotForFormat: .usage
         case .gis(let e):
             switch e {
             case .unknownCRS: .usage
@@ -99,6 +101,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
             reading ? "\(format) is a database file and cannot be read from standard input; name the file"
                 : "\(format) is a database file and cannot be written to standard output; give --out a file or a folder"
         case .gis(let e): e.description
+        case .optionNotForFormat(let option, let format, let applies): "\(option) does not apply to \(format) files, only to \(applies)"
         }
     }
 }

@@ -115,6 +115,12 @@ struct SurveyCSVCLITests {
         #expect(unknown.status == 64)
         #expect(unknown.stderr == "trees: unknown coordinate reference system EPSG:999999: PROJ does not know it\n")
 
+        // Options of one format given to another.
+        let gpx = try t.run(["import", Corpus.path("gpx/gdb-sample.gpx"), "--crs", "EPSG:27700"])
+        #expect(gpx.status == 64 && gpx.stderr == "trees: --crs does not apply to GPX files, only to CSV\n", "\(gpx)")
+        let layer = try t.run(["import", survey, "--layer", "trees"])
+        #expect(layer.status == 64 && layer.stderr == "trees: --layer does not apply to CSV files, only to GeoPackage\n", "\(layer)")
+
         #expect(try t.dump() == before)
     }
 

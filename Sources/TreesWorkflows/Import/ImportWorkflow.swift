@@ -80,6 +80,12 @@ public struct ImportWorkflow: Sendable {
                     progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
         let format = try self.format ?? input.detectedFormat()
         if format == .nmea { throw WorkflowError.positionsNotTrees(file: input.displayName, path: input.path) }
+        if format != .csv, crs != nil || !columnOverrides.isEmpty {
+            throw WorkflowError.optionNotForFormat(option: crs != nil ? "--crs" : "--columns", format: format.rawValue.uppercased(), applies: "CSV")
+        }
+        if format != .gpkg, layer != nil || !columnMap.isEmpty {
+            throw WorkflowError.optionNotForFormat(option: layer != nil ? "--layer" : "--map", format: format.rawValue.uppercased(), applies: "GeoPackage")
+        }
         let pipeline = ImportPipeline()
         let reading = DispatchSemaphore(value: 0)
         let job = ImportReadJob(input: input, format: format, speciesSource: speciesSource, parts: gpxParts, progress: progress)
