@@ -32,7 +32,8 @@ public final class GeoPackageWriter {
     private let crsName: String
     private let collections: [UUID: TreeCollection]
     private var insert: SQLiteFile.Statement?
-    private var index: SQLiteFile.Statement?
+    /// The spatial index, packed at the end (see `RTreeBuilder`); 24 bytes a tree meanwhile.
+    private var index = RTreeBuilder(nodeSize: 0)
     private var geometry: [UInt8] = []
     private var extent: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
     private var fid: Int64 = 0
@@ -124,12 +125,16 @@ public final class GeoPackageWriter {
         let names = GeoPackageColumns.all.map(\.name.sqlIdentifier).joined(separator: ", ")
         let marks = Array(repeating: "?", count: GeoPackageColumns.all.count + 2).joined(separator: ", ")
         insert = try db.prepare("INSERT INTO \(layer) (fid, geom, \(names)) VALUES (\(marks))")
-        index = try db.prepare("INSERT INTO rtree_\(layer)_geom VALUES (?, ?, ?, ?, ?)")
+        let root = try db.prepare("SELECT length(data) FROM rtree_\(layer)_geom_node WHERE nodeno = 1")
+        guard try root.next(), let size = root.int(0), size >= 28 else {
+            throw .sqlite(file: db.name, reason: "SQLite made no R-tree root node")
+        }
+        index = RTreeBuilder(nodeSize: Int(size))
     }
 
     /// Adds one tree; `photoPaths` are its photos' paths relative to the GeoPackage.
     public func write(_ tree: Tree, photoPaths: [String] = []) throws(GISError) {
-        guard let insert, let index else { return }
+        guard let insert else { return }
         var x = tree.longitude, y = tree.latitude
         if let projection {
             guard let p = projection.project(tree.coordinate) else {
@@ -166,8 +171,7 @@ public final class GeoPackageWriter {
         insert.bind(24, photoPaths.first)
         insert.bind(25, photoPaths.isEmpty ? nil : photoPaths.joined(separator: ";"))
         try insert.run()
-        index.bind(1, Int(fid)); index.bind(2, x); index.bind(3, x); index.bind(4, y); index.bind(5, y)
-        try index.run()
+        index.add(id: fid, x: x, y: y)
         if var e = extent {
             e.minX = min(e.minX, x); e.maxX = max(e.maxX, x); e.minY = min(e.minY, y); e.maxY = max(e.maxY, y)
             extent = e
@@ -177,11 +181,30 @@ public final class GeoPackageWriter {
         count += 1
     }
 
+    /// Writes the packed R-tree straight into the virtual table's shadow tables.
+    private func writeIndex() throws(GISError) {
+        let t = "rtree_\(Self.layer)_geom"
+        let node = try db.prepare("INSERT OR REPLACE INTO \(t)_node (nodeno, data) VALUES (?, ?)")
+        let rowid = try db.prepare("INSERT INTO \(t)_rowid (rowid, nodeno) VALUES (?, ?)")
+        let parent = try db.prepare("INSERT INTO \(t)_parent (nodeno, parentnode) VALUES (?, ?)")
+        do {
+            try index.build(
+                node: { number, data in node.bind(1, Int(number)); node.bind(2, blob: data); try node.run() },
+                rowLeaf: { row, leaf in rowid.bind(1, Int(row)); rowid.bind(2, Int(leaf)); try rowid.run() },
+                parent: { child, above in parent.bind(1, Int(child)); parent.bind(2, Int(above)); try parent.run() })
+        } catch let e as GISError {
+            throw e
+        } catch {
+            throw .sqlite(file: db.name, reason: "\(error)")
+        }
+        index = RTreeBuilder(nodeSize: index.nodeSize)
+    }
+
     /// Records the layer's extent, adds the index's triggers and commits: the file is complete.
     public func finish() throws(GISError) {
         insert = nil
-        index = nil
         let layer = Self.layer
+        try writeIndex()
         if let e = extent {
             try db.execute("UPDATE gpkg_contents SET min_x = \(e.minX), min_y = \(e.minY), max_x = \(e.maxX), max_y = \(e.maxY) WHERE table_name = '\(layer)'")
         }

@@ -152,4 +152,41 @@ struct GeoPackageCLITests {
         #expect(row.stdout.hasPrefix("2|orchard_photos/"))
         #expect(stored == Set(names.map { "orchard_photos/" + $0 }))
     }
+
+    /// 3,000 trees: an R-tree of three levels, packed by the writer rather than grown by SQLite.
+    @Test func packedSpatialIndexIsOneSQLiteAndGDALUse() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        var csv = "species,latitude,longitude\n"
+        var generator = SplitMix64(seed: 7)
+        for i in 0..<3000 {
+            let lat = 51.4 + Double(generator.next() % 100_000) / 1e6, lon = -0.3 + Double(generator.next() % 100_000) / 1e6
+            csv += "Tree \(i % 7),\(lat),\(lon)\n"
+        }
+        let file = try t.scratch.write("many.csv", csv)
+        #expect(try t.run(["import", file]).status == 0)
+        let path = t.scratch.path("many.gpkg")
+        #expect(try t.run(["export", "--format", "gpkg", "--crs", "EPSG:27700", "--out", path]).status == 0)
+        try Self.validate(path)
+        let sqlite = try Tool.sqlite3.require()
+        let check = try Program.run(sqlite, [path, "SELECT rtreecheck('rtree_trees_geom')"])
+        #expect(check.stdout == "ok\n", "\(check)")
+        let depth = try Program.run(sqlite, [path, "SELECT hex(substr(data, 1, 2)) FROM rtree_trees_geom_node WHERE nodeno = 1"])
+        #expect(depth.stdout == "0002\n", "\(depth)")
+        // Queries through the tree find what a scan of its entries finds; every row has its entry.
+        let window = "maxx >= 520000 AND minx <= 523000 AND maxy >= 172000 AND miny <= 175000"
+        let counts = try Program.run(sqlite, [path, """
+            CREATE TEMP TABLE entries AS SELECT * FROM rtree_trees_geom;
+            SELECT (SELECT count(*) FROM entries WHERE \(window)), (SELECT count(*) FROM rtree_trees_geom WHERE \(window)),
+                   (SELECT count(*) FROM trees t JOIN rtree_trees_geom r ON r.id = t.fid);
+            """])
+        let fields = counts.stdout.trimmingCharacters(in: .newlines).split(separator: "|").compactMap { Int($0) }
+        #expect(fields.count == 3 && fields[0] == fields[1] && fields[0] > 10 && fields[2] == 3000, "\(counts)")
+        // GDAL's spatial filter goes through the index and agrees with an exact count.
+        let filtered = try Program.run(Tool.ogrinfo.require(), [path, "trees", "-spat", "520000", "172000", "523000", "175000", "-q"])
+        let exact = try Program.run(Tool.ogrinfo.require(), [path, "-q", "-sql",
+            "SELECT count(*) AS n FROM trees WHERE ST_X(geom) BETWEEN 520000 AND 523000 AND ST_Y(geom) BETWEEN 172000 AND 175000"])
+        let n = filtered.stdout.components(separatedBy: "OGRFeature(trees)").count - 1
+        #expect(n > 10 && exact.stdout.contains("n (Integer) = \(n)\n"), "\(n) features; \(exact)")
+    }
 }
