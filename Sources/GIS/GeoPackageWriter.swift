@@ -60,7 +60,7 @@ public final class GeoPackageWriter {
             PRAGMA journal_mode = OFF;
             PRAGMA synchronous = OFF;
             PRAGMA page_size = 4096;
-            PRAGMA cache_size = -16384;
+            PRAGMA cache_size = -8192;
             BEGIN;
             """)
         try createTables(collections: collections)
@@ -131,6 +131,9 @@ public final class GeoPackageWriter {
         }
         index = RTreeBuilder(nodeSize: Int(size))
     }
+
+    /// Makes room in the spatial index for `count` trees (the export's count, when known).
+    public func reserve(_ count: Int) { index.reserve(count) }
 
     /// Adds one tree; `photoPaths` are its photos' paths relative to the GeoPackage.
     public func write(_ tree: Tree, photoPaths: [String] = []) throws(GISError) {

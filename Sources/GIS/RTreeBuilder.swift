@@ -11,8 +11,9 @@ import Foundation
 /// big-endian. Coordinates are rounded outwards to single precision, as SQLite rounds them, so a
 /// box always holds its point.
 struct RTreeBuilder {
+    /// 20 bytes: a row's fid (or a node's number), its box in single precision.
     struct Entry {
-        var id: Int64
+        var id: UInt32
         var minX: Float, maxX: Float, minY: Float, maxY: Float
     }
 
@@ -35,7 +36,12 @@ struct RTreeBuilder {
         return Double(f) < d ? f.nextUp : f
     }
 
+    /// Makes room for `count` entries at once (growing by doubling would hold up to twice as many).
+    mutating func reserve(_ count: Int) { entries.reserveCapacity(count) }
+
+    /// Adds a row's point; fids beyond 2³² − 1 (four billion trees) are not expected.
     mutating func add(id: Int64, x: Double, y: Double) {
+        let id = UInt32(clamping: id)
         entries.append(Entry(id: id, minX: Self.down(x), maxX: Self.up(x), minY: Self.down(y), maxY: Self.up(y)))
     }
 
@@ -65,17 +71,17 @@ struct RTreeBuilder {
                 for (k, i) in g.enumerated() {
                     let e = level[i]
                     let at = 4 + 24 * k
-                    Self.put64(UInt64(bitPattern: e.id), &data, at)
+                    Self.put64(UInt64(e.id), &data, at)
                     Self.put32(e.minX.bitPattern, &data, at + 8)
                     Self.put32(e.maxX.bitPattern, &data, at + 12)
                     Self.put32(e.minY.bitPattern, &data, at + 16)
                     Self.put32(e.maxY.bitPattern, &data, at + 20)
-                    if depth == 0 { try rowLeaf(e.id, number) } else { try parent(e.id, number) }
+                    if depth == 0 { try rowLeaf(Int64(e.id), number) } else { try parent(Int64(e.id), number) }
                     box.minX = min(box.minX, e.minX); box.maxX = max(box.maxX, e.maxX)
                     box.minY = min(box.minY, e.minY); box.maxY = max(box.maxY, e.maxY)
                 }
                 try node(number, data)
-                box.id = number
+                box.id = UInt32(number)
                 above.append(box)
             }
             if isRoot { return }
