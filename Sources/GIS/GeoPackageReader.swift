@@ -249,14 +249,14 @@ public final class GeoPackageReader {
             return Int(v)
         }
         func date() throws(GISError) -> Date {
-            guard let d = s.text(c).flatMap({ TextCodec.parseISO8601($0) }) else { throw bad("\(field.rawValue) \(s.text(c) ?? "") is not an ISO 8601 time") }
+            guard let d = s.textBytes(c).flatMap({ TextCodec.parseISO8601($0) }) else { throw bad("\(field.rawValue) \(s.text(c) ?? "") is not an ISO 8601 time") }
             return d
         }
         func bad(_ reason: String) -> GISError { .badRow(file: name, layer: layer, row: Int64(row), reason: reason) }
         switch field {
         case .id:
             if let v = text() {
-                if let id = UUID(uuidString: v) { t.id = id } else { t.unusableID = v }
+                if let id = s.textBytes(c).flatMap({ ByteParsing.uuid(Array($0)[...]) }) { t.id = id } else { t.unusableID = v }
             }
         case .species: t.species = text() ?? ""
         case .variety: t.variety = text()

@@ -113,6 +113,12 @@ final class SQLiteFile {
             }
         }
 
+        /// The column's text as bytes, valid until the next step; nil for NULL.
+        func textBytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+            guard let p = sqlite3_column_text(handle, column) else { return nil }
+            return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
+        }
+
         /// The column's bytes as a blob, valid until the next step.
         func blob(_ column: Int32) -> UnsafeRawBufferPointer? {
             guard sqlite3_column_type(handle, column) == SQLITE_BLOB else { return nil }
