@@ -200,7 +200,6 @@ public final class GeoPackageWriter {
         } catch {
             throw .sqlite(file: db.name, reason: "\(error)")
         }
-        index = RTreeBuilder(nodeSize: index.nodeSize)
     }
 
     /// Records the layer's extent, adds the index's triggers and commits: the file is complete.

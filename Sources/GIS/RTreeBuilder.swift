@@ -47,12 +47,14 @@ struct RTreeBuilder {
 
     /// Packs the entries into nodes, level by level, and hands each node to `node` as it is
     /// finished, each row's leaf to `rowLeaf`, each node's parent to `parent`. Nothing for no
-    /// entries (the empty root SQLite made stays).
-    func build(node: (Int64, [UInt8]) throws -> Void, rowLeaf: (Int64, Int64) throws -> Void,
-               parent: (Int64, Int64) throws -> Void) throws {
+    /// entries (the empty root SQLite made stays). The entries are sorted where they are, not
+    /// copied, and are gone afterwards.
+    mutating func build(node: (Int64, [UInt8]) throws -> Void, rowLeaf: (Int64, Int64) throws -> Void,
+                        parent: (Int64, Int64) throws -> Void) throws {
         guard !entries.isEmpty else { return }
         let capacity = cellsPerNode
-        var level = entries
+        var level: [Entry] = []
+        swap(&level, &entries)
         var depth = 0
         var nextNumber: Int64 = 2
         // Nodes of the level being built are numbered from 2 up; the last level's one node is the root, 1.
