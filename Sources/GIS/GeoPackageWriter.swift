@@ -35,6 +35,9 @@ public final class GeoPackageWriter {
     /// The spatial index, packed at the end (see `RTreeBuilder`); 24 bytes a tree meanwhile.
     private var index = RTreeBuilder(nodeSize: 0)
     private var geometry: [UInt8] = []
+    /// Text written without a `String` on the way: ids and dates.
+    private let idText = UnsafeMutablePointer<UInt8>.allocate(capacity: 36)
+    private var dateText: [UInt8] = []
     private var extent: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
     private var fid: Int64 = 0
     public private(set) var count = 0
@@ -132,6 +135,23 @@ public final class GeoPackageWriter {
         index = RTreeBuilder(nodeSize: Int(size))
     }
 
+    deinit { idText.deallocate() }
+
+    private func bind(_ statement: SQLiteFile.Statement, _ index: Int32, id: UUID?) {
+        guard let id else { statement.bind(index, nil as String?); return }
+        id.writeText(into: idText)
+        statement.bind(index, utf8: idText, count: 36)
+    }
+
+    private func bind(_ statement: SQLiteFile.Statement, _ index: Int32, date: Date?) {
+        guard let date else { statement.bind(index, nil as String?); return }
+        dateText.removeAll(keepingCapacity: true)
+        TextCodec.appendISO8601(date, to: &dateText)
+        dateText.withUnsafeBufferPointer { b in
+            if let base = b.baseAddress { statement.bind(index, utf8: base, count: b.count) }
+        }
+    }
+
     /// Makes room in the spatial index for `count` trees (the export's count, when known).
     public func reserve(_ count: Int) { index.reserve(count) }
 
@@ -150,21 +170,21 @@ public final class GeoPackageWriter {
         let c = tree.capture
         insert.bind(1, Int(fid))
         insert.bind(2, blob: geometry)
-        insert.bind(3, tree.id.uuidString.lowercased())
+        bind(insert, 3, id: tree.id)
         insert.bind(4, tree.species)
         insert.bind(5, tree.variety)
         insert.bind(6, tree.rootstock)
         insert.bind(7, tree.notes)
         insert.bind(8, tree.collectionID.flatMap { collections[$0]?.name })
-        insert.bind(9, tree.collectionID?.uuidString.lowercased())
+        bind(insert, 9, id: tree.collectionID)
         insert.bind(10, tree.horizontalAccuracy)
         insert.bind(11, tree.accuracySource?.rawValue)
         insert.bind(12, tree.horizontalAccuracy == nil ? nil : tree.accuracyClass.title)
         insert.bind(13, tree.altitude)
         insert.bind(14, tree.ellipsoidHeight)
-        insert.bind(15, TextCodec.iso8601(tree.createdAt))
-        insert.bind(16, TextCodec.iso8601(tree.updatedAt))
-        insert.bind(17, c.fixTime.map { TextCodec.iso8601($0) })
+        bind(insert, 15, date: tree.createdAt)
+        bind(insert, 16, date: tree.updatedAt)
+        bind(insert, 17, date: c.fixTime)
         insert.bind(18, c.fixMode.map(FixModeText.text))
         insert.bind(19, c.satellites)
         insert.bind(20, c.hdop)

@@ -59,6 +59,11 @@ final class SQLiteFile {
             }
         }
 
+        /// Binds UTF-8 text from bytes (copied by SQLite at once).
+        func bind(_ index: Int32, utf8 bytes: UnsafePointer<UInt8>, count: Int) {
+            bytes.withMemoryRebound(to: CChar.self, capacity: count) { _ = sqlite3_bind_text(handle, index, $0, Int32(count), transient) }
+        }
+
         func bind(_ index: Int32, _ value: Double?) {
             guard let value, value.isFinite else { sqlite3_bind_null(handle, index); return }
             sqlite3_bind_double(handle, index, value)
