@@ -103,6 +103,13 @@ struct GeoPackageCLITests {
               collections: attributes, 1 row
 
             """, "\(inspected)")
+        let json = try t.run(["inspect", plain, "--json"])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let layers = try #require(doc["layers"] as? [[String: Any]])
+        #expect(doc["format"] as? String == "gpkg" && layers.count == 2)
+        #expect(layers[0]["name"] as? String == "trees" && layers[0]["geometryType"] as? String == "POINT")
+        #expect(layers[0]["rows"] as? Int == 4 && layers[0]["crs"] as? String == "EPSG:4326 (WGS 84 geodetic)")
+        #expect((layers[0]["extent"] as? [String: Double])?["maxY"] == 57.4778)
 
         // The trees' centre (about 53.8°N, 2.7°W) is in UTM zone 30N.
         let utm = t.scratch.path("utm.gpkg")
