@@ -58,11 +58,11 @@ public final class GeoPackageWriter {
             crsName = "EPSG:4326"
         }
         try db.execute("""
+            PRAGMA page_size = 32768;
             PRAGMA application_id = 1196444487;
             PRAGMA user_version = 10300;
             PRAGMA journal_mode = OFF;
             PRAGMA synchronous = OFF;
-            PRAGMA page_size = 4096;
             PRAGMA cache_size = -8192;
             BEGIN;
             """)
