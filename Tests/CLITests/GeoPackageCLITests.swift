@@ -111,6 +111,13 @@ struct GeoPackageCLITests {
         #expect(layers[0]["rows"] as? Int == 4 && layers[0]["crs"] as? String == "EPSG:4326 (WGS 84 geodetic)")
         #expect((layers[0]["extent"] as? [String: Double])?["maxY"] == 57.4778)
 
+        // One collection's trees, with that collection alone in the collections table.
+        #expect(try t.run(["collection", "create", "Street"]).status == 0)
+        let kew = t.scratch.path("kew.gpkg")
+        #expect(try t.run(["export", "--format", "gpkg", "--collection", "Kew Block", "--out", kew]).status == 0)
+        let rows = try Program.run(Tool.sqlite3.require(), [kew, "SELECT name FROM collections; SELECT count(*), collection FROM trees"])
+        #expect(rows.stdout == "Kew Block\n1|Kew Block\n", "\(rows)")
+
         // The trees' centre (about 53.8°N, 2.7°W) is in UTM zone 30N.
         let utm = t.scratch.path("utm.gpkg")
         #expect(try t.run(["export", "--format", "gpkg", "--crs", "utm", "--out", utm]).status == 0)

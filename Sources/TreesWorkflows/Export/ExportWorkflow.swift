@@ -68,7 +68,11 @@ public struct ExportWorkflow: Sendable {
         do {
             try store.read { r in
                 let (filter, _) = try filter(r)
-                let collections = try r.collections().map(\.collection)
+                // With --collection, the collections table holds that one collection, as a JSON export does.
+                let collections = try r.collections().map(\.collection).filter { c in
+                    if case .collection(let id) = filter.collection { return c.id == id }
+                    return true
+                }
                 var projection: Projection?
                 if let crs { projection = try Projection(crs.code(centre: try centre(r, filter))) }
                 let writer = try GeoPackageWriter(path: build, name: destination.displayName, projection: projection, collections: collections)
