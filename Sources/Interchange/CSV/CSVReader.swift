@@ -30,13 +30,15 @@ struct CSVRecordReader {
     mutating func feed(_ chunk: some Collection<UInt8>, _ onRecord: ([String], Int, UInt8) throws -> Void) throws {
         if !bomChecked {
             head.append(contentsOf: chunk)
-            // The first line decides the separator: wait for its end (or 64 KiB of it).
-            guard head.contains(0x0A) || head.contains(0x0D) || head.count >= 1 << 16 else { return }
+            // The first line decides the separator: wait for its end (or its first 64 KiB), so
+            // that however the bytes arrive the same bytes decide.
+            guard chunk.contains(0x0A) || chunk.contains(0x0D) || head.count >= Self.separatorScan else { return }
+            let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            guard let found = Self.separator(ofFirstLine: head[start...], complete: false) else { return }
             bomChecked = true
             let h = head
             head = []
-            let start = h.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            separator = Self.separator(ofFirstLine: h[start...])
+            separator = found
             try consume(h[start...], onRecord)
             return
         }
@@ -109,15 +111,24 @@ struct CSVRecordReader {
         fieldStarted = false
     }
 
-    /// `,`, `;` or tab: the one the line holds most of outside quotes (ties go to the tab, then `;`).
-    static func separator(ofFirstLine bytes: some Collection<UInt8>) -> UInt8 {
+    /// How much of the first line decides the separator, in bytes.
+    static let separatorScan = 1 << 16
+
+    /// `,`, `;` or tab: the one the first line (up to its end outside quotes, or its first 64 KiB)
+    /// holds most of outside quotes; ties go to the tab, then `;`. Nil when `bytes` end before the
+    /// line does and more may come (`complete` false).
+    static func separator(ofFirstLine bytes: some Collection<UInt8>, complete: Bool) -> UInt8? {
         var counts: [UInt8: Int] = [UInt8(ascii: ","): 0, UInt8(ascii: ";"): 0, 0x09: 0]
         var quoted = false
+        var ended = false
+        var seen = 0
         for b in bytes {
-            if b == 0x0A || b == 0x0D, !quoted { break }
+            if seen == separatorScan || (b == 0x0A || b == 0x0D) && !quoted { ended = true; break }
+            seen += 1
             if b == UInt8(ascii: "\"") { quoted.toggle(); continue }
             if !quoted, counts[b] != nil { counts[b, default: 0] += 1 }
         }
+        guard ended || complete else { return nil }
         let tabs = counts[0x09] ?? 0, semicolons = counts[UInt8(ascii: ";")] ?? 0, commas = counts[UInt8(ascii: ",")] ?? 0
         if tabs > 0 && tabs >= semicolons && tabs >= commas { return 0x09 }
         if semicolons > 0 && semicolons >= commas { return UInt8(ascii: ";") }
@@ -129,7 +140,7 @@ struct CSVRecordReader {
             bomChecked = true
             let h = head
             head = []
-            separator = Self.separator(ofFirstLine: h.starts(with: [0xEF, 0xBB, 0xBF]) ? h[3...] : h[...])
+            separator = Self.separator(ofFirstLine: h.starts(with: [0xEF, 0xBB, 0xBF]) ? h[3...] : h[...], complete: true) ?? UInt8(ascii: ",")
             try consume(h.starts(with: [0xEF, 0xBB, 0xBF]) ? h[3...] : h[...], onRecord)
         }
         if inQuotes { throw InterchangeError.invalidCSV(line: recordLine, reason: "unterminated quoted field") }
