@@ -57,12 +57,14 @@ public final class GeoPackageWriter {
             srsID = 4326
             crsName = "EPSG:4326"
         }
+        // The page size before anything creates the file; no journal before the first write, so
+        // nothing but the temporary file is ever made beside the destination.
         try db.execute("""
             PRAGMA page_size = 32768;
-            PRAGMA application_id = 1196444487;
-            PRAGMA user_version = 10300;
             PRAGMA journal_mode = OFF;
             PRAGMA synchronous = OFF;
+            PRAGMA application_id = 1196444487;
+            PRAGMA user_version = 10300;
             PRAGMA cache_size = -8192;
             BEGIN;
             """)
