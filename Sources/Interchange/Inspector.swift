@@ -114,6 +114,12 @@ public struct Inspector {
         self.report = InspectionReport(format: format)
     }
 
+    /// A CSV's positions in another CRS: see `CSVTreeReader.transform`.
+    public var csvTransform: ((_ x: Double, _ y: Double) -> Result<Coordinate, CSVPositionProblem>)? {
+        get { csv.transform }
+        set { csv.transform = newValue }
+    }
+
     public mutating func feed(_ chunk: some Collection<UInt8>) throws {
         var r = report
         defer { report = r }

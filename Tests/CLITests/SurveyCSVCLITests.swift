@@ -40,6 +40,14 @@ struct SurveyCSVCLITests {
 
             """
         let file = try t.scratch.write("survey.csv", csv)
+        let inspected = try t.run(["inspect", file, "--crs", "EPSG:27700"])
+        #expect(inspected.stdout == """
+            \(file): CSV
+              trees   3
+              bounds  latitude 51.5074000 … 57.4778000, longitude -4.2247000 … 0.3500000
+              time    2026-04-02T00:00:00.000Z … 2026-04-03T00:00:00.000Z
+
+            """, "\(inspected)")
         let r = try t.run(["import", file, "--crs", "EPSG:27700"])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout == "Imported 3 trees from \(file); 0 already present, 0 skipped.\n")

@@ -180,20 +180,9 @@ final class ImportReadJob: @unchecked Sendable {
             reader.columnOverrides = columnOverrides
             var crsName: String?
             if let crs {
-                let projection = try Projection(crs)
-                let name = projection.target.code ?? projection.target.name
-                crsName = name
-                let area = projection.target.areaOfUse
-                reader.transform = { x, y in
-                    let shown = "\(TextCodec.decimal(x) ?? "\(x)"), \(TextCodec.decimal(y) ?? "\(y)")"
-                    guard let c = projection.unproject(x: x, y: y) else {
-                        return .failure(CSVPositionProblem(reason: "\(shown) cannot be carried from \(name) to WGS 84"))
-                    }
-                    if let area, !area.contains(c) {
-                        return .failure(CSVPositionProblem(reason: "\(shown) is outside the area of use of \(name) (\(area.description)); are the columns swapped, or is it another CRS?"))
-                    }
-                    return .success(c)
-                }
+                let grid = try CSVGrid(crs)
+                crsName = grid.name
+                reader.transform = grid.transform
             }
             try input.forEachChunk(progress: progress) { try reader.read($0) { try emit(.tree($0)) } }
             try reader.finish { try emit(.tree($0)) }
@@ -265,5 +254,33 @@ final class ImportPipeline: @unchecked Sendable {
         cancelled = true
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+/// A CSV's positions in a CRS other than WGS 84: the function `CSVTreeReader.transform` takes,
+/// carrying (x, y) to WGS 84 through PROJ and refusing a position outside the CRS's area of use.
+/// For one thread (the one reading the file).
+public struct CSVGrid {
+    /// `EPSG:27700`, as messages name the CRS.
+    public let name: String
+    public let transform: (Double, Double) -> Result<Coordinate, CSVPositionProblem>
+
+    /// Fails with `WorkflowError.gis` when PROJ does not know `crs`.
+    public init(_ crs: String) throws {
+        let projection: Projection
+        do { projection = try Projection(crs) } catch { throw WorkflowError.gis(error) }
+        let name = projection.target.code ?? projection.target.name
+        let area = projection.target.areaOfUse
+        self.name = name
+        transform = { x, y in
+            let shown = "\(TextCodec.decimal(x) ?? "\(x)"), \(TextCodec.decimal(y) ?? "\(y)")"
+            guard let c = projection.unproject(x: x, y: y) else {
+                return .failure(CSVPositionProblem(reason: "\(shown) cannot be carried from \(name) to WGS 84"))
+            }
+            if let area, !area.contains(c) {
+                return .failure(CSVPositionProblem(reason: "\(shown) is outside the area of use of \(name) (\(area.description)); are the columns swapped, or is it another CRS?"))
+            }
+            return .success(c)
+        }
     }
 }

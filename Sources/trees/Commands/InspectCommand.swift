@@ -16,6 +16,8 @@ struct InspectCommand: AsyncParsableCommand {
     var file: String
     @Option(help: ArgumentHelp("gpx, json, csv, nmea or gpkg (default: from the content and the name).", valueName: "format"))
     var format: FileFormat?
+    @Option(help: ArgumentHelp("CSV: the coordinate reference system of easting and northing columns, EPSG:CODE.", valueName: "crs"))
+    var crs: String?
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func run() async throws {
@@ -23,6 +25,10 @@ struct InspectCommand: AsyncParsableCommand {
         let fmt = try format ?? input.detectedFormat()
         if fmt == .gpkg { return try inspectGeoPackage(input) }
         var inspector = Inspector(format: fmt)
+        if let crs {
+            guard fmt == .csv else { throw WorkflowError.optionNotForFormat(option: "--crs", format: fmt.rawValue.uppercased(), applies: "CSV") }
+            inspector.csvTransform = try CSVGrid(crs).transform
+        }
         let report: InspectionReport
         do {
             try input.forEachChunk { try inspector.feed($0) }
