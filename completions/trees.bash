@@ -609,13 +609,16 @@ _trees_inspect() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--format)
+    non_repeating_options=(--format --crs)
     __trees_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--format')
         __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'
+        return
+        ;;
+    '--crs')
         return
         ;;
     esac

@@ -59,7 +59,7 @@ function __trees_parse_tokens -S
         case 'export'
             __trees_parse_subcommand 0 'db=' 'format=' 'collection=' 'photos' 'out=' 'for=' 'unknown-accuracy=' 'crs=' 'version' 'h/help'
         case 'inspect'
-            __trees_parse_subcommand 1 'format=' 'json' 'version' 'h/help'
+            __trees_parse_subcommand 1 'format=' 'crs=' 'json' 'version' 'h/help'
         case 'photo'
             __trees_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -282,6 +282,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees inspect" format' -l 'format' -d 'gpx, json, csv, nmea or gpkg (default: from the content and the name).' -rfka 'gpx json csv nmea gpkg'
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees inspect" crs' -l 'crs' -d 'CSV: the coordinate reference system of easting and northing columns, EPSG:CODE.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees inspect" json' -l 'json' -d 'Print the summary as JSON.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees inspect" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees inspect" h help' -s 'h' -l 'help' -d 'Show help information.'
