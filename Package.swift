@@ -28,15 +28,19 @@ let package = Package(
         .target(name: "TreesStore", dependencies: ["TreesKit", .product(name: "GRDB", package: "GRDB.swift")]),
         // C system library: gpsd's client library.
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        // C system library: PROJ, for coordinate reference systems.
+        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+        // I/O: GeoPackage files (SQLite) and coordinate reference systems (PROJ).
+        .target(name: "GIS", dependencies: ["TreesKit", "Interchange", "CPROJ", .product(name: "GRDB", package: "GRDB.swift")]),
         // I/O: location services (gpsd, NMEA replay, serial device, stdin).
         .target(name: "Location", dependencies: ["TreesKit", "NMEA", "CGPS"]),
         // I/O: what a user does (import, export, capture, replay), each returning a typed report;
         // no argument parsing and no terminal.
-        .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location"]),
+        .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "GIS"]),
         .executableTarget(
             name: "trees",
             dependencies: [
-                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "TreesWorkflows",
+                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "TreesWorkflows", "GIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -51,6 +55,7 @@ let package = Package(
         .testTarget(name: "InterchangeTests", dependencies: ["Interchange", "TreesKit", "TreesTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit", "TreesTestSupport"]),
         .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit", "TreesTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "GISTests", dependencies: ["GIS", "TreesKit", "TreesTestSupport"]),
         .testTarget(name: "TreesWorkflowsTests", dependencies: ["TreesWorkflows", "TreesStore", "Interchange", "TreesKit", "TreesTestSupport"]),
         // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.
         .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees", "TreesTestSupport"]),

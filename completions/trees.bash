@@ -529,7 +529,7 @@ _trees_import() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--db --format --collection --on-conflict --species-from --include)
+    non_repeating_options=(--db --format --collection --on-conflict --species-from --include --layer --map --crs --columns)
     __trees_offer_flags_options 1
 
     # Offer option value completions
@@ -538,7 +538,7 @@ _trees_import() {
         return
         ;;
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'
         return
         ;;
     '--collection')
@@ -555,6 +555,18 @@ _trees_import() {
     '--include')
         return
         ;;
+    '--layer')
+        return
+        ;;
+    '--map')
+        return
+        ;;
+    '--crs')
+        return
+        ;;
+    '--columns')
+        return
+        ;;
     esac
 }
 
@@ -562,7 +574,7 @@ _trees_export() {
     repeating_flags=()
     non_repeating_flags=(--photos --version -h --help)
     repeating_options=()
-    non_repeating_options=(--db --format --collection --out --for --unknown-accuracy)
+    non_repeating_options=(--db --format --collection --out --for --unknown-accuracy --crs)
     __trees_offer_flags_options 0
 
     # Offer option value completions
@@ -571,7 +583,7 @@ _trees_export() {
         return
         ;;
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''geojson'$'\n''kml'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''geojson'$'\n''kml'$'\n''gpkg'
         return
         ;;
     '--collection')
@@ -587,6 +599,9 @@ _trees_export() {
     '--unknown-accuracy')
         return
         ;;
+    '--crs')
+        return
+        ;;
     esac
 }
 
@@ -594,13 +609,16 @@ _trees_inspect() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--format)
+    non_repeating_options=(--format --crs)
     __trees_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'
+        return
+        ;;
+    '--crs')
         return
         ;;
     esac

@@ -3,7 +3,7 @@ import TreesKit
 
 /// The file formats `trees` reads.
 public enum FileFormat: String, Sendable, CaseIterable, Codable {
-    case gpx, json, csv, nmea
+    case gpx, json, csv, nmea, gpkg
 
     /// Tells the format from the first bytes of a file, falling back to its name's extension.
     ///
@@ -16,6 +16,8 @@ public enum FileFormat: String, Sendable, CaseIterable, Codable {
             return .gpx
         }
         let ext = fileName.map { URL(fileURLWithPath: $0).pathExtension.lowercased() } ?? ""
+        // An SQLite database: a GeoPackage, whatever its name.
+        if bytes.starts(with: Array("SQLite format 3".utf8) + [0]) { return .gpkg }
         let first = bytes.first { !ByteParsing.isSpace($0) }
         switch first {
         case UInt8(ascii: "<"):
@@ -33,6 +35,7 @@ public enum FileFormat: String, Sendable, CaseIterable, Codable {
         case "json", "geojson": return .json
         case "csv", "tsv": return .csv
         case "nmea", "log", "txt": return .nmea
+        case "gpkg": return .gpkg
         default: break
         }
         if let newline = bytes.firstIndex(of: 0x0A) ?? (bytes.isEmpty ? nil : bytes.count),
@@ -49,6 +52,7 @@ public enum FileFormat: String, Sendable, CaseIterable, Codable {
         case "json": .json
         case "csv": .csv
         case "nmea", "log": .nmea
+        case "gpkg": .gpkg
         default: nil
         }
     }
@@ -110,6 +114,12 @@ public struct Inspector {
         self.report = InspectionReport(format: format)
     }
 
+    /// A CSV's positions in another CRS: see `CSVTreeReader.transform`.
+    public var csvTransform: ((_ x: Double, _ y: Double) -> Result<Coordinate, CSVPositionProblem>)? {
+        get { csv.transform }
+        set { csv.transform = newValue }
+    }
+
     public mutating func feed(_ chunk: some Collection<UInt8>) throws {
         var r = report
         defer { report = r }
@@ -118,8 +128,12 @@ public struct Inspector {
         case .json: try json.read(chunk) { e in Self.handle(e, &r) }
         case .csv: try csv.read(chunk) { t in r.trees += 1; r.include(t.coordinate, time: t.createdAt) }
         case .nmea: nmea.feed(chunk)
+        case .gpkg: throw Self.database
         }
     }
+
+    /// A GeoPackage is a database, read through its file (GIS's `GeoPackageReader`), not as bytes.
+    private static let database = InterchangeError.unknownFormat("a GeoPackage is a database file: it is read from a file, not as a stream")
 
     private static func note(_ e: GPXEvent, _ report: inout InspectionReport) {
         if case .diagnostic(let d) = e, report.diagnostics.count < 20 { report.diagnostics.append(d) }
@@ -153,6 +167,7 @@ public struct Inspector {
             let s = nmea.finish()
             r.nmea = s.summary
             r.bounds = s.bounds
+        case .gpkg: throw Self.database
         }
         return r
     }

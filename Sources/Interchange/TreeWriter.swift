@@ -3,10 +3,13 @@ import TreesKit
 
 /// The export formats.
 public enum ExportFormat: String, Sendable, CaseIterable {
-    case gpx, json, csv, geojson, kml
+    case gpx, json, csv, geojson, kml, gpkg
 
     /// The file name extension.
     public var fileExtension: String { rawValue }
+
+    /// False for GeoPackage, a database file built in place rather than a stream of bytes.
+    public var isStream: Bool { self != .gpkg }
 }
 
 /// What every export needs besides the trees themselves.
@@ -59,7 +62,16 @@ public func makeTreeWriter(_ format: ExportFormat, context: ExportContext, sink:
     case .csv: CSVWriter(context: context, sink: sink)
     case .geojson: GeoJSONWriter(context: context, sink: sink)
     case .kml: KMLWriter(context: context, sink: sink)
+    case .gpkg: UnstreamableWriter()
     }
+}
+
+/// What `makeTreeWriter` gives for a format that is no stream (GeoPackage, which the GIS module
+/// writes as a file): it refuses to start.
+struct UnstreamableWriter: TreeWriter {
+    func begin() throws { throw InterchangeError.unknownFormat("a GeoPackage is a database file: it can only be written to a file") }
+    func write(_ tree: Tree, photos: [ExportPhoto]) throws {}
+    func finish() throws {}
 }
 
 /// Writes `trees` to a string in `format` (for tests and small documents).

@@ -1,3 +1,4 @@
+import GIS
 import Interchange
 import TreesStore
 
@@ -48,6 +49,12 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     case possibleDuplicate(CaptureSaver.Duplicate)
     /// The store refused or failed; `nothingStored` when a whole import was rolled back for it.
     case store(StoreError, nothingStored: Bool)
+    /// A format that is a file, not a stream, asked for on standard output (`what`: "a GeoPackage").
+    case notAStream(format: String, reading: Bool = false)
+    /// An option given for a format it does not apply to (`--crs` with a GPX file).
+    case optionNotForFormat(option: String, format: String, applies: String)
+    /// A GeoPackage or a coordinate reference system could not be used.
+    case gis(GISError)
 
     public var kind: Kind {
         switch self {
@@ -61,6 +68,13 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         case .possibleDuplicate: .refused
         case .photo: .photo
         case .store: .store
+        case .notAStream, .optionNotForFormat: .usage
+        case .gis(let e):
+            switch e {
+            case .unknownCRS: .usage
+            case .cannotTransform, .notAGeoPackage, .noPointLayer, .badRow, .badLayer: .data
+            case .sqlite: .io
+            }
         }
     }
 
@@ -83,6 +97,11 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
                 + examples.joined(separator: ", ") + (count > examples.count ? ", …" : "")
         case .possibleDuplicate(let d): d.message
         case .store(let e, let nothingStored): nothingStored ? "\(e.description); nothing was imported" : e.description
+        case .notAStream(let format, let reading):
+            reading ? "\(format) is a database file and cannot be read from standard input; name the file"
+                : "\(format) is a database file and cannot be written to standard output; give --out a file or a folder"
+        case .gis(let e): e.description
+        case .optionNotForFormat(let option, let format, let applies): "\(option) does not apply to \(format) files, only to \(applies)"
         }
     }
 }

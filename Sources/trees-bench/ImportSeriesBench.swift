@@ -83,7 +83,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
 
 /// A GPX 1.1 file of `count` surveyed trees: `name` (the species), `desc`, `ele` and `time`, no
 /// extensions, in survey order (times increasing, positions along rows of an orchard block).
-private func writeSurveyGPX(count: Int, path: String) throws {
+func writeSurveyGPX(count: Int, path: String) throws {
     guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
         throw BenchError("cannot create \(path)")
     }

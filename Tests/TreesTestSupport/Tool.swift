@@ -15,7 +15,14 @@ package struct Tool: Sendable {
     /// The slow tier the tool's tests belong to, if any.
     package var tier: Tag? = nil
 
-    package var isInstalled: Bool { paths.contains { FileManager.default.isExecutableFile(atPath: $0) } }
+    /// A script run by an interpreter (`python3 PATH`): it need only be readable, not executable.
+    package var isScript = false
+
+    package var isInstalled: Bool { paths.contains(where: isPresent) }
+
+    private func isPresent(_ path: String) -> Bool {
+        isScript ? FileManager.default.isReadableFile(atPath: path) : FileManager.default.isExecutableFile(atPath: path)
+    }
 
     /// True when the test should run: the tool is here, or this is CI; and its tier is not skipped.
     package var shouldRun: Bool {
@@ -32,7 +39,7 @@ package struct Tool: Sendable {
 
     /// The tool's path; a recorded failure naming the Debian package when it is missing.
     package func require() throws -> String {
-        guard let path = paths.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let path = paths.first(where: isPresent) else {
             throw Missing(description: "\(name) is not installed; scripts/setup-debian installs it (Debian package \(package))")
         }
         return path
@@ -47,6 +54,12 @@ package struct Tool: Sendable {
     package static let xmllint = Tool(name: "xmllint", paths: ["/usr/bin/xmllint"], package: "libxml2-utils")
     package static let gpsbabel = Tool(name: "gpsbabel", paths: ["/usr/bin/gpsbabel"], package: "gpsbabel")
     package static let ogr2ogr = Tool(name: "ogr2ogr", paths: ["/usr/bin/ogr2ogr"], package: "gdal-bin")
+    package static let ogrinfo = Tool(name: "ogrinfo", paths: ["/usr/bin/ogrinfo"], package: "gdal-bin")
+    package static let cs2cs = Tool(name: "cs2cs", paths: ["/usr/bin/cs2cs"], package: "proj-bin")
+    /// GDAL's GeoPackage validator (a Python script, run with python3).
+    package static let validateGPKG = Tool(name: "validate_gpkg.py",
+                                           paths: ["/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py"],
+                                           package: "python3-gdal", isScript: true)
     package static let mandoc = Tool(name: "mandoc", paths: ["/usr/bin/mandoc"], package: "mandoc")
     package static let sqlite3 = Tool(name: "sqlite3", paths: ["/usr/bin/sqlite3"], package: "sqlite3")
     package static let setpriv = Tool(name: "setpriv", paths: ["/usr/bin/setpriv"], package: "util-linux")

@@ -4,8 +4,12 @@ import TreesKit
 /// Reads RFC 4180 CSV as a stream of records, fed in chunks of any size.
 ///
 /// Quoted fields may hold commas, doubled quotes and line breaks; records end with CRLF or LF.
-/// Each record comes with the line it starts on.
+/// Each record comes with the line it starts on. The separator is `,`, `;` or a tab, whichever
+/// the first line holds most of outside quotes (a comma when it holds none).
 struct CSVRecordReader {
+    /// The separator, known once the first line has been seen.
+    private(set) var separator: UInt8 = UInt8(ascii: ",")
+
     /// Longest record accepted, in bytes (1 MiB): far beyond any tree's row, and short enough that a
     /// file with one endless line (or an unterminated quote) is refused without reading it all into
     /// memory.
@@ -23,21 +27,25 @@ struct CSVRecordReader {
     private var bomChecked = false
     private var head: [UInt8] = []
 
-    mutating func feed(_ chunk: some Collection<UInt8>, _ onRecord: ([String], Int) throws -> Void) throws {
+    mutating func feed(_ chunk: some Collection<UInt8>, _ onRecord: ([String], Int, UInt8) throws -> Void) throws {
         if !bomChecked {
             head.append(contentsOf: chunk)
-            guard head.count >= 3 else { return }
+            // The first line decides the separator: wait for its end (or its first 64 KiB), so
+            // that however the bytes arrive the same bytes decide.
+            guard chunk.contains(0x0A) || chunk.contains(0x0D) || head.count >= Self.separatorScan else { return }
+            let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            guard let found = Self.separator(ofFirstLine: head[start...], complete: false) else { return }
             bomChecked = true
             let h = head
             head = []
-            let start = h.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            separator = found
             try consume(h[start...], onRecord)
             return
         }
         try consume(chunk, onRecord)
     }
 
-    private mutating func consume(_ chunk: some Collection<UInt8>, _ onRecord: ([String], Int) throws -> Void) throws {
+    private mutating func consume(_ chunk: some Collection<UInt8>, _ onRecord: ([String], Int, UInt8) throws -> Void) throws {
         for b in chunk {
             recordBytes += 1
             if recordBytes > Self.maximumRecordBytes {
@@ -70,14 +78,14 @@ struct CSVRecordReader {
                 continue
             }
             switch b {
-            case UInt8(ascii: ","):
+            case separator:
                 endField()
             case 0x0A, 0x0D:
                 endField()
                 let r = record
                 record.removeAll(keepingCapacity: true)
                 fieldStarted = false
-                if !(r.count == 1 && r[0].isEmpty) { try onRecord(r, recordLine) }
+                if !(r.count == 1 && r[0].isEmpty) { try onRecord(r, recordLine, separator) }
                 line += 1
                 recordLine = line
                 recordBytes = 0
@@ -104,11 +112,36 @@ struct CSVRecordReader {
         fieldStarted = false
     }
 
-    mutating func finish(_ onRecord: ([String], Int) throws -> Void) throws {
+    /// How much of the first line decides the separator, in bytes.
+    static let separatorScan = 1 << 16
+
+    /// `,`, `;` or tab: the one the first line (up to its end outside quotes, or its first 64 KiB)
+    /// holds most of outside quotes; ties go to the tab, then `;`. Nil when `bytes` end before the
+    /// line does and more may come (`complete` false).
+    static func separator(ofFirstLine bytes: some Collection<UInt8>, complete: Bool) -> UInt8? {
+        var counts: [UInt8: Int] = [UInt8(ascii: ","): 0, UInt8(ascii: ";"): 0, 0x09: 0]
+        var quoted = false
+        var ended = false
+        var seen = 0
+        for b in bytes {
+            if seen == separatorScan || (b == 0x0A || b == 0x0D) && !quoted { ended = true; break }
+            seen += 1
+            if b == UInt8(ascii: "\"") { quoted.toggle(); continue }
+            if !quoted, counts[b] != nil { counts[b, default: 0] += 1 }
+        }
+        guard ended || complete else { return nil }
+        let tabs = counts[0x09] ?? 0, semicolons = counts[UInt8(ascii: ";")] ?? 0, commas = counts[UInt8(ascii: ",")] ?? 0
+        if tabs > 0 && tabs >= semicolons && tabs >= commas { return 0x09 }
+        if semicolons > 0 && semicolons >= commas { return UInt8(ascii: ";") }
+        return UInt8(ascii: ",")
+    }
+
+    mutating func finish(_ onRecord: ([String], Int, UInt8) throws -> Void) throws {
         if !bomChecked {
             bomChecked = true
             let h = head
             head = []
+            separator = Self.separator(ofFirstLine: h.starts(with: [0xEF, 0xBB, 0xBF]) ? h[3...] : h[...], complete: true) ?? UInt8(ascii: ",")
             try consume(h.starts(with: [0xEF, 0xBB, 0xBF]) ? h[3...] : h[...], onRecord)
         }
         if inQuotes { throw InterchangeError.invalidCSV(line: recordLine, reason: "unterminated quoted field") }
@@ -116,20 +149,34 @@ struct CSVRecordReader {
             endField()
             let r = record
             record.removeAll()
-            if !(r.count == 1 && r[0].isEmpty) { try onRecord(r, recordLine) }
+            if !(r.count == 1 && r[0].isEmpty) { try onRecord(r, recordLine, separator) }
         }
     }
 }
 
 /// Reads trees from CSV with a header row: our columns (`CSVColumns`), the iOS Tree Tracker's
-/// (named as its JSON keys), and common aliases (`lat`, `lon`, `lng`, `name`, `ele`, `time` …).
-/// Header names are matched without regard to case, spaces, `_` and `-`.
+/// (named as its JSON keys), and common aliases (`lat`, `lon`, `lng`, `name`, `ele`, `time` …),
+/// and a surveyor's (`easting`/`E`, `northing`/`N`, `point id`, `spp`, `cultivar`, `comment`).
+/// Header names are matched without regard to case, spaces, `_` and `-`; `columnOverrides`
+/// names the column of a field outright. Separators `,`, `;` and tab are told from the header
+/// line; with `;` or tab, numbers may have a decimal comma.
 ///
-/// `latitude` and `longitude` columns are required. A bad number, date or UUID is an error naming
+/// `latitude` and `longitude` columns are required, or with `transform` (a CRS other than WGS 84)
+/// `easting` and `northing` (or `x` and `y`), which it carries to WGS 84. A bad number, date or UUID is an error naming
 /// the line and column. A cell neutralised against formulas on export (`'=…`) is read back without
 /// its leading `'`.
 public struct CSVTreeReader {
+    /// Carries a position the file gives (x: easting or longitude, y: northing or latitude, in the
+    /// file's CRS) to WGS 84, or says why it cannot; nil when the file is in WGS 84.
+    public var transform: ((_ x: Double, _ y: Double) -> Result<Coordinate, CSVPositionProblem>)?
+    /// The column each field is read from, by field name (`species`, `x`, `easting`, `lat`…),
+    /// overriding the names matched by default.
+    public var columnOverrides: [String: String] = [:]
+    /// What the reader found in the file: separator, decimal commas, position columns.
+    public private(set) var detection = CSVDetection()
     private var records = CSVRecordReader()
+    /// The separator the header line uses.
+    private var separator = UInt8(ascii: ",")
     private var columns: [Field?] = []
     private var headerRead = false
     private var header: [String] = []
@@ -138,6 +185,10 @@ public struct CSVTreeReader {
         case id, latitude, longitude, horizontalAccuracy, accuracySource, altitude, ellipsoidHeight, species, variety
         case rootstock, notes, collection, collectionId, createdAt, updatedAt, fixTime, fixMode, satellites, hdop
         case averagedEpochs, locationSource, photoCount
+        /// A surveyor's grid position, in the CRS `transform` knows.
+        case easting, northing
+        /// A surveyor's point number: kept in the notes.
+        case pointID
         /// The iOS Tree Tracker app's `accuracy_meters`: the phone's figure, converted to the 95% radius.
         case phoneAccuracy
     }
@@ -153,6 +204,9 @@ public struct CSVTreeReader {
             "timestamp": .createdAt, "updated": .updatedAt, "sat": .satellites, "sats": .satellites,
             "collectionname": .collection, "collectionid": .collectionId, "photos": .photoCount,
             "accuracymeters": .phoneAccuracy,
+            "e": .easting, "east": .easting, "n": .northing, "north": .northing,
+            "point": .pointID, "pt": .pointID, "ptid": .pointID, "pointno": .pointID, "pointnumber": .pointID,
+            "spp": .species, "cultivar": .variety, "cv": .variety, "comments": .notes, "remarks": .notes,
         ]
         for (k, v) in extra { a[k] = v }
         return a
@@ -168,14 +222,14 @@ public struct CSVTreeReader {
         var reader = records
         records = CSVRecordReader()
         defer { records = reader }
-        try reader.feed(chunk) { r, l in try self.record(r, line: l, onTree) }
+        try reader.feed(chunk) { r, l, sep in try self.record(r, line: l, separator: sep, onTree) }
     }
 
     public mutating func finish(_ onTree: (ImportedTree) throws -> Void) throws {
         var reader = records
         records = CSVRecordReader()
         defer { records = reader }
-        try reader.finish { r, l in try self.record(r, line: l, onTree) }
+        try reader.finish { r, l, sep in try self.record(r, line: l, separator: sep, onTree) }
         if !headerRead { throw InterchangeError.invalidCSV(line: 1, reason: "empty file; expected a header row") }
     }
 
@@ -185,20 +239,23 @@ public struct CSVTreeReader {
         try r.finish(onTree)
     }
 
-    private mutating func record(_ cells: [String], line: Int, _ onTree: (ImportedTree) throws -> Void) throws {
+    private mutating func record(_ cells: [String], line: Int, separator: UInt8, _ onTree: (ImportedTree) throws -> Void) throws {
         if !headerRead {
-            headerRead = true
-            header = cells
-            var seen = Set<Field>()
-            columns = cells.map { name in
-                guard let f = Self.aliases[Self.normalise(name.trimmingCharacters(in: .whitespaces))], !seen.contains(f) else { return nil }
-                seen.insert(f)
-                return f
-            }
-            for required in [Field.latitude, .longitude] where !seen.contains(required) {
-                throw InterchangeError.invalidCSV(line: line, reason: "missing required column \"\(required.rawValue)\" (or an alias such as \(required == .latitude ? "lat" : "lon"))")
-            }
+            self.separator = separator
+            try readHeader(cells, line: line)
             return
+        }
+        if cells.count < header.count {
+            // A row split by another separator than the header's (a file pasted together from two exports).
+            let own = Character(Unicode.Scalar(separator))
+            for other in [",", ";", "\t"] where Character(other) != own {
+                let joined = cells.joined(separator: String(own))
+                if joined.filter({ $0 == Character(other) }).count + 1 >= header.count {
+                    throw InterchangeError.invalidCSV(
+                        line: line,
+                        reason: "this line is separated by \(CSVDetection.name(of: other)) but the header by \(CSVDetection.name(of: String(own))) (mixed separators)")
+                }
+            }
         }
         var values: [Field: (String, Int)] = [:]
         for (i, cell) in cells.enumerated() where i < columns.count {
@@ -214,8 +271,13 @@ public struct CSVTreeReader {
             let col = (values[f]?.1 ?? 0) + 1
             return .invalidCSV(line: line, reason: "column \(col) (\(header[col - 1])): \"\(value.prefix(40))\" is not \(what)")
         }
+        let decimalCommas = separator != UInt8(ascii: ",")
         func number(_ f: Field) throws -> Double? {
-            guard let s = text(f) else { return nil }
+            guard var s = text(f) else { return nil }
+            if decimalCommas, s.contains(","), !s.contains(".") {
+                s = s.replacingOccurrences(of: ",", with: ".")
+                detection.decimalComma = true
+            }
             guard let v = ByteParsing.double(Array(s.utf8)[...]) else { throw problem(f, "a number") }
             return v
         }
@@ -236,16 +298,29 @@ public struct CSVTreeReader {
             guard let v = ByteParsing.uuid(s) else { throw problem(f, "a UUID") }
             return v
         }
-        guard let lat = try number(.latitude) else {
-            throw InterchangeError.invalidCSV(line: line, reason: "no latitude")
+        let coordinate: Coordinate
+        if let transform {
+            let grid = columns.contains(.easting)
+            let (xf, yf) = grid ? (Field.easting, Field.northing) : (Field.longitude, Field.latitude)
+            guard let x = try number(xf) else { throw InterchangeError.invalidCSV(line: line, reason: "no \(grid ? "easting" : "x")") }
+            guard let y = try number(yf) else { throw InterchangeError.invalidCSV(line: line, reason: "no \(grid ? "northing" : "y")") }
+            switch transform(x, y) {
+            case .success(let c): coordinate = c
+            case .failure(let p): throw InterchangeError.invalidCSV(line: line, reason: p.reason)
+            }
+        } else {
+            guard let lat = try number(.latitude) else {
+                throw InterchangeError.invalidCSV(line: line, reason: "no latitude")
+            }
+            guard let lon = try number(.longitude) else {
+                throw InterchangeError.invalidCSV(line: line, reason: "no longitude")
+            }
+            if let p = CoordinateCheck.latitudeProblem(lat) ?? CoordinateCheck.longitudeProblem(lon) {
+                throw InterchangeError.invalidCSV(line: line, reason: p)
+            }
+            coordinate = Coordinate(latitude: lat, longitude: lon)
         }
-        guard let lon = try number(.longitude) else {
-            throw InterchangeError.invalidCSV(line: line, reason: "no longitude")
-        }
-        if let p = CoordinateCheck.latitudeProblem(lat) ?? CoordinateCheck.longitudeProblem(lon) {
-            throw InterchangeError.invalidCSV(line: line, reason: p)
-        }
-        var t = ImportedTree(id: nil, coordinate: Coordinate(latitude: lat, longitude: lon), species: text(.species) ?? "", line: line)
+        var t = ImportedTree(id: nil, coordinate: coordinate, species: text(.species) ?? "", line: line)
         // An id that is not a UUID (the Tree Tracker app's older files, a spreadsheet's row number)
         // is replaced by a new one, as the app does; the import says so.
         if let s = text(.id) {
@@ -265,6 +340,7 @@ public struct CSVTreeReader {
         t.variety = text(.variety)
         t.rootstock = text(.rootstock)
         t.notes = text(.notes)
+        if let point = text(.pointID) { t.notes = t.notes.map { "\($0) (point \(point))" } ?? "point \(point)" }
         t.collectionName = text(.collection)
         t.collectionID = try uuid(.collectionId)
         t.createdAt = try date(.createdAt)
@@ -282,10 +358,80 @@ public struct CSVTreeReader {
         try onTree(t)
     }
 
+    /// Matches the header's names to fields: `columnOverrides` first, then the names and aliases.
+    private mutating func readHeader(_ cells: [String], line: Int) throws {
+        headerRead = true
+        header = cells
+        columns = Array(repeating: nil, count: cells.count)
+        var seen = Set<Field>()
+        for (key, name) in columnOverrides.sorted(by: { $0.key < $1.key }) {
+            guard let f = Self.aliases[Self.normalise(key)] else {
+                throw InterchangeError.invalidCSV(line: line, reason: "--columns \(key)=\(name): \(key) is not a field")
+            }
+            let field = transform != nil && f == .longitude && Self.normalise(key) == "x" ? Field.easting
+                : transform != nil && f == .latitude && Self.normalise(key) == "y" ? Field.northing : f
+            guard let i = cells.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == name })
+                ?? cells.firstIndex(where: { Self.normalise($0) == Self.normalise(name) }) else {
+                throw InterchangeError.invalidCSV(line: line, reason: "--columns \(key)=\(name): no column \(name) (columns: \(cells.joined(separator: ", ")))")
+            }
+            columns[i] = field
+            seen.insert(field)
+        }
+        for (i, name) in cells.enumerated() where columns[i] == nil {
+            guard let f = Self.aliases[Self.normalise(name.trimmingCharacters(in: .whitespaces))], !seen.contains(f) else { continue }
+            seen.insert(f)
+            columns[i] = f
+        }
+        func column(_ f: Field) -> String { columns.firstIndex(of: f).map { cells[$0] } ?? "" }
+        detection.separator = CSVDetection.name(of: String(Character(Unicode.Scalar(separator))))
+        if transform != nil {
+            if seen.contains(.easting) && seen.contains(.northing) {
+                detection.position = "easting from \(column(.easting)), northing from \(column(.northing))"
+                return
+            }
+            guard seen.contains(.latitude) && seen.contains(.longitude) else {
+                throw InterchangeError.invalidCSV(line: line, reason: "no position columns: expected easting and northing (or E and N, x and y), or latitude and longitude; name them with --columns easting=…,northing=…")
+            }
+            detection.position = "x from \(column(.longitude)), y from \(column(.latitude))"
+            return
+        }
+        if !seen.contains(.latitude) && !seen.contains(.longitude) && seen.contains(.easting) && seen.contains(.northing) {
+            throw InterchangeError.invalidCSV(line: line, reason: "columns \(column(.easting)) and \(column(.northing)) are grid positions: give their coordinate reference system with --crs (EPSG:27700 for the British National Grid)")
+        }
+        for required in [Field.latitude, .longitude] where !seen.contains(required) {
+            throw InterchangeError.invalidCSV(line: line, reason: "missing required column \"\(required.rawValue)\" (or an alias such as \(required == .latitude ? "lat" : "lon"))")
+        }
+        detection.position = "latitude from \(column(.latitude)), longitude from \(column(.longitude))"
+    }
+
     /// Removes the `'` that export puts before a cell a spreadsheet would run as a formula.
     static func unneutralise(_ cell: String) -> String {
         let u = Array(cell.utf8)
         if u.count >= 2, u[0] == UInt8(ascii: "'"), CSVWriter.isFormulaStart(u[1]) { return String(cell.dropFirst()) }
         return cell
+    }
+}
+
+/// Why a position of a CSV row cannot be used (outside its CRS's area of use, say).
+public struct CSVPositionProblem: Error, Sendable, Equatable {
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
+}
+
+/// What a CSV reader found in a file's layout, for the import to say.
+public struct CSVDetection: Sendable, Equatable {
+    /// `','`, `';'` or `tab`.
+    public var separator = "','"
+    public var decimalComma = false
+    /// `easting from East, northing from North`.
+    public var position = ""
+
+    public init() {}
+
+    static func name(of separator: String) -> String { separator == "\t" ? "tab" : "'\(separator)'" }
+
+    /// `separator ';', decimal commas, easting from East, northing from North`.
+    public var description: String {
+        "separator \(separator)" + (decimalComma ? ", decimal commas" : "") + (position.isEmpty ? "" : ", \(position)")
     }
 }

@@ -18,6 +18,10 @@ public enum CSVColumns {
 public struct CSVWriter: TreeWriter {
     private var out: ByteOutput
     private let context: ExportContext
+    /// Positions in another CRS as well, in two columns after `longitude` (`easting`, `northing`
+    /// for a projected CRS; `x`, `y` for a geographic one): their names, and the function giving
+    /// a tree's (x, y), which throws when it cannot; `places` decimals (3 for metres: a millimetre).
+    public var grid: (names: (String, String), places: Int, position: (Coordinate) throws -> (x: Double, y: Double))?
 
     public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
         self.context = context
@@ -25,7 +29,9 @@ public struct CSVWriter: TreeWriter {
     }
 
     public mutating func begin() throws {
-        out.append(CSVColumns.all.joined(separator: ","))
+        var columns = CSVColumns.all
+        if let grid { columns.insert(contentsOf: [grid.names.0, grid.names.1], at: 3) }
+        out.append(columns.joined(separator: ","))
         out.append("\r\n")
     }
 
@@ -61,6 +67,13 @@ public struct CSVWriter: TreeWriter {
         out.appendUUID(tree.id, uppercase: true); out.append(",")
         number(tree.latitude); out.append(",")
         number(tree.longitude); out.append(",")
+        if let grid {
+            let p = try grid.position(tree.coordinate)
+            out.appendEncoded { _ = TextCodec.appendDecimal(p.x, places: grid.places, to: &$0) }
+            out.append(",")
+            out.appendEncoded { _ = TextCodec.appendDecimal(p.y, places: grid.places, to: &$0) }
+            out.append(",")
+        }
         number(tree.horizontalAccuracy); out.append(",")
         text(tree.accuracySource?.rawValue); out.append(",")
         number(tree.altitude); out.append(",")

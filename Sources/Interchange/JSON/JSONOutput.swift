@@ -171,8 +171,8 @@ extension ByteOutput {
 }
 
 /// The text form of fix modes in our files: `none`, `2d`, `3d` (and `unseen` for a receiver not yet heard).
-enum FixModeText {
-    static func text(_ m: FixMode) -> String {
+package enum FixModeText {
+    package static func text(_ m: FixMode) -> String {
         switch m {
         case .notSeen: "unseen"
         case .noFix: "none"
@@ -181,7 +181,7 @@ enum FixModeText {
         }
     }
 
-    static func mode(_ s: String) -> FixMode? {
+    package static func mode(_ s: String) -> FixMode? {
         s.lowercased() == "unseen" ? .notSeen : ImportedTree.fixMode(s)
     }
 }

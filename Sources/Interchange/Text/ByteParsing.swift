@@ -3,7 +3,7 @@ import TreesKit
 
 /// Hand-written parsers for numbers and ISO 8601 times over UTF-8 bytes, and the matching
 /// formatters. They avoid `String` work on the hot paths of the readers and writers.
-enum ByteParsing {
+package enum ByteParsing {
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
 
     /// The bytes without leading and trailing XML whitespace.
@@ -114,7 +114,7 @@ enum ByteParsing {
 
 extension ByteParsing {
     /// A UUID in its 36-character text form (either case), surrounding whitespace ignored.
-    static func uuid(_ raw: ArraySlice<UInt8>) -> UUID? {
+    package static func uuid(_ raw: ArraySlice<UInt8>) -> UUID? {
         trimmed(raw).withUnsafeBufferPointer { UUID(text: $0) }
     }
 

@@ -1,11 +1,12 @@
 import Foundation
+import GIS
 import Interchange
 import TreesKit
 import TreesStore
 
-/// Exporting a store's trees (all, or one collection's) as GPX, collection JSON, CSV, GeoJSON or
-/// KML, streamed tree by tree into an `OutputFile`: a file appears under its name only when
-/// complete.
+/// Exporting a store's trees (all, or one collection's) as GPX, collection JSON, CSV, GeoJSON,
+/// KML or GeoPackage, streamed tree by tree into an `OutputFile`: a file appears under its name
+/// only when complete.
 public struct ExportWorkflow: Sendable {
     public var format: ExportFormat
     /// Only the trees of the collection of this name.
@@ -16,10 +17,13 @@ public struct ExportWorkflow: Sendable {
     public var treeTracker: TreeTrackerFlavour?
     /// The `creator` a GPX file names.
     public var creator: String
+    /// The coordinate reference system of a GeoPackage's layer; nil for WGS 84.
+    public var crs: CRSChoice?
 
     public init(format: ExportFormat, collection: String? = nil, embedPhotos: Bool = false,
-                treeTracker: TreeTrackerFlavour? = nil, creator: String) {
+                treeTracker: TreeTrackerFlavour? = nil, creator: String, crs: CRSChoice? = nil) {
         self.format = format
+        self.crs = crs
         self.collection = collection
         self.embedPhotos = embedPhotos
         self.treeTracker = treeTracker
@@ -36,10 +40,91 @@ public struct ExportWorkflow: Sendable {
     /// file destination then).
     public func run(from store: TreeStore, to destination: OutputDestination, at now: Date) throws -> Report {
         do {
+            if format == .gpkg { return try writeGeoPackage(from: store, to: destination) }
             return try write(from: store, to: destination, at: now)
         } catch let e as StoreError {
             throw WorkflowError.store(e, nothingStored: false)
+        } catch let e as GISError {
+            throw WorkflowError.gis(e)
         }
+    }
+
+    /// A GeoPackage is an SQLite database: built in the output's temporary file, then renamed.
+    /// Photos are copied into a folder beside it (`NAME_photos/`), named by their SHA-256, and
+    /// the layer holds their paths relative to the GeoPackage.
+    private func writeGeoPackage(from store: TreeStore, to destination: OutputDestination) throws -> Report {
+        guard case .file = destination else { throw WorkflowError.notAStream(format: "a GeoPackage") }
+        let output = try OutputFile(destination)
+        guard let build = output.buildPath, let finalPath = output.destinationPath else {
+            output.abandon()
+            throw WorkflowError.cannotCreate(path: destination.displayName, reason: "a GeoPackage must be a regular file")
+        }
+        let file = URL(fileURLWithPath: finalPath)
+        let photoFolderName = file.deletingPathExtension().lastPathComponent + "_photos"
+        let photoFolder = file.deletingLastPathComponent().appendingPathComponent(photoFolderName).path
+        var copied: [String] = []
+        var createdFolder = false
+        var written = 0
+        do {
+            try store.read { r in
+                let (filter, _) = try filter(r)
+                // With --collection, the collections table holds that one collection, as a JSON export does.
+                let collections = try r.collections().map(\.collection).filter { c in
+                    if case .collection(let id) = filter.collection { return c.id == id }
+                    return true
+                }
+                var projection: Projection?
+                if let crs { projection = try Projection(crs.code(centre: try centre(r, filter))) }
+                let writer = try GeoPackageWriter(path: build, name: destination.displayName, projection: projection, collections: collections)
+                writer.reserve(try r.count(filter))
+                let withPhotos = try r.treeIDsWithPhotos()
+                try r.forEachTree(filter) { tree in
+                    var paths: [String] = []
+                    if withPhotos.contains(tree.id) {
+                        for p in try r.photos(of: tree.id) {
+                            let name = "\(p.sha256).\(p.format)"
+                            let target = photoFolder + "/" + name
+                            if !FileManager.default.fileExists(atPath: target) {
+                                if !createdFolder && !FileManager.default.fileExists(atPath: photoFolder) {
+                                    do { try FileManager.default.createDirectory(atPath: photoFolder, withIntermediateDirectories: false) }
+                                    catch { throw WorkflowError.cannotCreate(path: photoFolder, reason: "the photo folder cannot be made") }
+                                    createdFolder = true
+                                }
+                                let source = store.photoLibrary.path(of: p)
+                                guard FileManager.default.fileExists(atPath: source) else {
+                                    throw WorkflowError.photoMissing(path: source, tree: tree.shortID)
+                                }
+                                do { try FileManager.default.copyItem(atPath: source, toPath: target) }
+                                catch { throw WorkflowError.cannotCreate(path: target, reason: "the photo cannot be copied") }
+                                copied.append(target)
+                            }
+                            paths.append(photoFolderName + "/" + name)
+                        }
+                    }
+                    try writer.write(tree, photoPaths: paths)
+                }
+                try writer.finish()
+                written = writer.count
+            }
+            try output.commit()
+        } catch {
+            output.abandon()
+            for path in copied { unlink(path) }
+            if createdFolder { rmdir(photoFolder) }
+            throw error
+        }
+        return Report(destination: destination, trees: written)
+    }
+
+    /// The centre of the trees' extent, for `--crs utm` (another pass over the trees); (0, 0) otherwise.
+    private func centre(_ r: StoreReader, _ filter: TreeFilter) throws -> Coordinate {
+        guard crs == .utmOfCentre else { return Coordinate(latitude: 0, longitude: 0) }
+        var bounds: GeoBounds?
+        try r.forEachTree(filter) { t in
+            if bounds == nil { bounds = GeoBounds(t.coordinate) } else { bounds?.include(t.coordinate) }
+        }
+        guard let b = bounds else { return Coordinate(latitude: 0, longitude: 0) }
+        return Coordinate(latitude: (b.minLatitude + b.maxLatitude) / 2, longitude: (b.minLongitude + b.maxLongitude) / 2)
     }
 
     private func filter(_ r: StoreReader) throws -> (TreeFilter, name: String?) {
@@ -93,6 +178,20 @@ public struct ExportWorkflow: Sendable {
                     do throws(WorkflowError) { try output.write(bytes) } catch { sinkError = error; throw error }
                 }
                 var writer = makeTreeWriter(format, context: context, sink: sink)
+                if format == .csv, let crs {
+                    let projection = try Projection(crs.code(centre: try centre(r, filter)))
+                    let target = projection.target
+                    let name = target.code ?? target.name
+                    var csv = CSVWriter(context: context, sink: sink)
+                    csv.grid = (names: target.isGeographic ? ("x", "y") : ("easting", "northing"), places: target.isGeographic ? 9 : 3,
+                                position: { c in
+                                    guard let p = projection.project(c) else {
+                                        throw GISError.cannotTransform(crs: name, what: "\(c.latitude), \(c.longitude)")
+                                    }
+                                    return p
+                                })
+                    writer = csv
+                }
                 let withPhotos = format == .gpx ? [] : try r.treeIDsWithPhotos()
                 var bounds: GeoBounds?
                 try writer.begin()

@@ -178,6 +178,14 @@ public final class OutputFile {
         throw cannotCreate(path, String(cString: strerror(ELOOP)))
     }
 
+    /// The temporary file itself, for a writer that builds its file in place (a GeoPackage is an
+    /// SQLite database) instead of streaming bytes through `write`; nil for standard output and
+    /// devices. `commit()` makes it durable and renames it as it does any other.
+    public var buildPath: String? { temporaryPath }
+
+    /// The path the file will have once committed (a symbolic link's target); nil for standard output and devices.
+    public var destinationPath: String? { finalPath }
+
     /// True for a file (which can be patched after writing), false for standard output and devices.
     public var isSeekable: Bool { finalPath != nil }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GIS
 import Interchange
 import TreesKit
 
@@ -105,6 +106,8 @@ enum ImportItem: Sendable {
     case collection(ImportedCollection)
     case skipped(line: Int, reason: String)
     case warning(line: Int, reason: String)
+    /// How the file was read (a CSV's separator, decimal commas, position columns, CRS).
+    case detected(String)
 }
 
 /// Reads and parses the input file on its own thread, so parsing and storing overlap.
@@ -114,6 +117,12 @@ final class ImportReadJob: @unchecked Sendable {
     let speciesSource: SpeciesSource
     let parts: Set<ImportWorkflow.GPXPart>
     let progress: @Sendable (Double) -> Void
+    /// GeoPackage: the layer (nil for the first point layer) and the columns that override the default names.
+    var layer: String?
+    var columnMap: [GeoPackageField: String] = [:]
+    /// CSV: the CRS of the positions (nil for WGS 84) and the columns named outright.
+    var crs: String?
+    var columnOverrides: [String: String] = [:]
 
     init(input: InputFile, format: FileFormat, speciesSource: SpeciesSource, parts: Set<ImportWorkflow.GPXPart>,
          progress: @escaping @Sendable (Double) -> Void) {
@@ -168,10 +177,27 @@ final class ImportReadJob: @unchecked Sendable {
             try reader.finish(handle)
         case .csv:
             var reader = CSVTreeReader()
+            reader.columnOverrides = columnOverrides
+            var crsName: String?
+            if let crs {
+                let grid = try CSVGrid(crs)
+                crsName = grid.name
+                reader.transform = grid.transform
+            }
             try input.forEachChunk(progress: progress) { try reader.read($0) { try emit(.tree($0)) } }
             try reader.finish { try emit(.tree($0)) }
+            let d = reader.detection
+            if d.separator != "','" || d.decimalComma || crsName != nil || !columnOverrides.isEmpty {
+                try emit(.detected(d.description + (crsName.map { " in \($0)" } ?? "")))
+            }
         case .nmea:
             break
+        case .gpkg:
+            guard input.path != "-" else { throw WorkflowError.notAStream(format: "a GeoPackage", reading: true) }
+            let reader = try GeoPackageReader(path: input.path, name: input.displayName)
+            try reader.readTrees(layer: layer, mapping: columnMap, progress: progress,
+                                 skipped: { row, reason in try emit(.skipped(line: row, reason: reason)) },
+                                 { try emit(.tree($0)) })
         }
     }
 }
@@ -228,5 +254,33 @@ final class ImportPipeline: @unchecked Sendable {
         cancelled = true
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+/// A CSV's positions in a CRS other than WGS 84: the function `CSVTreeReader.transform` takes,
+/// carrying (x, y) to WGS 84 through PROJ and refusing a position outside the CRS's area of use.
+/// For one thread (the one reading the file).
+public struct CSVGrid {
+    /// `EPSG:27700`, as messages name the CRS.
+    public let name: String
+    public let transform: (Double, Double) -> Result<Coordinate, CSVPositionProblem>
+
+    /// Fails with `WorkflowError.gis` when PROJ does not know `crs`.
+    public init(_ crs: String) throws {
+        let projection: Projection
+        do { projection = try Projection(crs) } catch { throw WorkflowError.gis(error) }
+        let name = projection.target.code ?? projection.target.name
+        let area = projection.target.areaOfUse
+        self.name = name
+        transform = { x, y in
+            let shown = "\(TextCodec.decimal(x) ?? "\(x)"), \(TextCodec.decimal(y) ?? "\(y)")"
+            guard let c = projection.unproject(x: x, y: y) else {
+                return .failure(CSVPositionProblem(reason: "\(shown) cannot be carried from \(name) to WGS 84"))
+            }
+            if let area, !area.contains(c) {
+                return .failure(CSVPositionProblem(reason: "\(shown) is outside the area of use of \(name) (\(area.description)); are the columns swapped, or is it another CRS?"))
+            }
+            return .success(c)
+        }
     }
 }

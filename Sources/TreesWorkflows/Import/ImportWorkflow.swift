@@ -1,4 +1,5 @@
 import Foundation
+import GIS
 import Interchange
 import TreesKit
 import TreesStore
@@ -28,6 +29,14 @@ public struct ImportWorkflow: Sendable {
     /// GPX without trees extensions: the field that holds the species.
     public var speciesSource = SpeciesSource.name
     public var gpxParts: Set<GPXPart> = []
+    /// GeoPackage: the layer to read (nil for the first point layer).
+    public var layer: String?
+    /// GeoPackage: the column each field is read from where the default names do not fit.
+    public var columnMap: [GeoPackageField: String] = [:]
+    /// CSV: the CRS of the positions (`EPSG:27700`); nil for WGS 84 latitude and longitude.
+    public var crs: String?
+    /// CSV: the column each field is read from, by field name, where the default names do not fit.
+    public var columnOverrides: [String: String] = [:]
 
     public init(format: FileFormat? = nil, collection: String? = nil, dryRun: Bool = false, conflict: ConflictPolicy = .skip,
                 speciesSource: SpeciesSource = .name, gpxParts: Set<GPXPart> = []) {
@@ -60,6 +69,8 @@ public struct ImportWorkflow: Sendable {
         /// Values left out or changed (an unreadable time, an id that is not a UUID).
         public var warnings: [Item] = []
         public var collectionsCreated: [String] = []
+        /// How the file was read, when it is worth saying (a CSV's separator, decimal commas, CRS).
+        public var detected: String?
     }
 
     /// Imports `input` into the store `opening` opens (called while the file is already being
@@ -69,9 +80,19 @@ public struct ImportWorkflow: Sendable {
                     progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
         let format = try self.format ?? input.detectedFormat()
         if format == .nmea { throw WorkflowError.positionsNotTrees(file: input.displayName, path: input.path) }
+        if format != .csv, crs != nil || !columnOverrides.isEmpty {
+            throw WorkflowError.optionNotForFormat(option: crs != nil ? "--crs" : "--columns", format: format.rawValue.uppercased(), applies: "CSV")
+        }
+        if format != .gpkg, layer != nil || !columnMap.isEmpty {
+            throw WorkflowError.optionNotForFormat(option: layer != nil ? "--layer" : "--map", format: format.rawValue.uppercased(), applies: "GeoPackage")
+        }
         let pipeline = ImportPipeline()
         let reading = DispatchSemaphore(value: 0)
         let job = ImportReadJob(input: input, format: format, speciesSource: speciesSource, parts: gpxParts, progress: progress)
+        job.layer = layer
+        job.columnMap = columnMap
+        job.crs = crs
+        job.columnOverrides = columnOverrides
         let thread = Thread {
             job.run(into: pipeline)
             reading.signal()
@@ -105,6 +126,7 @@ public struct ImportWorkflow: Sendable {
                             case .collection(let c): try importer.add(c)
                             case .skipped(let line, let reason): importer.report.skipped.append(.init(line: line, reason: reason))
                             case .warning(let line, let reason): importer.report.warnings.append(.init(line: line, reason: reason))
+                            case .detected(let how): importer.report.detected = how
                             }
                         }
                     }
@@ -133,6 +155,7 @@ public struct ImportWorkflow: Sendable {
         switch error {
         case let e as InterchangeError: input.failure(e)
         case let e as ImportRefusal: WorkflowError.malformed(file: input.displayName, line: e.line, reason: e.reason)
+        case let e as GISError: WorkflowError.gis(e)
         case StoreError.photo(let p): WorkflowError.photo(p)
         case let e as StoreError:
             if case .storage = e { WorkflowError.store(e, nothingStored: true) } else { WorkflowError.store(e, nothingStored: false) }

@@ -1,24 +1,38 @@
 import ArgumentParser
 import Foundation
+import GIS
 import Interchange
 import TreesWorkflows
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import trees from GPX, collection JSON or CSV, in one all-or-nothing transaction.",
+        abstract: "Import trees from GPX, collection JSON, CSV or GeoPackage, in one all-or-nothing transaction.",
         discussion: """
             Re-importing a file adds nothing: a tree whose id is already stored is 'already present' \
             (see --on-conflict), and so is a tree without an id at the same position (within 1e-7°) \
             with the same species. A malformed file is refused with FILE:LINE: reason and the store \
             is left unchanged. GPX waypoints become trees; --include adds route and track points.
+
+            A GeoPackage's first point layer (or --layer NAME) becomes trees, its positions carried \
+            from the CRS the file declares to WGS 84 through PROJ. Columns are taken by name \
+            (species or spp or name, variety or cultivar, rootstock, notes or comment or desc, \
+            collection, horizontalAccuracy or accuracy, altitude or ele, createdAt or date, fixTime \
+            or time, and the other columns trees writes); --map species=Spp,notes=Remarks names \
+            others. A row that cannot be read is refused as FILE: layer L, row FID: reason.
+
+            A surveyor's CSV: the separator (',', ';' or tab) is told from the header line, and with \
+            ';' or tab numbers may have a decimal comma; what was detected is said on standard \
+            error. --crs EPSG:27700 reads easting and northing columns (easting, east, E, x; \
+            northing, north, N, y) in that CRS and refuses a row outside the CRS's area of use. \
+            --columns species=Spp,easting=East,… names the column of a field outright.
             """
     )
 
     @OptionGroup var store: StoreOptions
     @Argument(help: ArgumentHelp("The file to import (- for standard input).", valueName: "file"))
     var file: String
-    @Option(help: ArgumentHelp("gpx, json or csv (default: from the content and the name).", valueName: "format"))
+    @Option(help: ArgumentHelp("gpx, json, csv or gpkg (default: from the content and the name).", valueName: "format"))
     var format: FileFormat?
     @Option(help: ArgumentHelp("Put every imported tree in this collection (created when missing).", valueName: "name"))
     var collection: String?
@@ -30,20 +44,75 @@ struct ImportCommand: AsyncParsableCommand {
     var speciesFrom = SpeciesSource.name
     @Option(help: ArgumentHelp("GPX: also import points of routes, tracks or both (routes,tracks).", valueName: "list"))
     var include = GPXParts()
+    @Option(help: ArgumentHelp("GeoPackage: the layer to import (default: the first point layer).", valueName: "name"))
+    var layer: String?
+    @Option(help: ArgumentHelp("GeoPackage: the column of each field, as field=column,… (fields: \(GeoPackageField.allCases.map(\.rawValue).joined(separator: ", "))).", valueName: "list"))
+    var map: ColumnMap?
+    @Option(help: ArgumentHelp("CSV: the coordinate reference system of the positions, EPSG:CODE (default: WGS 84 latitude and longitude).", valueName: "crs"))
+    var crs: String?
+    @Option(help: ArgumentHelp("CSV: the column of each field, as field=column,… (species=Spp,easting=East,northing=North).", valueName: "list"))
+    var columns: CSVColumnOverrides?
     @Flag(help: "Print the summary as JSON.") var json = false
+
+    func validate() throws {
+        if let crs, crs.lowercased() == "utm" {
+            throw ValidationError("--crs utm names no zone when importing; give the zone's code, e.g. EPSG:32630 for UTM zone 30N")
+        }
+        if crs != nil || columns != nil, let format, format != .csv {
+            throw ValidationError("--crs and --columns work with CSV files only")
+        }
+        if layer != nil || map != nil, let format, format != .gpkg {
+            throw ValidationError("--layer and --map work with GeoPackage files only")
+        }
+    }
 
     func run() async throws {
         let input = try InputFile(file)
-        let workflow = ImportWorkflow(format: format, collection: collection, dryRun: dryRun, conflict: onConflict,
+        var workflow = ImportWorkflow(format: format, collection: collection, dryRun: dryRun, conflict: onConflict,
                                       speciesSource: speciesFrom, gpxParts: include.parts)
+        workflow.layer = layer
+        workflow.columnMap = map?.fields ?? [:]
+        workflow.crs = crs
+        workflow.columnOverrides = columns?.fields ?? [:]
         let progress = ProgressLine(name: input.displayName, enabled: isatty(STDERR_FILENO) == 1 && (input.size ?? 0) > 8 << 20)
         defer { progress.clear() }
         let report = try workflow.run(input, opening: { try store.open() }, progress: progress.update)
         progress.clear()
+        if let how = report.detected { StandardError.write("trees: \(input.displayName): read with \(how)\n") }
         if json {
             Output.json(report.json(file: file))
         } else {
             Output.human(report.text)
         }
+    }
+}
+
+/// `--map species=Spp,notes=Remarks`: the GeoPackage column each field is read from.
+struct ColumnMap: ExpressibleByArgument {
+    var fields: [GeoPackageField: String] = [:]
+
+    init?(argument: String) {
+        for pair in argument.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[1].isEmpty,
+                  let field = GeoPackageField.allCases.first(where: { $0.rawValue.lowercased() == parts[0].lowercased() })
+            else { return nil }
+            fields[field] = parts[1]
+        }
+        if fields.isEmpty { return nil }
+    }
+}
+
+/// `--columns species=Spp,easting=East`: the CSV column each field is read from.
+struct CSVColumnOverrides: ExpressibleByArgument {
+    var fields: [String: String] = [:]
+
+    init?(argument: String) {
+        for pair in argument.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+            fields[parts[0]] = parts[1]
+        }
+        if fields.isEmpty { return nil }
     }
 }

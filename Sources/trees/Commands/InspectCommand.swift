@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GIS
 import Interchange
 import TreesKit
 import TreesWorkflows
@@ -7,20 +8,27 @@ import TreesWorkflows
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Summarise a GPX, collection JSON, CSV or NMEA file without importing it.",
-        discussion: "GPX: counts of waypoints, routes, route points, tracks, segments and track points, bounds, time span, creator and extension namespaces."
+        abstract: "Summarise a GPX, collection JSON, CSV, NMEA or GeoPackage file without importing it.",
+        discussion: "GPX: counts of waypoints, routes, route points, tracks, segments and track points, bounds, time span, creator and extension namespaces. GeoPackage: each layer with its geometry type, CRS, row count and extent (in the layer's CRS)."
     )
 
     @Argument(help: ArgumentHelp("The file to inspect (- for standard input).", valueName: "file"))
     var file: String
-    @Option(help: ArgumentHelp("gpx, json, csv or nmea (default: from the content and the name).", valueName: "format"))
+    @Option(help: ArgumentHelp("gpx, json, csv, nmea or gpkg (default: from the content and the name).", valueName: "format"))
     var format: FileFormat?
+    @Option(help: ArgumentHelp("CSV: the coordinate reference system of easting and northing columns, EPSG:CODE.", valueName: "crs"))
+    var crs: String?
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func run() async throws {
         let input = try InputFile(file)
         let fmt = try format ?? input.detectedFormat()
+        if fmt == .gpkg { return try inspectGeoPackage(input) }
         var inspector = Inspector(format: fmt)
+        if let crs {
+            guard fmt == .csv else { throw WorkflowError.optionNotForFormat(option: "--crs", format: fmt.rawValue.uppercased(), applies: "CSV") }
+            inspector.csvTransform = try CSVGrid(crs).transform
+        }
         let report: InspectionReport
         do {
             try input.forEachChunk { try inspector.feed($0) }
@@ -33,6 +41,42 @@ struct InspectCommand: AsyncParsableCommand {
         } else {
             Output.human(Self.text(report, file: file))
         }
+    }
+
+    private func inspectGeoPackage(_ input: InputFile) throws {
+        guard input.path != "-" else { throw WorkflowError.notAStream(format: "a GeoPackage", reading: true) }
+        let layers: [GeoPackageLayer]
+        do {
+            layers = try GeoPackageReader(path: input.path, name: input.displayName).layers()
+        } catch {
+            throw WorkflowError.gis(error)
+        }
+        if json {
+            Output.json(.object([
+                ("file", .string(file)), ("format", .string("gpkg")),
+                ("layers", .array(layers.map { l in
+                    .object([
+                        ("name", .string(l.name)), ("dataType", .string(l.dataType)), ("geometryType", .optional(l.geometryType)),
+                        ("crs", .optional(l.crs)), ("rows", .int(l.rows)),
+                        ("extent", l.extent.map { e in
+                            .object([("minX", .number(e.minX)), ("minY", .number(e.minY)), ("maxX", .number(e.maxX)), ("maxY", .number(e.maxY))])
+                        } ?? .null),
+                    ])
+                })),
+            ]))
+            return
+        }
+        var text = "\(file): GeoPackage, \(layers.count) layer\(layers.count == 1 ? "" : "s")\n"
+        for l in layers {
+            text += "  \(l.name): \(l.geometryType.map { $0.lowercased() } ?? l.dataType), \(l.rows) row\(l.rows == 1 ? "" : "s")"
+            if let crs = l.crs { text += ", \(crs)" }
+            text += "\n"
+            if let e = l.extent {
+                func f(_ v: Double) -> String { String(format: "%.6f", v) }
+                text += "    extent \(f(e.minX)), \(f(e.minY)) … \(f(e.maxX)), \(f(e.maxY))\n"
+            }
+        }
+        Output.human(text)
     }
 
     static func json(_ r: InspectionReport, file: String) -> JSON {

@@ -27,8 +27,10 @@ extension ImportWorkflow.Report {
         if !collectionsCreated.isEmpty {
             out += "  new collection\(collectionsCreated.count == 1 ? "" : "s"): \(collectionsCreated.joined(separator: ", "))\n"
         }
-        for s in skipped { out += "  skipped \(file):\(s.line): \(s.reason)\n" }
-        for w in warnings { out += "  warning \(file):\(w.line): \(w.reason)\n" }
+        // A GeoPackage's rows have ids (fid), not lines.
+        func place(_ line: Int) -> String { format == .gpkg ? "\(file), row \(line)" : "\(file):\(line)" }
+        for s in skipped { out += "  skipped \(place(s.line)): \(s.reason)\n" }
+        for w in warnings { out += "  warning \(place(w.line)): \(w.reason)\n" }
         return out
     }
 }

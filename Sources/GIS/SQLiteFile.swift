@@ -1,0 +1,145 @@
+import Foundation
+import GRDBSQLite
+
+/// One SQLite connection to a GeoPackage, through the C API of the SQLite the store uses, with
+/// statements prepared once and bound per row (a million rows stream through one statement).
+final class SQLiteFile {
+    let handle: OpaquePointer
+    /// The file as errors name it.
+    let name: String
+
+    /// Opens `path`; `create` makes a new database there (an empty file counts as new).
+    init(path: String, name: String, create: Bool) throws(GISError) {
+        var db: OpaquePointer?
+        let flags = create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw .sqlite(file: name, reason: reason)
+        }
+        handle = db
+        self.name = name
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func execute(_ sql: String) throws(GISError) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+            let reason = message.map { String(cString: $0) } ?? lastError
+            sqlite3_free(message)
+            throw .sqlite(file: name, reason: reason)
+        }
+    }
+
+    func prepare(_ sql: String) throws(GISError) -> Statement {
+        var s: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &s, nil) == SQLITE_OK, let s else {
+            throw .sqlite(file: name, reason: lastError)
+        }
+        return Statement(s, file: self)
+    }
+
+    /// A prepared statement: bind, step, read columns, reset.
+    final class Statement {
+        let handle: OpaquePointer
+        private unowned let file: SQLiteFile
+
+        init(_ handle: OpaquePointer, file: SQLiteFile) { self.handle = handle; self.file = file }
+        deinit { sqlite3_finalize(handle) }
+
+        func bind(_ index: Int32, _ text: String?) {
+            guard let text else { sqlite3_bind_null(handle, index); return }
+            var t = text
+            t.withUTF8 { p in
+                _ = p.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), transient) }
+            }
+        }
+
+        /// Binds UTF-8 text from bytes (copied by SQLite at once).
+        func bind(_ index: Int32, utf8 bytes: UnsafePointer<UInt8>, count: Int) {
+            bytes.withMemoryRebound(to: CChar.self, capacity: count) { _ = sqlite3_bind_text(handle, index, $0, Int32(count), transient) }
+        }
+
+        func bind(_ index: Int32, _ value: Double?) {
+            guard let value, value.isFinite else { sqlite3_bind_null(handle, index); return }
+            sqlite3_bind_double(handle, index, value)
+        }
+
+        func bind(_ index: Int32, _ value: Int?) {
+            guard let value else { sqlite3_bind_null(handle, index); return }
+            sqlite3_bind_int64(handle, index, Int64(value))
+        }
+
+        func bind(_ index: Int32, blob: [UInt8]) {
+            blob.withUnsafeBytes { _ = sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+        }
+
+        /// Runs a statement that returns no rows, then resets it for the next.
+        func run() throws(GISError) {
+            let rc = sqlite3_step(handle)
+            sqlite3_reset(handle)
+            guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw .sqlite(file: file.name, reason: file.lastError) }
+        }
+
+        /// Steps to the next row; false at the end.
+        func next() throws(GISError) -> Bool {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: return true
+            case SQLITE_DONE: return false
+            default: throw .sqlite(file: file.name, reason: file.lastError)
+            }
+        }
+
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+        func text(_ column: Int32) -> String? {
+            guard let p = sqlite3_column_text(handle, column) else { return nil }
+            return String(cString: p)
+        }
+
+        func double(_ column: Int32) -> Double? {
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER, SQLITE_FLOAT: sqlite3_column_double(handle, column)
+            case SQLITE_TEXT: text(column).flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            default: nil
+            }
+        }
+
+        func int(_ column: Int32) -> Int64? {
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER: sqlite3_column_int64(handle, column)
+            case SQLITE_FLOAT: Int64(exactly: sqlite3_column_double(handle, column))
+            case SQLITE_TEXT: text(column).flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            default: nil
+            }
+        }
+
+        /// The column's text as bytes, valid until the next step; nil for NULL.
+        func textBytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+            guard let p = sqlite3_column_text(handle, column) else { return nil }
+            return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
+        }
+
+        /// The column's bytes as a blob, valid until the next step.
+        func blob(_ column: Int32) -> UnsafeRawBufferPointer? {
+            guard sqlite3_column_type(handle, column) == SQLITE_BLOB else { return nil }
+            let n = Int(sqlite3_column_bytes(handle, column))
+            guard let p = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+            return UnsafeRawBufferPointer(start: p, count: n)
+        }
+    }
+}
+
+/// SQLite's "copy the bytes now" destructor.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+extension String {
+    /// The name quoted as an SQL identifier.
+    var sqlIdentifier: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    /// The text quoted as an SQL string literal.
+    var sqlLiteral: String { "'" + replacingOccurrences(of: "'", with: "''") + "'" }
+}
