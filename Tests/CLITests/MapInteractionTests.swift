@@ -65,6 +65,23 @@ import TreesTestSupport
 
 /// Headless Chromium with a DevTools connection to its one page, over `--remote-debugging-pipe`
 /// (commands on the browser's descriptor 3, replies on 4, each message ending in a NUL byte).
+/// Lets one headless Chromium run at a time: several starting together beside the rest of the
+/// suite on a busy 2-core machine took longer than any deadline to show their pages.
+actor BrowserGate {
+    static let shared = BrowserGate()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        guard busy else { busy = true; return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
+}
+
 final class Browser {
     let process = Process()
     let profile: URL
@@ -74,9 +91,14 @@ final class Browser {
     /// The page's DevTools session, once attached.
     var session: String?
 
+    /// True while this browser holds `BrowserGate`.
+    private var holdsGate = false
+
     init(url: String, folder: URL) async throws {
         let binary = try Tool.chromium.require()
         profile = folder.appendingPathComponent("chromium-\(UUID().uuidString)")
+        await BrowserGate.shared.enter()
+        holdsGate = true
         let arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                          "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "--window-size=1200,800", url]
         // The shell moves our pipes onto descriptors 3 and 4, where Chromium expects them.
@@ -101,15 +123,33 @@ final class Browser {
         let attached = try send("Target.attachToTarget", ["targetId": try #require(target, "chromium shows no page"), "flatten": true])
         session = attached["sessionId"] as? String
         while Date() < deadline {
-            if try evaluate("document.body && document.body.getAttribute('data-ready')") as? String == "true" { return }
+            if try evaluate("document.body && document.body.getAttribute('data-ready')") as? String == "true" { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("the page never became ready")
+        guard Date() < deadline else {
+            Issue.record("the page never became ready")
+            return
+        }
+        // A headless window may still be given its size after the page is ready (a late resize
+        // moves the view); wait until the layout holds still across a few frames.
+        let layout = "JSON.stringify([innerWidth, innerHeight, document.getElementById('map').getBoundingClientRect()])"
+        var last = try evaluate(layout) as? String, steady = 0
+        while Date() < deadline, steady < 3 {
+            try settle()
+            let now = try evaluate(layout) as? String
+            steady = now == last ? steady + 1 : 0
+            last = now
+        }
+        if steady < 3 { Issue.record("the page's layout never held still") }
     }
 
     deinit { close() }
 
     func close() {
+        if holdsGate {
+            holdsGate = false
+            Task { await BrowserGate.shared.leave() }
+        }
         guard process.isRunning else { return }
         try? commands.fileHandleForWriting.close()
         process.terminate()
