@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TreesStore", targets: ["TreesStore"]),
         .library(name: "Location", targets: ["Location"]),
         .library(name: "TreesWorkflows", targets: ["TreesWorkflows"]),
+        .library(name: "TreesSync", targets: ["TreesSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,10 +34,14 @@ let package = Package(
         // I/O: what a user does (import, export, capture, replay), each returning a typed report;
         // no argument parsing and no terminal.
         .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location"]),
+        // C system library: PostgreSQL's client library.
+        .systemLibrary(name: "CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // I/O: network. Sync with a PostgreSQL/PostGIS server: its schema, pushing and pulling pages, conflicts.
+        .target(name: "TreesSync", dependencies: ["TreesKit", "TreesStore", "CPQ"]),
         .executableTarget(
             name: "trees",
             dependencies: [
-                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "TreesWorkflows",
+                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "TreesWorkflows", "TreesSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
