@@ -285,6 +285,8 @@ extension StoreWriter {
         var applied = AppliedPage()
         let state = try reader.syncState()
         let ourSeq = state.seq
+        let pushed = try Int64.fetchOne(db, sql: "SELECT pushedSeq FROM remote WHERE name = ?", arguments: [remote]) ?? 0
+        let nothingWaiting = try reader.changeCount(after: pushed) == 0
         var seen = state.clock
         try db.execute(sql: "UPDATE syncState SET applying = 1")
         for c in page.collections {
@@ -350,7 +352,7 @@ extension StoreWriter {
         try db.execute(sql: "UPDATE syncState SET applying = 0, hlc = max(hlc, ?)", arguments: [seen])
         try db.execute(sql: "UPDATE remote SET pulledXid = ?, pulledSeq = ? WHERE name = ?", arguments: [cursor.xid, cursor.seq, remote])
         // What was pulled is on the server already: when nothing else was waiting to be pushed, it need not go back.
-        try db.execute(sql: "UPDATE remote SET pushedSeq = ? WHERE name = ? AND pushedSeq = ?", arguments: [ourSeq, remote, ourSeq - 1])
+        if nothingWaiting { try db.execute(sql: "UPDATE remote SET pushedSeq = ? WHERE name = ?", arguments: [ourSeq, remote]) }
         return applied
     }
 

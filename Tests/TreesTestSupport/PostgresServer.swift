@@ -32,9 +32,8 @@ package final class PostgresServer: @unchecked Sendable {
         } else {
             launcher = []
         }
-        let initdb = try Program.run(Self.binaries + "/initdb", ["-D", dataFolder, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"],
-                                     environment: Self.environment, launcher: launcher)
-        guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb)") }
+        let initdb = try control(Self.binaries + "/initdb", ["-D", dataFolder, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"])
+        guard initdb.status == 0 else { throw Failure(description: "initdb failed: \(initdb.output)") }
         try start()
     }
 
@@ -53,11 +52,10 @@ package final class PostgresServer: @unchecked Sendable {
     /// Starts the server and waits until it accepts connections (`pg_ctl -w`).
     package func start() throws {
         let options = "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
-        let r = try Program.run(Self.binaries + "/pg_ctl", ["-D", dataFolder, "-o", options, "-l", folder + "/server.log", "-w", "-t", "60", "start"],
-                                environment: Self.environment, launcher: launcher)
+        let r = try control(Self.binaries + "/pg_ctl", ["-D", dataFolder, "-o", options, "-l", folder + "/server.log", "-w", "-t", "60", "start"])
         guard r.status == 0 else {
             let log = (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? ""
-            throw Failure(description: "pg_ctl start failed: \(r)\n\(log)")
+            throw Failure(description: "pg_ctl start failed: \(r.output)\n\(log)")
         }
         running = true
     }
@@ -66,9 +64,32 @@ package final class PostgresServer: @unchecked Sendable {
     /// kills it as a power cut would.
     package func stop(mode: String = "fast") {
         guard running else { return }
-        _ = try? Program.run(Self.binaries + "/pg_ctl", ["-D", dataFolder, "-m", mode, "-w", "-t", "60", "stop"],
-                             environment: Self.environment, launcher: launcher)
+        _ = try? control(Self.binaries + "/pg_ctl", ["-D", dataFolder, "-m", mode, "-w", "-t", "60", "stop"])
         running = false
+    }
+
+    /// Runs a server program as the server's user, its output to a file: the server it starts keeps
+    /// what it inherits, so a pipe would never reach its end.
+    private func control(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let outputPath = folder + "/control.out"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let command = launcher.isEmpty ? [program] + arguments : launcher + [program] + arguments
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = Self.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, command[0], &actions, nil, argv, env)
+        guard rc == 0 else { throw Failure(description: "cannot start \(program): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exit, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 
     /// Runs SQL through `psql` on database `name`; returns its unaligned, tuples-only output.
@@ -101,5 +122,8 @@ package final class PostgresServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    package struct Failure: Error, CustomStringConvertible { package var description: String }
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
+    }
 }
