@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "TreesStoreTests", dependencies: ["TreesStore", "TreesKit", "TreesTestSupport"]),
         .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit", "TreesTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TreesWorkflowsTests", dependencies: ["TreesWorkflows", "TreesStore", "Interchange", "TreesKit", "TreesTestSupport"]),
+        .testTarget(name: "TreesSyncTests", dependencies: ["TreesSync", "TreesStore", "TreesKit", "TreesTestSupport"]),
         // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.
         .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees", "TreesTestSupport"]),
     ]

@@ -177,6 +177,8 @@ package struct CopyRows {
     }
 
     var pending: Int { buffer.count }
+    /// What is buffered, as text (for tests).
+    var pendingText: String { String(decoding: buffer, as: UTF8.self) }
 
     mutating func flush(to connection: OpaquePointer) throws(SyncError) {
         guard !buffer.isEmpty else { return }
