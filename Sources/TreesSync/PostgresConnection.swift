@@ -33,6 +33,9 @@ package final class PostgresConnection {
             throw .connection(target: target.display, reason: reason)
         }
         connection = conn
+        // Notices (a server shutting down says so) are not printed on standard error: what matters
+        // arrives as the error of the statement that failed.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
         _ = try? execute("SET client_min_messages = warning")
         _ = try? execute("SET TIME ZONE 'UTC'")
     }
@@ -99,7 +102,11 @@ package final class PostgresConnection {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
             let text = primary ?? Self.message(PQresultErrorMessage(result))
-            if PQstatus(connection) != CONNECTION_OK { throw .connectionLost(target: displayName, reason: Self.message(PQerrorMessage(connection))) }
+            // No SQLSTATE means libpq itself failed (the socket closed); class 08 is a connection
+            // exception and 57P01–57P03 an administrator's shutdown: the connection is gone either way.
+            if PQstatus(connection) != CONNECTION_OK || state.isEmpty || state.hasPrefix("08") || state.hasPrefix("57P") {
+                throw .connectionLost(target: displayName, reason: text)
+            }
             throw .server(sqlState: state, message: text)
         }
         let rowCount = Int(PQntuples(result)), columnCount = Int(PQnfields(result))

@@ -227,4 +227,111 @@ struct SyncTests {
         let classes = try Program.run(ogrinfo, ["-ro", "-q", "-sql", "SELECT accuracy_class FROM trees_layer WHERE variety = 'V3'", gpkg])
         #expect(classes.stdout.contains("accuracy_class (String) = Acceptable"), "\(classes)")
     }
+
+    /// A CSV of `count` trees with ids of their own, numbered from `first`.
+    static func csv(_ folder: URL, count: Int, first: Int = 0, tag: String = "t") throws -> String {
+        var text = "id,latitude,longitude,horizontalAccuracy,species,variety,notes\n"
+        for i in first..<(first + count) {
+            text += String(format: "%08x-0000-4000-8000-%012x", Int(tag.utf8.first ?? 0), i)
+            text += ",\(48 + Double(i / 500) * 0.0001),\(11 + Double(i % 500) * 0.0001),\(Double(i % 20) + 1.5),Apple,V\(i % 7),row \(i / 500)\n"
+        }
+        let path = folder.appendingPathComponent("trees-\(tag)-\(first).csv").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Polls `condition` (no fixed sleep: checks every 5 ms) until it holds or `seconds` pass.
+    static func wait(seconds: Double, until condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
+    @Test(.enabled(if: Tool.socatProxy.shouldRun))
+    func aServerKilledMidPushAndAConnectionCutMidPullConvergeOnTheNextSync() throws {
+        try Tool.postgres.require()
+        let socat = try Tool.socatProxy.require()
+        let team = try Team(2)
+        let count = 20_000
+        #expect(try team[0].run(["import", try Self.csv(team[0].folder, count: count)]).status == 0)
+
+        // The server dies (as in a power cut) while laptop 0 pushes.
+        let push = try team[0].start(["sync", "office"])
+        let pushing = try Self.wait(seconds: 60) { try !push.isRunning || (Int(team.server.psql("SELECT count(*) FROM change", database: "team")) ?? 0) > 0 }
+        #expect(pushing)
+        #expect(push.isRunning, "the push ended before the server could be stopped")
+        team.server.stop(mode: "immediate")
+        let cut = push.wait()
+        #expect(cut.status == 69, "\(cut)")
+        #expect(cut.stderr.hasPrefix("trees: the connection to"), "\(cut)")
+        try team.server.start()
+        let stored = Int(try team.server.psql("SELECT count(*) FROM tree", database: "team")) ?? -1
+        #expect(stored > 0 && stored < count, "some pages committed, not all: \(stored)")
+        try team.sync(0)
+        #expect(try team.server.psql("SELECT count(*) FROM tree", database: "team") == "\(count)")
+
+        // Laptop 1 pulls through a TCP proxy, which is killed mid-way.
+        let port = try PostgresServer.freePort()
+        // One connection through the proxy (no fork: killing socat cuts it), so readiness is read
+        // from the kernel's table of listening sockets rather than by connecting.
+        func proxy() throws -> RunningProgram {
+            let p = try Program.start(socat, ["TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr", "TCP:127.0.0.1:\(team.server.port)"])
+            let listening = String(format: ":%04X 00000000:0000 0A", port)
+            _ = Self.wait(seconds: 10) { ((try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? "").contains(listening) }
+            return p
+        }
+        #expect(try team[1].run(["remote", "rm", "office"]).status == 0)
+        #expect(try team[1].run(["remote", "add", "office", team.server.url("team", port: port)]).status == 0)
+        var relay = try proxy()
+        let pull = try team[1].start(["sync", "office"])
+        let pulling = try Self.wait(seconds: 60) {
+            try !pull.isRunning || (Int(Program.run("/usr/bin/sqlite3", [team[1].database, "SELECT count(*) FROM tree"]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0
+        }
+        #expect(pulling)
+        #expect(pull.isRunning, "the pull ended before the connection could be cut")
+        relay.send(SIGKILL)
+        _ = relay.wait()
+        let broken = pull.wait()
+        #expect(broken.status == 69, "\(broken)")
+        let partial = try team.treeCount(1)
+        #expect(partial > 0 && partial < count, "\(partial)")
+        relay = try proxy()
+        try team.sync(1)
+        _ = relay.wait()
+        #expect(try team.treeCount(1) == count)
+        #expect(try team.export(1) == team.export(0))
+        #expect(try team.server.psql("SELECT count(*), count(DISTINCT entity_id) FROM change WHERE kind = 'tree'", database: "team") == "\(count)|\(count)")
+    }
+
+    @Test func tenLaptopsSyncingAtOnceLoseAndDuplicateNothing() throws {
+        try Tool.postgres.require()
+        let team = try Team(10)
+        let shared = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Walnut"])
+        try team.sync(0)
+        for i in 0..<10 {
+            #expect(try team[i].run(["import", try Self.csv(team[i].folder, count: 30, first: i * 1000)]).status == 0)
+            if i > 0 { try team.sync(i) }
+        }
+        for i in 0..<10 { #expect(try team[i].run(["edit", shared, "--variety", "edited on laptop \(i)"]).status == 0) }
+        for _ in 0..<2 {
+            let running = try (0..<10).map { try team[$0].start(["sync", "office", "--json"]) }
+            for (i, p) in running.enumerated() {
+                let r = p.wait()
+                #expect(r.status == 0, "laptop \(i): \(r)")
+            }
+        }
+        let exports = try (0..<10).map(team.export)
+        for i in 1..<10 { #expect(exports[i] == exports[0], "laptop \(i)") }
+        #expect(try team.serverExport() == exports[0])
+        #expect(try team.treeCount(0) == 301)
+        #expect(try team.server.psql("SELECT count(*), count(DISTINCT entity_id) FROM change WHERE kind = 'tree' AND entity_id <> '\(shared)'",
+                                     database: "team") == "300|300")
+        // One of the ten edits won, the same one everywhere; the nine others are kept as losing values.
+        let conflicts = try team.server.psql("SELECT count(*) FROM tree_conflict WHERE tree_id = '\(shared)' AND field = 'variety'", database: "team")
+        #expect(conflicts == "9" || conflicts == "10", "\(conflicts)")
+    }
 }
