@@ -289,6 +289,8 @@ extension StoreWriter {
         let nothingWaiting = try reader.changeCount(after: pushed) == 0
         var seen = state.clock
         try db.execute(sql: "UPDATE syncState SET applying = 1")
+        // Pulled trees land all over the id index: a larger page cache keeps it off the disk.
+        try db.execute(sql: "PRAGMA cache_size = -32768")
         for c in page.collections {
             seen = max(seen, c.version.clock)
             if try tombstoneVersion(.collection, c.id) != nil { continue }
@@ -409,9 +411,11 @@ extension StoreWriter {
         let names = SyncTreeRow.columnNames
         guard let local = try localTree(remote.id) else {
             try insertRaw(remote)
-            try db.execute(sql: "INSERT OR REPLACE INTO treeVersion (treeId, seq, version, device) VALUES (?, ?, ?, ?)",
-                           arguments: [remote.id, seq, remote.versions.min()?.clock ?? 0, remote.versions.min()?.device ?? ""])
-            try writeFieldVersions(remote.id, remote.versions)
+            let base = remote.versions.min() ?? SyncVersion(clock: 0, device: "")
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO treeVersion (treeId, seq, version, device) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [remote.id, seq, base.clock, base.device])
+            // A group at the base version needs no row of its own (most new trees have none).
+            try writeFieldVersions(remote.id, remote.versions, except: base)
             return true
         }
         var merged = local
@@ -456,9 +460,9 @@ extension StoreWriter {
                        arguments: StatementArguments([t.id] + typed))
     }
 
-    private func writeFieldVersions(_ id: String, _ versions: [SyncVersion]) throws {
+    private func writeFieldVersions(_ id: String, _ versions: [SyncVersion], except base: SyncVersion? = nil) throws {
         let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO treeFieldVersion (treeId, field, version, device) VALUES (?, ?, ?, ?)")
-        for (g, group) in SyncTreeRow.groups.enumerated() {
+        for (g, group) in SyncTreeRow.groups.enumerated() where versions[g] != base {
             try statement.execute(arguments: [id, group.name, versions[g].clock, versions[g].device])
         }
     }

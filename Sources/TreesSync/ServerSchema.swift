@@ -120,7 +120,8 @@ enum ServerSchema {
                 entity_id uuid NOT NULL,
                 device text NOT NULL
             );
-            CREATE INDEX change_xid_seq ON change (xid, seq);
+            -- Covering: a pull walks it in order and never visits the table.
+            CREATE INDEX change_xid_seq ON change (xid, seq) INCLUDE (kind, entity_id, device);
             CREATE VIEW trees_layer AS
                 SELECT t.id, t.geom, t.species, t.variety, t.rootstock, t.notes, t.horizontal_accuracy,
                        CASE WHEN t.horizontal_accuracy IS NULL THEN 'No fix'

@@ -145,11 +145,14 @@ public struct Synchronizer {
         while true {
             // Only transactions below the oldest one still running: every change they made is
             // committed (or never will be), so nothing can later appear behind the cursor.
+            // The horizon is read first, as a value the planner can use; an older horizon is only
+            // more careful. Ordered by the xid8 column itself (its text would put 999 after 1000).
+            let horizon = try connection.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")[0, 0] ?? "0"
             let changes = try connection.execute("""
-                SELECT xid::text, seq, kind, entity_id::text, device FROM change
-                WHERE (xid, seq) > ($1::xid8, $2::bigint) AND xid < pg_snapshot_xmin(pg_current_snapshot())
-                ORDER BY xid, seq LIMIT $3
-                """, [cursor.xid, String(cursor.seq), String(pageSize)])
+                SELECT c.xid::text AS xid_text, c.seq, c.kind, c.entity_id::text, c.device FROM change c
+                WHERE (c.xid, c.seq) > ($1::xid8, $2::bigint) AND c.xid < $4::xid8
+                ORDER BY c.xid, c.seq LIMIT $3
+                """, [cursor.xid, String(cursor.seq), String(pageSize), horizon])
             guard changes.count > 0 else { break }
             var ids: [String: Set<String>] = [:]
             for i in 0..<changes.count where changes[i, 4] != device {

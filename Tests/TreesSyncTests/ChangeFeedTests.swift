@@ -53,6 +53,34 @@ struct ChangeFeedTests {
         #expect(try server.psql("SELECT count(*) FROM change", database: "feed") == "2")
     }
 
+    @Test func pagesFollowTransactionIdsAcrossAPowerOfTen() throws {
+        _ = try Tool.postgres.require()
+        let server = try PostgresServer()
+        let url = try server.createDatabase("digits")
+        let folder = try TemporaryFolder("trees-feed")
+        let a = try Self.store(folder, "a", url: url), b = try Self.store(folder, "b", url: url)
+        _ = try Synchronizer.initServer(RemoteTarget(parsing: url))
+        let first = try Self.addTree(a, species: "Apple")
+        _ = try Synchronizer().sync(a, remote: "office")
+        // Spend transaction ids until the next push's id has one digit more than the first one's.
+        let before = try server.psql("SELECT max(xid)::text FROM change", database: "digits")
+        let target = Int(pow(10.0, Double(before.count)))
+        let current = Int(try server.psql("SELECT pg_current_xact_id()::text")) ?? 0
+        let burn = (0..<max(0, target - current + 1)).map { _ in "SELECT pg_current_xact_id();" }.joined(separator: "\n")
+        try Data(burn.utf8).write(to: folder.url("burn.sql"))
+        let burnt = try Program.run("/usr/bin/psql", ["-X", "-q", "-d", server.url(), "-f", folder.path("burn.sql")])
+        #expect(burnt.status == 0)
+        let second = try Self.addTree(a, species: "Birch")
+        _ = try Synchronizer().sync(a, remote: "office")
+        let after = try server.psql("SELECT max(xid)::text FROM change", database: "digits")
+        #expect(after.count == before.count + 1, "\(before) → \(after)")
+        // One change a page: the second page must come after the first in transaction order, not in text order.
+        let report = try Synchronizer(pageSize: 1).sync(b, remote: "office")
+        #expect(report.pulled.trees == 2)
+        #expect(try b.read { try $0.tree(id: first) } != nil)
+        #expect(try b.read { try $0.tree(id: second) } != nil)
+    }
+
     @Test func aURLWithAPasswordIsRefusedAndAServiceNameIsKept() throws {
         #expect(throws: SyncError.self) { try RemoteTarget(parsing: "postgres://crew:secret@db.example.org/trees") }
         #expect(throws: SyncError.self) { try RemoteTarget(parsing: "postgresql://crew@db.example.org/trees?password=secret") }
