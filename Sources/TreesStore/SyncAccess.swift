@@ -368,7 +368,7 @@ extension StoreWriter {
     }
 
     private func tombstoneVersion(_ kind: SyncTombstone.Kind, _ id: String) throws -> SyncVersion? {
-        try Row.fetchOne(db, sql: "SELECT version, device FROM tombstone WHERE kind = ? AND id = ?", arguments: [kind.rawValue, id])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT version, device FROM tombstone WHERE kind = ? AND id = ?"), arguments: [kind.rawValue, id])
             .map { SyncVersion(clock: $0[0], device: $0[1]) }
     }
 
@@ -394,10 +394,10 @@ extension StoreWriter {
 
     private func localTree(_ id: String) throws -> SyncTreeRow? {
         let columns = SyncTreeRow.columnNames.joined(separator: ", ")
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(columns), v.version, v.device, (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldVersion f WHERE f.treeId = t.id)
             FROM tree t JOIN treeVersion v ON v.treeId = t.id WHERE t.id = ?
-            """, arguments: [id]) else { return nil }
+            """), arguments: [id]) else { return nil }
         let n = SyncTreeRow.columnNames.count
         let base = SyncVersion(clock: row[n], device: row[n + 1])
         let fields = SyncValue.parseVersions(row[n + 2])
@@ -432,12 +432,12 @@ extension StoreWriter {
         }
         guard changed else { return false }
         if let i = names.firstIndex(of: "collectionId"), let c = merged.columns[i],
-           try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE id = ?)", arguments: [c]) ?? false) {
+           try !(Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE id = ?)"), arguments: [c]) ?? false) {
             merged.columns[i] = nil
         }
-        try db.execute(sql: "UPDATE tree SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-                       arguments: StatementArguments(merged.columns + [merged.id]))
-        try db.execute(sql: "UPDATE treeVersion SET seq = ? WHERE treeId = ?", arguments: [seq, remote.id])
+        try db.cachedStatement(sql: "UPDATE tree SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?")
+            .execute(arguments: StatementArguments(merged.columns + [merged.id]))
+        try db.cachedStatement(sql: "UPDATE treeVersion SET seq = ? WHERE treeId = ?").execute(arguments: [seq, remote.id])
         try writeFieldVersions(remote.id, merged.versions)
         return true
     }
@@ -445,7 +445,7 @@ extension StoreWriter {
     private func insertRaw(_ t: SyncTreeRow) throws {
         var columns = t.columns
         if let i = SyncTreeRow.columnNames.firstIndex(of: "collectionId"), let c = columns[i],
-           try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE id = ?)", arguments: [c]) ?? false) {
+           try !(Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE id = ?)"), arguments: [c]) ?? false) {
             columns[i] = nil
         }
         let typed = zip(TreeColumn.allCases.dropFirst(), columns).map { column, value -> (any DatabaseValueConvertible)? in
@@ -456,8 +456,8 @@ extension StoreWriter {
             default: return value
             }
         }
-        try db.execute(sql: "INSERT INTO tree (id, \(SyncTreeRow.columnNames.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: columns.count)))",
-                       arguments: StatementArguments([t.id] + typed))
+        try db.cachedStatement(sql: "INSERT INTO tree (id, \(SyncTreeRow.columnNames.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: columns.count)))")
+            .execute(arguments: StatementArguments([t.id] + typed))
     }
 
     private func writeFieldVersions(_ id: String, _ versions: [SyncVersion], except base: SyncVersion? = nil) throws {
