@@ -116,6 +116,11 @@ enum ServerWriter {
                 sink.append(values)
             }
         }
+        // A page touches a few thousand trees of a table that may hold millions: look each up by
+        // its id. Right after a bulk push the table's statistics still say it is small, and the
+        // planner would scan it once per incoming tree.
+        try connection.execute("ANALYZE incoming_tree")
+        try connection.execute("SET LOCAL enable_seqscan = off")
         try connection.execute("SELECT 1 FROM tree WHERE id IN (SELECT id FROM incoming_tree) ORDER BY id FOR UPDATE")
         var found = conflicts(try connection.execute(deletedConflictSQL))
         found += conflicts(try connection.execute(liveConflictSQL))
