@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TreesStore", targets: ["TreesStore"]),
         .library(name: "Location", targets: ["Location"]),
         .library(name: "TreesWorkflows", targets: ["TreesWorkflows"]),
+        .library(name: "TreesSync", targets: ["TreesSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,10 +38,14 @@ let package = Package(
         // I/O: what a user does (import, export, capture, replay), each returning a typed report;
         // no argument parsing and no terminal.
         .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "GIS"]),
+        // C system library: PostgreSQL's client library.
+        .systemLibrary(name: "CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // I/O: network. Sync with a PostgreSQL/PostGIS server: its schema, pushing and pulling pages, conflicts.
+        .target(name: "TreesSync", dependencies: ["TreesKit", "TreesStore", "CPQ"]),
         .executableTarget(
             name: "trees",
             dependencies: [
-                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "TreesWorkflows", "GIS",
+                "TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "TreesWorkflows", "GIS", "TreesSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -57,6 +62,7 @@ let package = Package(
         .testTarget(name: "LocationTests", dependencies: ["Location", "NMEA", "TreesKit", "TreesTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "GISTests", dependencies: ["GIS", "TreesKit", "TreesTestSupport"]),
         .testTarget(name: "TreesWorkflowsTests", dependencies: ["TreesWorkflows", "TreesStore", "Interchange", "TreesKit", "TreesTestSupport"]),
+        .testTarget(name: "TreesSyncTests", dependencies: ["TreesSync", "TreesStore", "TreesKit", "TreesTestSupport"]),
         // End-to-end: runs the built `trees` binary and checks stdout, stderr and exit status.
         .testTarget(name: "CLITests", dependencies: ["TreesKit", "trees", "TreesTestSupport"]),
     ]

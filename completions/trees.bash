@@ -173,13 +173,13 @@ _trees() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|doctor|map|gps|help)
+    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|doctor|map|gps|remote|server|sync|help)
         # Offer subcommand argument completions
         "_trees_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats doctor map gps help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats doctor map gps remote server sync help' -- "${cur}"))
         ;;
     esac
 }
@@ -255,7 +255,7 @@ _trees_list() {
 
 _trees_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --history --version -h --help)
     repeating_options=()
     non_repeating_options=(--db)
     __trees_offer_flags_options 1
@@ -791,6 +791,127 @@ _trees_gps() {
         return
         ;;
     '--duration')
+        return
+        ;;
+    esac
+}
+
+_trees_remote() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __trees_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    add|list|rm)
+        # Offer subcommand argument completions
+        "_trees_remote_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'add list rm' -- "${cur}"))
+        ;;
+    esac
+}
+
+_trees_remote_add() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    esac
+}
+
+_trees_remote_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    esac
+}
+
+_trees_remote_rm() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    esac
+}
+
+_trees_server() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __trees_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    init)
+        # Offer subcommand argument completions
+        "_trees_server_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'init' -- "${cur}"))
+        ;;
+    esac
+}
+
+_trees_server_init() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    esac
+}
+
+_trees_sync() {
+    repeating_flags=()
+    non_repeating_flags=(--dry-run --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
         return
         ;;
     esac

@@ -76,6 +76,9 @@ enum Schema {
             try db.drop(index: "tree_collectionId")
             try db.execute(sql: "CREATE INDEX tree_collectionId ON tree(collectionId) WHERE collectionId IS NOT NULL")
         }
+        migrator.registerMigration("v3-sync-versions") { db in
+            try SyncSchema.create(db)
+        }
         return migrator
     }
 }

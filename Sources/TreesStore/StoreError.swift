@@ -25,6 +25,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case invalidTree(String)
     /// A photo file that cannot be read, stored or found.
     case photo(PhotoProblem)
+    /// No remote by that name.
+    case unknownRemote(String, known: [String])
+    /// A remote by that name exists already.
+    case duplicateRemote(String)
 
     /// The error for a failed SQLite call: `storage` for a full disk or an I/O failure, else `database`.
     static func sqlite(code: Int32, message: String) -> StoreError {
@@ -76,6 +80,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             problem
         case .photo(let problem):
             problem.description
+        case .unknownRemote(let name, let known):
+            known.isEmpty
+                ? "no remote named '\(name)'; add one with 'trees remote add NAME URL'"
+                : "no remote named '\(name)'; known: \(known.joined(separator: ", "))"
+        case .duplicateRemote(let name):
+            "a remote named '\(name)' already exists; remove it first with 'trees remote rm \(name)'"
         }
     }
 }

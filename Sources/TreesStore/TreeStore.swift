@@ -197,7 +197,12 @@ public final class TreeStore: Sendable {
             if let problem = StorableDates.problem(now) {
                 throw StoreError.unstorable("the current time: \(problem); check the system clock")
             }
-            return try queue.write { db in try body(StoreWriter(db: db, now: now)) }
+            return try queue.write { db in
+                // One tick of the hybrid logical clock and one change number for the whole transaction;
+                // the sync triggers stamp what it changes with them (see `SyncSchema`).
+                try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
+                return try body(StoreWriter(db: db, now: now))
+            }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {

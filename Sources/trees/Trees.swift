@@ -20,6 +20,7 @@ struct Trees: AsyncParsableCommand {
             PhotoCommand.self, StatsCommand.self, DoctorCommand.self,
             MapCommand.self,
             GPSCommand.self,
+            RemoteCommand.self, ServerCommand.self, SyncCommand.self,
         ]
     )
 

@@ -31,7 +31,8 @@ import TreesTestSupport
              try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
              try Int32.fetchOne(db, sql: "PRAGMA application_id"))
         }
-        #expect(tables == ["collection", "photo", "preference", "tree", "treeHistory"])
+        #expect(tables == ["collection", "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
+                           "tree", "treeConflict", "treeFieldVersion", "treeHistory", "treeVersion"])
         #expect(journal == "wal")
         #expect(fk == 1)
         #expect(appID == Schema.applicationID)

@@ -33,7 +33,7 @@ package struct Tool: Sendable {
     /// The tags named in `TREES_SKIP_TAGS` (comma-separated, as in `gpsd,browser`).
     package static var skippedTiers: Set<Tag> {
         let names = (ProcessInfo.processInfo.environment["TREES_SKIP_TAGS"] ?? "").split(separator: ",")
-        let tiers: [String: Tag] = ["gpsd": .gpsd, "terminal": .terminal, "browser": .browser]
+        let tiers: [String: Tag] = ["gpsd": .gpsd, "terminal": .terminal, "browser": .browser, "postgres": .postgres]
         return Set(names.compactMap { tiers[$0.trimmingCharacters(in: .whitespaces)] })
     }
 
@@ -63,6 +63,11 @@ package struct Tool: Sendable {
     package static let mandoc = Tool(name: "mandoc", paths: ["/usr/bin/mandoc"], package: "mandoc")
     package static let sqlite3 = Tool(name: "sqlite3", paths: ["/usr/bin/sqlite3"], package: "sqlite3")
     package static let setpriv = Tool(name: "setpriv", paths: ["/usr/bin/setpriv"], package: "util-linux")
+    /// PostgreSQL 15's server programs (`initdb`, `pg_ctl`); PostGIS is checked when the server starts.
+    package static let postgres = Tool(name: "PostgreSQL 15 (initdb)", paths: ["/usr/lib/postgresql/15/bin/initdb"],
+                                       package: "postgresql postgresql-15-postgis-3", tier: .postgres)
+    package static let ogrinfo = Tool(name: "ogrinfo", paths: ["/usr/bin/ogrinfo"], package: "gdal-bin", tier: .postgres)
+    package static let socatProxy = Tool(name: "socat", paths: ["/usr/bin/socat"], package: "socat", tier: .postgres)
 }
 
 /// The slow tier: tests that need a daemon, a terminal or a browser. `scripts/test --fast` skips them.
@@ -73,4 +78,6 @@ extension Tag {
     @Tag package static var terminal: Self
     /// Needs headless Chromium.
     @Tag package static var browser: Self
+    /// Needs a PostgreSQL server with PostGIS, which the test starts itself.
+    @Tag package static var postgres: Self
 }

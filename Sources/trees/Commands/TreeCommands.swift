@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TreesKit
 import TreesStore
+import TreesSync
 
 /// Options for a tree's attributes, shared by `add`, `edit` and `capture`.
 struct AttributeOptions: ParsableArguments {
@@ -143,12 +144,43 @@ struct ShowCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id"))
     var id: String
     @Flag(help: "Print the tree as JSON.") var json = false
+    @Flag(help: "Also show the tree's history: position changes, and values that lost to a later version or a deletion in a sync.")
+    var history = false
 
     func run() async throws {
         let db = try store.open()
         let terminal = Terminal.current
         try db.read { r in
-            try TreeDetails.print(try r.tree(matching: id), reader: r, store: db, json: json, terminal: terminal)
+            let tree = try r.tree(matching: id)
+            guard history else {
+                try TreeDetails.print(tree, reader: r, store: db, json: json, terminal: terminal)
+                return
+            }
+            let changes = try r.history(of: tree.id)
+            let conflicts = try r.conflicts(of: tree.id)
+            if json {
+                let collectionName = try tree.collectionID.flatMap { try r.collection(id: $0) }?.name
+                Output.json(.object([
+                    ("tree", tree.json(collectionName: collectionName, photos: try r.photos(of: tree.id))),
+                    ("history", .array(changes.map { c in
+                        .object([("changedAt", .string(c.changedAt)), ("change", .string(c.change)), ("latitude", .optional(c.latitude)),
+                                 ("longitude", .optional(c.longitude)), ("horizontalAccuracy", .optional(c.accuracy))])
+                    })),
+                    ("losingValues", .array(conflicts.map(SyncRendering.conflict))),
+                ]))
+                return
+            }
+            try TreeDetails.print(tree, reader: r, store: db, json: false, terminal: terminal)
+            Output.line(terminal.dim("history"))
+            if changes.isEmpty && conflicts.isEmpty { Output.line("  none") }
+            for c in changes {
+                let position = c.latitude.map { lat in "\(Format.degrees(lat)), \(c.longitude.map(Format.degrees) ?? "—")" } ?? ""
+                Output.line("  \(c.changedAt.prefix(19))  \(TerminalText.escaped(c.change))  \(position)")
+            }
+            for c in conflicts {
+                let why = c.reason == "deleted" ? "lost to a deletion" : "lost to a later version"
+                Output.line("  \(c.field): \(TerminalText.escaped(c.loserValue))  \(why) (device \(c.loser.device.prefix(8)))")
+            }
         }
     }
 }

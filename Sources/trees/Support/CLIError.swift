@@ -1,6 +1,7 @@
 import Foundation
 import Location
 import TreesStore
+import TreesSync
 import TreesWorkflows
 
 /// Exit statuses of `trees`, documented in trees(1).
@@ -75,6 +76,13 @@ struct CLIError: Error, CustomStringConvertible {
             case .stdinUnreadable, .cannotReadTrack: return CLIError(e.description, status: .ioError)
             case .cannotOpenTrack: return CLIError(e.description, status: .noInput)
             case .noNMEAInTrack: return CLIError(e.description, status: .dataError)
+            }
+        case let e as SyncError:
+            switch e {
+            case .connection, .connectionLost, .postgisMissing: return CLIError(e.description, status: .unavailable)
+            case .badRemote: return CLIError(e.description, status: .usage)
+            case .server, .protocolError, .serverSchema: return CLIError(e.description, status: .failure)
+            case .unknownRemote, .duplicateRemote, .store: return CLIError(e.description, status: .failure)
             }
         case let e as StoreError:
             if case .photo(let p) = e { return PhotoErrors.cliError(p) }

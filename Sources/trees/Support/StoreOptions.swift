@@ -37,9 +37,15 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Record time stamps come from the system clock, or from `TREES_NOW` (ISO 8601) for reproducible runs.
+    /// For tests only, `TREES_CLOCK_OFFSET` (seconds, may be negative) moves the system clock, to play a
+    /// laptop whose clock is wrong.
     static var clock: WallClock {
-        if let text = ProcessInfo.processInfo.environment["TREES_NOW"], let date = ISOTime.parse(text) {
+        let env = ProcessInfo.processInfo.environment
+        if let text = env["TREES_NOW"], let date = ISOTime.parse(text) {
             return .fixed(date)
+        }
+        if let text = env["TREES_CLOCK_OFFSET"], let offset = Double(text), offset.isFinite {
+            return WallClock { Date().addingTimeInterval(offset) }
         }
         return .system
     }

@@ -1,0 +1,476 @@
+import Foundation
+import GRDB
+import TreesKit
+
+/// The version of one change: a hybrid logical clock reading, then the device id that made it.
+/// Ordered the same way on every store and on the server.
+public struct SyncVersion: Sendable, Hashable, Comparable {
+    /// Milliseconds since 1970 shifted left 16 bits, plus a counter.
+    public var clock: Int64
+    /// Id of the store that made the change (32 hexadecimal digits).
+    public var device: String
+
+    public init(clock: Int64, device: String) { self.clock = clock; self.device = device }
+
+    public static func < (a: SyncVersion, b: SyncVersion) -> Bool { (a.clock, a.device) < (b.clock, b.device) }
+
+    /// The clock of a wall time with a zero counter.
+    public static func clock(at date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) << 16 }
+}
+
+/// A tree as sync moves it: the stored text of every column but the id, and the version of each field group.
+public struct SyncTreeRow: Sendable, Equatable {
+    /// Names of the tree columns carried in `columns`, in order (every column but `id`).
+    public static let columnNames: [String] = Array(TreeColumn.allCases.dropFirst().map(\.name))
+    /// The field groups that are versioned together, in the order of `versions`.
+    public static let groups: [(name: String, columns: [String])] = SyncSchema.treeFieldGroups
+
+    public var id: String
+    /// Stored values as text (numbers in their shortest exact form, dates as `yyyy-MM-dd HH:mm:ss.SSS` UTC); nil is NULL.
+    public var columns: [String?]
+    public var versions: [SyncVersion]
+
+    public init(id: String, columns: [String?], versions: [SyncVersion]) { self.id = id; self.columns = columns; self.versions = versions }
+
+    /// The values of one group's columns, by column name.
+    public func values(ofGroup index: Int) -> [String: String?] {
+        var out: [String: String?] = [:]
+        for c in Self.groups[index].columns {
+            if let i = Self.columnNames.firstIndex(of: c) { out[c] = columns[i] }
+        }
+        return out
+    }
+}
+
+/// A collection as sync moves it.
+public struct SyncCollectionRow: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var createdAt: String
+    public var updatedAt: String
+    public var version: SyncVersion
+    public init(id: String, name: String, createdAt: String, updatedAt: String, version: SyncVersion) {
+        self.id = id; self.name = name; self.createdAt = createdAt; self.updatedAt = updatedAt; self.version = version
+    }
+}
+
+/// A photo row as sync moves it (the file goes by its hash).
+public struct SyncPhotoRow: Sendable, Equatable {
+    public var id: String
+    public var treeId: String
+    public var sha256: String
+    public var format: String
+    public var byteCount: Int64
+    public var capturedAt: String
+    public var createdAt: String
+    public var version: SyncVersion
+    public init(id: String, treeId: String, sha256: String, format: String, byteCount: Int64, capturedAt: String, createdAt: String, version: SyncVersion) {
+        self.id = id; self.treeId = treeId; self.sha256 = sha256; self.format = format; self.byteCount = byteCount
+        self.capturedAt = capturedAt; self.createdAt = createdAt; self.version = version
+    }
+}
+
+/// A deletion as sync moves it.
+public struct SyncTombstone: Sendable, Equatable {
+    public enum Kind: String, Sendable { case tree, collection, photo }
+    public var kind: Kind
+    public var id: String
+    public var version: SyncVersion
+    public init(kind: Kind, id: String, version: SyncVersion) { self.kind = kind; self.id = id; self.version = version }
+}
+
+/// A value that lost: kept in the tree's history and never dropped.
+public struct SyncConflict: Sendable, Equatable, Hashable {
+    public var treeId: String
+    /// The field group (`variety`, `position`, …), or `tree` for a whole tree that was deleted.
+    public var field: String
+    public var loser: SyncVersion
+    /// The losing values, as a JSON object of column names to stored text.
+    public var loserValue: String
+    public var winner: SyncVersion
+    /// `older` (a later version won) or `deleted` (the tree was deleted).
+    public var reason: String
+    public init(treeId: String, field: String, loser: SyncVersion, loserValue: String, winner: SyncVersion, reason: String) {
+        self.treeId = treeId; self.field = field; self.loser = loser; self.loserValue = loserValue; self.winner = winner; self.reason = reason
+    }
+}
+
+/// A remote as the store keeps it: a name, where it is (never a password) and how far sync got.
+public struct SyncRemote: Sendable, Equatable {
+    public var name: String
+    public var target: String
+    /// Local changes up to this sequence number are on the server.
+    public var pushedSeq: Int64
+    /// The server's changes up to this (transaction id, sequence number) are in the store.
+    public var pulledXid: String
+    public var pulledSeq: Int64
+    public var lastSyncAt: String?
+}
+
+/// One page of what a server holds, to be merged into the store.
+public struct PulledPage: Sendable {
+    public var collections: [SyncCollectionRow] = []
+    public var trees: [SyncTreeRow] = []
+    public var photos: [SyncPhotoRow] = []
+    public var tombstones: [SyncTombstone] = []
+    public var conflicts: [SyncConflict] = []
+    public init() {}
+}
+
+/// What merging a pulled page changed in the store.
+public struct AppliedPage: Sendable, Equatable {
+    public var trees = 0
+    public var collections = 0
+    public var photos = 0
+    public var deletions = 0
+    /// Local values that lost to pulled ones.
+    public var conflicts: [SyncConflict] = []
+    public init() {}
+}
+
+enum SyncValue {
+    /// A stored value as sync carries it: numbers in their shortest exact text.
+    static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: return nil
+        case .int64(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .string(let s): return s
+        case .blob(let b): return String(decoding: b, as: UTF8.self)
+        }
+    }
+
+    static func parseVersions(_ text: String?) -> [String: SyncVersion] {
+        var out: [String: SyncVersion] = [:]
+        for item in (text ?? "").split(separator: ",") {
+            let parts = item.split(separator: " ")
+            if parts.count == 3, let v = Int64(parts[1]) { out[String(parts[0])] = SyncVersion(clock: v, device: String(parts[2])) }
+        }
+        return out
+    }
+
+    /// A JSON object of column names to text values, keys sorted.
+    static func json(_ values: [String: String?]) -> String {
+        let parts = values.keys.sorted().map { key -> String in
+            let v = values[key] ?? nil
+            return TextCodec.jsonString(key) + ":" + (v.map(TextCodec.jsonString) ?? "null")
+        }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+}
+
+extension StoreReader {
+    /// This store's device id and the latest change sequence number.
+    public func syncState() throws -> (deviceId: String, clock: Int64, seq: Int64) {
+        guard let row = try Row.fetchOne(db, sql: "SELECT deviceId, hlc, seq FROM syncState") else { throw StoreError.database("the store has no sync state") }
+        return (row[0], row[1], row[2])
+    }
+
+    public func remotes() throws -> [SyncRemote] {
+        try Row.fetchAll(db, sql: "SELECT name, target, pushedSeq, pulledXid, pulledSeq, lastSyncAt FROM remote ORDER BY name").map {
+            SyncRemote(name: $0[0], target: $0[1], pushedSeq: $0[2], pulledXid: $0[3], pulledSeq: $0[4], lastSyncAt: $0[5])
+        }
+    }
+
+    public func remote(named name: String) throws -> SyncRemote? { try remotes().first { $0.name.lowercased() == name.lowercased() } }
+
+    /// Trees changed after `cursor` (sequence number, id) up to sequence `through`, in that order.
+    public func changedTrees(after cursor: (seq: Int64, id: String), through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncTreeRow)] {
+        let columns = SyncTreeRow.columnNames.map { "t.\($0)" }.joined(separator: ", ")
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT v.seq, t.id, \(columns), v.version, v.device,
+                   (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldVersion f WHERE f.treeId = t.id)
+            FROM treeVersion v JOIN tree t ON t.id = v.treeId
+            WHERE (v.seq, v.treeId) > (?, ?) AND v.seq <= ? ORDER BY v.seq, v.treeId LIMIT ?
+            """, arguments: [cursor.seq, cursor.id, through, limit])
+        var out: [(Int64, SyncTreeRow)] = []
+        let n = SyncTreeRow.columnNames.count
+        while let row = try rows.next() {
+            var values: [String?] = []
+            values.reserveCapacity(n)
+            for i in 0..<n { values.append(SyncValue.text(row[i + 2])) }
+            let base = SyncVersion(clock: row[n + 2], device: row[n + 3])
+            let fields = SyncValue.parseVersions(row[n + 4])
+            let versions = SyncTreeRow.groups.map { g in max(base, fields[g.name] ?? base) }
+            out.append((row[0], SyncTreeRow(id: row[1], columns: values, versions: versions)))
+        }
+        return out
+    }
+
+    public func changedCollections(after: Int64, through: Int64) throws -> [SyncCollectionRow] {
+        try Row.fetchAll(db, sql: """
+            SELECT c.id, c.name, c.createdAt, c.updatedAt, v.version, v.device FROM collectionVersion v JOIN collection c ON c.id = v.collectionId
+            WHERE v.seq > ? AND v.seq <= ? ORDER BY v.seq, c.id
+            """, arguments: [after, through]).map {
+            SyncCollectionRow(id: $0[0], name: $0[1], createdAt: $0[2], updatedAt: $0[3], version: SyncVersion(clock: $0[4], device: $0[5]))
+        }
+    }
+
+    public func changedPhotos(after: Int64, through: Int64) throws -> [SyncPhotoRow] {
+        try Row.fetchAll(db, sql: """
+            SELECT p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt, v.version, v.device
+            FROM photoVersion v JOIN photo p ON p.id = v.photoId WHERE v.seq > ? AND v.seq <= ? ORDER BY v.seq, p.id
+            """, arguments: [after, through]).map {
+            SyncPhotoRow(id: $0[0], treeId: $0[1], sha256: $0[2], format: $0[3], byteCount: $0[4], capturedAt: $0[5], createdAt: $0[6],
+                         version: SyncVersion(clock: $0[7], device: $0[8]))
+        }
+    }
+
+    public func tombstones(after: Int64, through: Int64) throws -> [SyncTombstone] {
+        try Row.fetchAll(db, sql: "SELECT kind, id, version, device FROM tombstone WHERE seq > ? AND seq <= ? ORDER BY seq, kind, id",
+                         arguments: [after, through]).compactMap { row in
+            guard let kind = SyncTombstone.Kind(rawValue: row[0]) else { return nil }
+            return SyncTombstone(kind: kind, id: row[1], version: SyncVersion(clock: row[2], device: row[3]))
+        }
+    }
+
+    /// Number of local changes (trees, collections, photos, deletions) after `seq`.
+    public func changeCount(after seq: Int64) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT (SELECT COUNT(*) FROM treeVersion WHERE seq > ?1) + (SELECT COUNT(*) FROM collectionVersion WHERE seq > ?1)
+                 + (SELECT COUNT(*) FROM photoVersion WHERE seq > ?1) + (SELECT COUNT(*) FROM tombstone WHERE seq > ?1)
+            """, arguments: [seq]) ?? 0
+    }
+
+    /// The losing values kept for a tree, oldest first.
+    public func conflicts(of treeId: UUID) throws -> [SyncConflict] {
+        try Row.fetchAll(db, sql: """
+            SELECT treeId, field, loserVersion, loserDevice, loserValue, winnerVersion, winnerDevice, reason FROM treeConflict
+            WHERE treeId = ? ORDER BY loserVersion, field, loserDevice
+            """, arguments: [treeId.storageKey]).map(Self.conflict)
+    }
+
+    static func conflict(_ r: Row) -> SyncConflict {
+        SyncConflict(treeId: r[0], field: r[1], loser: SyncVersion(clock: r[2], device: r[3]), loserValue: r[4],
+                     winner: SyncVersion(clock: r[5], device: r[6]), reason: r[7])
+    }
+
+    /// Position changes recorded in the tree's history (`edited position`, repairs), oldest first.
+    public func history(of treeId: UUID) throws -> [(changedAt: String, change: String, latitude: Double?, longitude: Double?, accuracy: Double?)] {
+        try Row.fetchAll(db, sql: "SELECT changedAt, change, latitude, longitude, horizontalAccuracy FROM treeHistory WHERE treeId = ? ORDER BY rowid",
+                         arguments: [treeId.storageKey]).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
+    }
+}
+
+extension StoreWriter {
+    public func addRemote(name: String, target: String) throws {
+        if try reader.remote(named: name) != nil { throw StoreError.duplicateRemote(name) }
+        try db.execute(sql: "INSERT INTO remote (name, target) VALUES (?, ?)", arguments: [name, target])
+    }
+
+    public func removeRemote(named name: String) throws {
+        try db.execute(sql: "DELETE FROM remote WHERE name = ?", arguments: [name])
+        if db.changesCount == 0 { throw StoreError.unknownRemote(name, known: try reader.remotes().map(\.name)) }
+    }
+
+    /// Records that local changes up to `seq` are on the server.
+    public func setPushed(remote: String, seq: Int64) throws {
+        try db.execute(sql: "UPDATE remote SET pushedSeq = max(pushedSeq, ?) WHERE name = ?", arguments: [seq, remote])
+    }
+
+    /// Keeps losing values reported by the server (already resolved there).
+    public func recordConflicts(_ conflicts: [SyncConflict]) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO treeConflict (treeId, field, loserVersion, loserDevice, loserValue, winnerVersion, winnerDevice, reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for c in conflicts {
+            try statement.execute(arguments: [c.treeId, c.field, c.loser.clock, c.loser.device, c.loserValue, c.winner.clock, c.winner.device, c.reason])
+        }
+    }
+
+    /// Merges a page pulled from `remote` into the store and moves its pull position to `cursor`,
+    /// in this one transaction. Every field group keeps the later version; a deleted tree stays deleted.
+    public func applyPulled(_ page: PulledPage, remote: String, cursor: (xid: String, seq: Int64)) throws -> AppliedPage {
+        var applied = AppliedPage()
+        let state = try reader.syncState()
+        let ourSeq = state.seq
+        let pushed = try Int64.fetchOne(db, sql: "SELECT pushedSeq FROM remote WHERE name = ?", arguments: [remote]) ?? 0
+        let nothingWaiting = try reader.changeCount(after: pushed) == 0
+        var seen = state.clock
+        try db.execute(sql: "UPDATE syncState SET applying = 1")
+        // Pulled trees land all over the id index: a larger page cache keeps it off the disk.
+        try db.execute(sql: "PRAGMA cache_size = -32768")
+        for c in page.collections {
+            seen = max(seen, c.version.clock)
+            if try tombstoneVersion(.collection, c.id) != nil { continue }
+            let local = try Row.fetchOne(db, sql: "SELECT version, device FROM collectionVersion WHERE collectionId = ?", arguments: [c.id])
+                .map { SyncVersion(clock: $0[0], device: $0[1]) }
+            if let local, local >= c.version { continue }
+            let name = try uniqueCollectionName(c.name, id: c.id)
+            try db.execute(sql: """
+                INSERT INTO collection (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, createdAt = excluded.createdAt, updatedAt = excluded.updatedAt
+                """, arguments: [c.id, name, c.createdAt, c.updatedAt])
+            try db.execute(sql: "INSERT OR REPLACE INTO collectionVersion (collectionId, seq, version, device) VALUES (?, ?, ?, ?)",
+                           arguments: [c.id, ourSeq, c.version.clock, c.version.device])
+            applied.collections += 1
+        }
+        for t in page.trees {
+            for v in t.versions { seen = max(seen, v.clock) }
+            if let merged = try merge(t, seq: ourSeq, conflicts: &applied.conflicts) { if merged { applied.trees += 1 } }
+        }
+        for p in page.photos {
+            seen = max(seen, p.version.clock)
+            if try tombstoneVersion(.photo, p.id) != nil { continue }
+            guard let treeID = UUID(uuidString: p.treeId), try treeExists(treeID) else { continue }
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt])
+            if db.changesCount > 0 {
+                try db.execute(sql: "INSERT OR REPLACE INTO photoVersion (photoId, seq, version, device) VALUES (?, ?, ?, ?)",
+                               arguments: [p.id, ourSeq, p.version.clock, p.version.device])
+                applied.photos += 1
+            }
+        }
+        for d in page.tombstones {
+            seen = max(seen, d.version.clock)
+            if try tombstoneVersion(d.kind, d.id) != nil { continue }
+            try db.execute(sql: "INSERT INTO tombstone (kind, id, seq, version, device) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [d.kind.rawValue, d.id, ourSeq, d.version.clock, d.version.device])
+            switch d.kind {
+            case .tree:
+                if let losing = try wholeTree(d.id) {
+                    applied.conflicts.append(SyncConflict(treeId: d.id, field: "tree", loser: losing.version, loserValue: losing.json,
+                                                          winner: d.version, reason: "deleted"))
+                }
+                try db.execute(sql: "DELETE FROM tree WHERE id = ?", arguments: [d.id])
+                if db.changesCount > 0 { applied.deletions += 1 }
+                try db.execute(sql: "DELETE FROM treeVersion WHERE treeId = ?", arguments: [d.id])
+                try db.execute(sql: "DELETE FROM treeFieldVersion WHERE treeId = ?", arguments: [d.id])
+            case .collection:
+                // Its trees keep their place in no collection, as a local deletion leaves them.
+                try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [d.id])
+                if db.changesCount > 0 { applied.deletions += 1 }
+                try db.execute(sql: "DELETE FROM collectionVersion WHERE collectionId = ?", arguments: [d.id])
+            case .photo:
+                try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [d.id])
+                if db.changesCount > 0 { applied.deletions += 1 }
+                try db.execute(sql: "DELETE FROM photoVersion WHERE photoId = ?", arguments: [d.id])
+            }
+        }
+        try recordConflicts(applied.conflicts)
+        try recordConflicts(page.conflicts)
+        try db.execute(sql: "UPDATE syncState SET applying = 0, hlc = max(hlc, ?)", arguments: [seen])
+        try db.execute(sql: "UPDATE remote SET pulledXid = ?, pulledSeq = ? WHERE name = ?", arguments: [cursor.xid, cursor.seq, remote])
+        // What was pulled is on the server already: when nothing else was waiting to be pushed, it need not go back.
+        if nothingWaiting { try db.execute(sql: "UPDATE remote SET pushedSeq = ? WHERE name = ?", arguments: [ourSeq, remote]) }
+        return applied
+    }
+
+    /// Moves the pull position of `remote` (a page with nothing to merge).
+    public func setPulled(remote: String, cursor: (xid: String, seq: Int64)) throws {
+        try db.execute(sql: "UPDATE remote SET pulledXid = ?, pulledSeq = ? WHERE name = ?", arguments: [cursor.xid, cursor.seq, remote])
+    }
+
+    public func markSynced(remote: String) throws {
+        try db.execute(sql: "UPDATE remote SET lastSyncAt = ? WHERE name = ?", arguments: [StoredDate.text(now), remote])
+    }
+
+    private func tombstoneVersion(_ kind: SyncTombstone.Kind, _ id: String) throws -> SyncVersion? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT version, device FROM tombstone WHERE kind = ? AND id = ?"), arguments: [kind.rawValue, id])
+            .map { SyncVersion(clock: $0[0], device: $0[1]) }
+    }
+
+    /// A collection name not used by another collection: names are unique here, ignoring case, but
+    /// two stores may each create the same name. The one with the greater id is shown with the
+    /// start of its id, the same way on every store.
+    private func uniqueCollectionName(_ name: String, id: String) throws -> String {
+        guard let other = try String.fetchOne(db, sql: "SELECT id FROM collection WHERE name = ? COLLATE NOCASE AND id <> ?", arguments: [name, id]) else {
+            return name
+        }
+        if other < id { return "\(name) (\(id.prefix(8)))" }
+        try db.execute(sql: "UPDATE collection SET name = ? WHERE id = ?", arguments: ["\(name) (\(other.prefix(8)))", other])
+        return name
+    }
+
+    /// The local tree as one JSON object, with its latest version (for the history of a deletion).
+    private func wholeTree(_ id: String) throws -> (json: String, version: SyncVersion)? {
+        guard let local = try localTree(id) else { return nil }
+        var values: [String: String?] = [:]
+        for (i, name) in SyncTreeRow.columnNames.enumerated() { values[name] = local.columns[i] }
+        return (SyncValue.json(values), local.versions.max() ?? SyncVersion(clock: 0, device: ""))
+    }
+
+    private func localTree(_ id: String) throws -> SyncTreeRow? {
+        let columns = SyncTreeRow.columnNames.joined(separator: ", ")
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT \(columns), v.version, v.device, (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldVersion f WHERE f.treeId = t.id)
+            FROM tree t JOIN treeVersion v ON v.treeId = t.id WHERE t.id = ?
+            """), arguments: [id]) else { return nil }
+        let n = SyncTreeRow.columnNames.count
+        let base = SyncVersion(clock: row[n], device: row[n + 1])
+        let fields = SyncValue.parseVersions(row[n + 2])
+        return SyncTreeRow(id: id, columns: (0..<n).map { SyncValue.text(row[$0]) },
+                           versions: SyncTreeRow.groups.map { max(base, fields[$0.name] ?? base) })
+    }
+
+    /// Merges one pulled tree; true when the store changed.
+    private func merge(_ remote: SyncTreeRow, seq: Int64, conflicts: inout [SyncConflict]) throws -> Bool? {
+        if try tombstoneVersion(.tree, remote.id) != nil { return false }
+        let names = SyncTreeRow.columnNames
+        guard let local = try localTree(remote.id) else {
+            try insertRaw(remote)
+            let base = remote.versions.min() ?? SyncVersion(clock: 0, device: "")
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO treeVersion (treeId, seq, version, device) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [remote.id, seq, base.clock, base.device])
+            // A group at the base version needs no row of its own (most new trees have none).
+            try writeFieldVersions(remote.id, remote.versions, except: base)
+            return true
+        }
+        var merged = local
+        var changed = false
+        for (g, group) in SyncTreeRow.groups.enumerated() where remote.versions[g] > local.versions[g] {
+            let localValues = local.values(ofGroup: g), remoteValues = remote.values(ofGroup: g)
+            if localValues != remoteValues && group.name != "updatedAt" {
+                conflicts.append(SyncConflict(treeId: remote.id, field: group.name, loser: local.versions[g], loserValue: SyncValue.json(localValues),
+                                              winner: remote.versions[g], reason: "older"))
+            }
+            for c in group.columns { if let i = names.firstIndex(of: c) { merged.columns[i] = remote.columns[i] } }
+            merged.versions[g] = remote.versions[g]
+            changed = true
+        }
+        guard changed else { return false }
+        if let i = names.firstIndex(of: "collectionId"), let c = merged.columns[i],
+           try !(Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE id = ?)"), arguments: [c]) ?? false) {
+            merged.columns[i] = nil
+        }
+        try db.cachedStatement(sql: "UPDATE tree SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?")
+            .execute(arguments: StatementArguments(merged.columns + [merged.id]))
+        try db.cachedStatement(sql: "UPDATE treeVersion SET seq = ? WHERE treeId = ?").execute(arguments: [seq, remote.id])
+        try writeFieldVersions(remote.id, merged.versions)
+        return true
+    }
+
+    private func insertRaw(_ t: SyncTreeRow) throws {
+        var columns = t.columns
+        if let i = SyncTreeRow.columnNames.firstIndex(of: "collectionId"), let c = columns[i],
+           try !(Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE id = ?)"), arguments: [c]) ?? false) {
+            columns[i] = nil
+        }
+        let typed = zip(TreeColumn.allCases.dropFirst(), columns).map { column, value -> (any DatabaseValueConvertible)? in
+            guard let value else { return nil }
+            switch column.kind {
+            case .latitude, .longitude, .accuracy, .optionalReal: return Double(value)
+            case .optionalInteger: return Int64(value)
+            default: return value
+            }
+        }
+        try db.cachedStatement(sql: "INSERT INTO tree (id, \(SyncTreeRow.columnNames.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: columns.count)))")
+            .execute(arguments: StatementArguments([t.id] + typed))
+    }
+
+    private func writeFieldVersions(_ id: String, _ versions: [SyncVersion], except base: SyncVersion? = nil) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO treeFieldVersion (treeId, field, version, device) VALUES (?, ?, ?, ?)")
+        for (g, group) in SyncTreeRow.groups.enumerated() where versions[g] != base {
+            try statement.execute(arguments: [id, group.name, versions[g].clock, versions[g].device])
+        }
+    }
+}
+
+extension StoreReader {
+    /// The photo files the store's rows refer to: hash and format (the file's extension).
+    public func photoFiles() throws -> [(sha256: String, format: String)] {
+        try Row.fetchAll(db, sql: "SELECT sha256, min(format) FROM photo GROUP BY sha256 ORDER BY sha256").map { ($0[0], $0[1]) }
+    }
+}

@@ -1,0 +1,198 @@
+import CPQ
+import Foundation
+
+/// One connection to a PostgreSQL server through libpq, speaking only bound parameters.
+///
+/// libpq finds the password and TLS settings exactly as `psql` does (`PGPASSWORD`, `~/.pgpass`,
+/// `PGSERVICE` and `pg_service.conf`, `sslmode` in the URL or the service), so `trees` never
+/// holds a password. Statements take their values as text parameters (`$1`, `$2`, …), never
+/// spliced into the SQL; bulk rows go through `COPY … FROM STDIN`.
+package final class PostgresConnection {
+    private let connection: OpaquePointer
+    /// What the connection was opened with, without any password (for messages).
+    package let displayName: String
+
+    /// Opens a connection. `target` is a `postgres://` or `postgresql://` URL, or a libpq service name.
+    package init(target: RemoteTarget) throws(SyncError) {
+        displayName = target.display
+        var keys: [String] = ["dbname", "application_name", "connect_timeout", "keepalives_idle"]
+        var values: [String] = [target.libpqDatabaseValue, "trees", "10", "30"]
+        if case .service(let name) = target {
+            keys[0] = "service"; values[0] = name
+        }
+        let conn: OpaquePointer? = Self.withCStrings(keys) { k in
+            Self.withCStrings(values) { v in
+                // expand_dbname = 1: a URL given as dbname is parsed as a connection string.
+                PQconnectdbParams(k, v, 1)
+            }
+        }
+        guard let conn else { throw .connection(target: target.display, reason: "out of memory") }
+        if PQstatus(conn) != CONNECTION_OK {
+            let reason = Self.message(PQerrorMessage(conn))
+            PQfinish(conn)
+            throw .connection(target: target.display, reason: reason)
+        }
+        connection = conn
+        // Notices (a server shutting down says so) are not printed on standard error: what matters
+        // arrives as the error of the statement that failed.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        _ = try? execute("SET client_min_messages = warning")
+        _ = try? execute("SET TIME ZONE 'UTC'")
+    }
+
+    /// Runs several statements that take no values (schema migrations).
+    package func executeScript(_ sql: String) throws(SyncError) {
+        _ = try rows(of: PQexec(connection, sql))
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// Runs one statement with text parameters (nil is NULL) and returns its rows as text.
+    @discardableResult
+    package func execute(_ sql: String, _ parameters: [String?] = []) throws(SyncError) -> PostgresRows {
+        let result = Self.withOptionalCStrings(parameters) { values in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        return try rows(of: result)
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    package func transaction<T>(_ body: () throws(SyncError) -> T) throws(SyncError) -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if PQstatus(connection) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Sends rows to `COPY … FROM STDIN` (text format): `write` is called with a sink that takes one row of values at a time.
+    package func copyIn(_ sql: String, _ write: (inout CopyRows) throws(SyncError) -> Void) throws(SyncError) {
+        let started = PQexec(connection, sql)
+        guard PQresultStatus(started) == PGRES_COPY_IN else { _ = try rows(of: started); throw .protocolError("COPY did not start") }
+        PQclear(started)
+        var sink = CopyRows()
+        do {
+            try write(&sink)
+        } catch {
+            _ = PQputCopyEnd(connection, "trees stopped sending")
+            drainResults()
+            throw error
+        }
+        try sink.flush(to: connection)
+        guard PQputCopyEnd(connection, nil) == 1 else { throw serverError() }
+        var last: OpaquePointer?
+        while let r = PQgetResult(connection) {
+            if let previous = last { PQclear(previous) }
+            last = r
+        }
+        _ = try rows(of: last)
+    }
+
+    private func drainResults() { while let r = PQgetResult(connection) { PQclear(r) } }
+
+    private func rows(of result: OpaquePointer?) throws(SyncError) -> PostgresRows {
+        guard let result else { throw serverError() }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let text = primary ?? Self.message(PQresultErrorMessage(result))
+            // No SQLSTATE means libpq itself failed (the socket closed); class 08 is a connection
+            // exception and 57P01–57P03 an administrator's shutdown: the connection is gone either way.
+            if PQstatus(connection) != CONNECTION_OK || state.isEmpty || state.hasPrefix("08") || state.hasPrefix("57P") {
+                throw .connectionLost(target: displayName, reason: text)
+            }
+            throw .server(sqlState: state, message: text)
+        }
+        let rowCount = Int(PQntuples(result)), columnCount = Int(PQnfields(result))
+        var values: [String?] = []
+        values.reserveCapacity(rowCount * columnCount)
+        for r in 0..<Int32(rowCount) {
+            for c in 0..<Int32(columnCount) {
+                if PQgetisnull(result, r, c) == 1 { values.append(nil) } else { values.append(String(cString: PQgetvalue(result, r, c))) }
+            }
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return PostgresRows(columnCount: columnCount, values: values, affected: affected)
+    }
+
+    private func serverError() -> SyncError {
+        let reason = Self.message(PQerrorMessage(connection))
+        if PQstatus(connection) != CONNECTION_OK { return .connectionLost(target: displayName, reason: reason) }
+        return .server(sqlState: "", message: reason)
+    }
+
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "unknown error" }
+        let s = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        return s.replacingOccurrences(of: "\n", with: "; ")
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) }
+        pointers.append(nil)
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    private static func withOptionalCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        let copies = strings.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+}
+
+/// Rows of a result, as text (nil for NULL).
+package struct PostgresRows {
+    package let columnCount: Int
+    let values: [String?]
+    /// Rows a command inserted, updated or deleted.
+    package let affected: Int
+
+    package var count: Int { columnCount == 0 ? 0 : values.count / columnCount }
+    package subscript(row: Int, column: Int) -> String? { values[row * columnCount + column] }
+    package var first: [String?]? { count == 0 ? nil : Array(values[0..<columnCount]) }
+}
+
+/// Rows for `COPY … FROM STDIN` in text format, buffered and sent in chunks of about 256 KiB.
+package struct CopyRows {
+    private var buffer: [UInt8] = []
+
+    /// Appends one row; nil is NULL (`\N`), text is escaped as COPY's text format requires.
+    package mutating func append(_ row: [String?]) {
+        for (i, value) in row.enumerated() {
+            if i > 0 { buffer.append(0x09) }
+            guard let value else { buffer.append(contentsOf: [0x5C, 0x4E]); continue }
+            for byte in value.utf8 {
+                switch byte {
+                case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: buffer.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: buffer.append(contentsOf: [0x5C, 0x72])
+                case 0x09: buffer.append(contentsOf: [0x5C, 0x74])
+                default: buffer.append(byte)
+                }
+            }
+        }
+        buffer.append(0x0A)
+    }
+
+    var pending: Int { buffer.count }
+    /// What is buffered, as text (for tests).
+    var pendingText: String { String(decoding: buffer, as: UTF8.self) }
+
+    mutating func flush(to connection: OpaquePointer) throws(SyncError) {
+        guard !buffer.isEmpty else { return }
+        let ok = buffer.withUnsafeBufferPointer { b in
+            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { PQputCopyData(connection, $0, Int32(b.count)) }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        if ok != 1 { throw .connectionLost(target: "server", reason: PostgresConnection.message(PQerrorMessage(connection))) }
+    }
+}

@@ -1,0 +1,337 @@
+import Foundation
+import Testing
+import TreesTestSupport
+
+/// Team sync end to end: the built `trees` against a real PostgreSQL 15 with PostGIS that each
+/// test starts for itself. Every scenario ends by comparing exports of every store (and of a fresh
+/// store that pulls everything from the server), byte for byte.
+@Suite(.tags(.postgres), .enabled(if: Tool.postgres.shouldRun), .serialized)
+struct SyncTests {
+    static let tracks = Repository.path("SampleTracks")
+
+    /// Laptops of one team: one store each, all with the remote `office`.
+    final class Team {
+        let server: PostgresServer
+        let url: String
+        var stores: [TreesProcess] = []
+
+        init(_ count: Int, database: String = "team") throws {
+            server = try PostgresServer()
+            url = try server.createDatabase(database)
+            let first = try TreesProcess(now: nil)
+            let r = try first.run(["server", "init", url])
+            guard r.status == 0 else { throw PostgresServer.Failure(description: "server init: \(r)") }
+            stores.append(first)
+            for _ in 1..<max(count, 1) { stores.append(try TreesProcess(now: nil)) }
+            for s in stores {
+                let added = try s.run(["remote", "add", "office", url])
+                guard added.status == 0 else { throw PostgresServer.Failure(description: "remote add: \(added)") }
+            }
+        }
+
+        deinit { for s in stores { s.cleanUp() } }
+
+        subscript(i: Int) -> TreesProcess { stores[i] }
+
+        @discardableResult
+        func sync(_ i: Int, _ extra: [String] = [], environment: [String: String] = [:]) throws -> ProgramOutput {
+            let r = try stores[i].run(["sync", "office", "--json"] + extra, environment: environment)
+            #expect(r.status == 0, "sync of store \(i): \(r)")
+            return r
+        }
+
+        /// The store's inventory as `trees export --format json --photos` writes it.
+        func export(_ i: Int) throws -> String {
+            let r = try stores[i].run(["export", "--format", "json", "--photos", "--out", "-"])
+            #expect(r.status == 0, "\(r)")
+            return Self.withoutExportTime(r.stdout)
+        }
+
+        /// An export without the time it was made.
+        static func withoutExportTime(_ text: String) -> String {
+            text.replacingOccurrences(of: #""exportedAt":"[^"]*","#, with: "", options: .regularExpression)
+        }
+
+        /// What the server holds, as a store that has never synced pulls it.
+        func serverExport() throws -> String {
+            let fresh = try TreesProcess(now: nil)
+            defer { fresh.cleanUp() }
+            #expect(try fresh.run(["remote", "add", "office", url]).status == 0)
+            let r = try fresh.run(["sync", "office"])
+            #expect(r.status == 0, "\(r)")
+            return Self.withoutExportTime(try fresh.run(["export", "--format", "json", "--photos", "--out", "-"]).stdout)
+        }
+
+        func treeCount(_ i: Int) throws -> Int {
+            let r = try stores[i].run(["list", "--json"])
+            return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [Any])?.count ?? -1
+        }
+
+        func add(_ i: Int, _ arguments: [String]) throws -> String {
+            let r = try stores[i].run(["add", "--json"] + arguments)
+            #expect(r.status == 0, "\(r)")
+            let tree = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            return try #require(tree?["id"] as? String)
+        }
+
+        func show(_ i: Int, _ id: String) throws -> [String: Any] {
+            let r = try stores[i].run(["show", id, "--history", "--json"])
+            #expect(r.status == 0, "\(r)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        }
+    }
+
+    static func report(_ r: ProgramOutput) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r)")
+    }
+
+    static func count(_ report: [String: Any], _ direction: String, _ kind: String) -> Int {
+        ((report[direction] as? [String: Any])?[kind] as? Int) ?? -1
+    }
+
+    @Test func threeCrewsCaptureOfflineSyncInTurnAndHoldTheSameInventory() throws {
+        try Tool.postgres.require()
+        let team = try Team(3)
+        let crews = [("orchard-walk.nmea", "Apple", "Block A"), ("no-gst.nmea", "Pear", "Block B"), ("multi-gnss.nmea", "Plum", "Block C")]
+        for (i, crew) in crews.enumerated() {
+            for (n, variety) in ["first", "second"].enumerated() {
+                let r = try team[i].run(["capture", "--source", "replay:\(Self.tracks)/\(crew.0)", "--speed", "max", "--auto", "--allow-duplicate",
+                                         "--species", crew.1, "--variety", "\(variety) \(n)", "--collection", crew.2, "--json"])
+                #expect(r.status == 0, "\(r)")
+            }
+        }
+        let photo = team[0].folder.appendingPathComponent("tree.png")
+        try Data(TestImages.png()).write(to: photo)
+        let listed = try JSONSerialization.jsonObject(with: Data(try team[0].run(["list", "--json"]).stdout.utf8)) as? [[String: Any]]
+        let firstTree = try #require(listed?.first?["id"] as? String)
+        let added = try team[0].run(["photo", "add", firstTree, photo.path])
+        #expect(added.status == 0, "\(added)")
+
+        for i in 0..<3 { try team.sync(i) }
+        for i in 0..<3 { try team.sync(i) }
+        let exports = try (0..<3).map(team.export)
+        #expect(try team.treeCount(0) == 6)
+        #expect(exports[0].contains("Block C") && exports[2].contains("Block A"))
+        #expect(exports[1] == exports[0])
+        #expect(exports[2] == exports[0])
+        #expect(try team.serverExport() == exports[0])
+        #expect(try team.server.psql("SELECT count(*) FROM trees_layer", database: "team") == "6")
+        #expect(try team.server.psql("SELECT count(*) FROM collection", database: "team") == "3")
+        #expect(try team.server.psql("SELECT count(*) FROM photo_file", database: "team") == "1")
+        // A third round moves nothing.
+        let again = try Self.report(try team.sync(1))
+        #expect(Self.count(again, "pushed", "trees") == 0 && Self.count(again, "pulled", "trees") == 0)
+    }
+
+    @Test func conflictingEditsResolveTheSameEverywhereAndKeepTheLosingValues() throws {
+        try Tool.postgres.require()
+        let team = try Team(3)
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--accuracy", "3", "--species", "Apple", "--variety", "Gala", "--notes", "planted 2019"])
+        let y = try team.add(0, ["--lat", "51.6", "--lon", "-0.2", "--accuracy", "3", "--species", "Cherry"])
+        for i in 0..<3 { try team.sync(i) }
+        // Offline: 0 and 1 edit X (notes on 0; variety on both), 2 edits Y, which 0 deletes.
+        #expect(try team[0].run(["edit", x, "--variety", "Gala Royal", "--notes", "leaning east"]).status == 0)
+        #expect(try team[1].run(["edit", x, "--variety", "Jazz", "--rootstock", "M9"]).status == 0)
+        #expect(try team[2].run(["edit", y, "--notes", "needs pruning"]).status == 0)
+        #expect(try team[0].run(["rm", y, "--yes"]).status == 0)
+        for i in 0..<3 { try team.sync(i) }
+        let last = try Self.report(try team.sync(2))
+        _ = last
+        for i in 0..<3 { try team.sync(i) }
+        let exports = try (0..<3).map(team.export)
+        #expect(exports[1] == exports[0])
+        #expect(exports[2] == exports[0])
+        #expect(try team.serverExport() == exports[0])
+        for i in 0..<3 {
+            let shown = try team.show(i, x)
+            let tree = try #require(shown["tree"] as? [String: Any])
+            // Store 1 edited the variety later: it wins; each group keeps its own latest value.
+            #expect(tree["variety"] as? String == "Jazz")
+            #expect(tree["rootstock"] as? String == "M9")
+            #expect(tree["notes"] as? String == "leaning east")
+            let losing = try #require(shown["losingValues"] as? [[String: Any]])
+            #expect(losing.contains { $0["field"] as? String == "variety" && (($0["losingValue"] as? [String: Any])?["variety"] as? String) == "Gala Royal" },
+                    "store \(i): \(losing)")
+            #expect(try team[i].run(["show", y]).status == 1)
+        }
+        // The edit of the deleted tree lost, and is kept on the server.
+        let kept = try team.server.psql("SELECT loser_value FROM tree_conflict WHERE tree_id = '\(y)' AND reason = 'deleted' ORDER BY field", database: "team")
+        #expect(kept.contains("needs pruning"), "\(kept)")
+    }
+
+    @Test func aLaptopWhoseClockIsAnHourOffStillOrdersEditsByWhatItHasSeen() throws {
+        try Tool.postgres.require()
+        let team = try Team(2)
+        let fast = ["TREES_CLOCK_OFFSET": "3600"], slow = ["TREES_CLOCK_OFFSET": "-3600"]
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple"])
+        try team.sync(0)
+        try team.sync(1, environment: slow)
+        #expect(try team[0].run(["edit", x, "--variety", "from the fast laptop"], environment: fast).status == 0)
+        try team.sync(0, environment: fast)
+        try team.sync(1, environment: slow)
+        // The slow laptop has seen the fast one's edit: its own later edit wins although its clock is two hours behind.
+        #expect(try team[1].run(["edit", x, "--variety", "from the slow laptop"], environment: slow).status == 0)
+        try team.sync(1, environment: slow)
+        try team.sync(0, environment: fast)
+        for i in 0..<2 {
+            let tree = try #require(try team.show(i, x)["tree"] as? [String: Any])
+            #expect(tree["variety"] as? String == "from the slow laptop")
+        }
+        #expect(try team.export(0) == team.export(1))
+    }
+
+    static let hostile = ["O'Brien's \"best\" \\ apple", "'; DROP TABLE tree; --", "Äpfel 🍎 ñ 林檎", "tab\there\nnew line\r\\N", "%_\\x00 $1 ?"]
+
+    /// Collection names are one line: no line feed or carriage return.
+    static func oneLine(_ text: String) -> String { text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ") }
+
+    @Test func hostileTextInEveryFieldRoundTrips() throws {
+        try Tool.postgres.require()
+        let team = try Team(2)
+        var ids: [String] = []
+        for (n, text) in Self.hostile.enumerated() {
+            let created = try team[0].run(["collection", "create", Self.oneLine(text) + " \(n)"])
+            #expect(created.status == 0, "\(created)")
+            ids.append(try team.add(0, ["--lat", "51.\(n)", "--lon", "0.\(n)", "--species", text, "--variety", text, "--rootstock", text, "--notes", text,
+                                        "--collection", Self.oneLine(text) + " \(n)"]))
+        }
+        try team.sync(0)
+        try team.sync(1)
+        #expect(try team.export(1) == team.export(0))
+        for (n, id) in ids.enumerated() {
+            let tree = try #require(try team.show(1, id)["tree"] as? [String: Any])
+            for key in ["species", "variety", "rootstock", "notes"] { #expect(tree[key] as? String == Self.hostile[n]) }
+        }
+        #expect(try team.server.psql("SELECT count(*) FROM tree WHERE species = notes AND variety = rootstock", database: "team") == "\(ids.count)")
+    }
+
+    @Test(.enabled(if: Tool.ogrinfo.shouldRun)) func ogrReadsTheServerLayerAndExportsItToGeoPackage() throws {
+        try Tool.postgres.require()
+        let ogrinfo = try Tool.ogrinfo.require()
+        let team = try Team(1)
+        for n in 0..<7 { _ = try team.add(0, ["--lat", "51.4\(n)", "--lon", "-0.0\(n)", "--accuracy", "\(n * 4 + 1)", "--species", "Apple", "--variety", "V\(n)"]) }
+        let t = try team.add(0, ["--lat", "51.3", "--lon", "-0.3", "--species", "Gone"])
+        #expect(try team[0].run(["rm", t, "--yes"]).status == 0)
+        try team.sync(0)
+        let source = "PG:host=127.0.0.1 port=\(team.server.port) user=trees dbname=team"
+        let info = try Program.run(ogrinfo, ["-ro", "-so", source, "trees_layer"])
+        #expect(info.status == 0, "\(info)")
+        #expect(info.stdout.contains("Feature Count: 7"), "\(info.stdout)")
+        #expect(info.stdout.contains("EPSG\",4326") || info.stdout.contains("ID[\"EPSG\",4326]"), "\(info.stdout)")
+        #expect(info.stdout.contains("accuracy_class: String"), "\(info.stdout)")
+        let gpkg = team[0].folder.appendingPathComponent("layer.gpkg").path
+        let copy = try Program.run("/usr/bin/ogr2ogr", ["-f", "GPKG", gpkg, source, "trees_layer"])
+        #expect(copy.status == 0, "\(copy)")
+        let back = try Program.run(ogrinfo, ["-ro", "-so", gpkg, "trees_layer"])
+        #expect(back.stdout.contains("Feature Count: 7"), "\(back)")
+        let classes = try Program.run(ogrinfo, ["-ro", "-q", "-sql", "SELECT accuracy_class FROM trees_layer WHERE variety = 'V3'", gpkg])
+        #expect(classes.stdout.contains("accuracy_class (String) = Acceptable"), "\(classes)")
+    }
+
+    /// A CSV of `count` trees with ids of their own, numbered from `first`.
+    static func csv(_ folder: URL, count: Int, first: Int = 0, tag: String = "t") throws -> String {
+        var text = "id,latitude,longitude,horizontalAccuracy,species,variety,notes\n"
+        for i in first..<(first + count) {
+            text += String(format: "%08x-0000-4000-8000-%012x", Int(tag.utf8.first ?? 0), i)
+            text += ",\(48 + Double(i / 500) * 0.0001),\(11 + Double(i % 500) * 0.0001),\(Double(i % 20) + 1.5),Apple,V\(i % 7),row \(i / 500)\n"
+        }
+        let path = folder.appendingPathComponent("trees-\(tag)-\(first).csv").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Polls `condition` (no fixed sleep: checks every 5 ms) until it holds or `seconds` pass.
+    static func wait(seconds: Double, until condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
+    @Test(.enabled(if: Tool.socatProxy.shouldRun))
+    func aServerKilledMidPushAndAConnectionCutMidPullConvergeOnTheNextSync() throws {
+        try Tool.postgres.require()
+        let socat = try Tool.socatProxy.require()
+        let team = try Team(2)
+        let count = 20_000
+        #expect(try team[0].run(["import", try Self.csv(team[0].folder, count: count)]).status == 0)
+
+        // The server dies (as in a power cut) while laptop 0 pushes.
+        let push = try team[0].start(["sync", "office"])
+        let pushing = try Self.wait(seconds: 60) { try !push.isRunning || (Int(team.server.psql("SELECT count(*) FROM change", database: "team")) ?? 0) > 0 }
+        #expect(pushing)
+        #expect(push.isRunning, "the push ended before the server could be stopped")
+        team.server.stop(mode: "immediate")
+        let cut = push.wait()
+        #expect(cut.status == 69, "\(cut)")
+        #expect(cut.stderr.hasPrefix("trees: the connection to"), "\(cut)")
+        try team.server.start()
+        let stored = Int(try team.server.psql("SELECT count(*) FROM tree", database: "team")) ?? -1
+        #expect(stored > 0 && stored < count, "some pages committed, not all: \(stored)")
+        try team.sync(0)
+        #expect(try team.server.psql("SELECT count(*) FROM tree", database: "team") == "\(count)")
+
+        // Laptop 1 pulls through a TCP proxy, which is killed mid-way.
+        let port = try PostgresServer.freePort()
+        // One connection through the proxy (no fork: killing socat cuts it), so readiness is read
+        // from the kernel's table of listening sockets rather than by connecting.
+        func proxy() throws -> RunningProgram {
+            let p = try Program.start(socat, ["TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr", "TCP:127.0.0.1:\(team.server.port)"])
+            let listening = String(format: ":%04X 00000000:0000 0A", port)
+            _ = Self.wait(seconds: 10) { ((try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? "").contains(listening) }
+            return p
+        }
+        #expect(try team[1].run(["remote", "rm", "office"]).status == 0)
+        #expect(try team[1].run(["remote", "add", "office", team.server.url("team", port: port)]).status == 0)
+        var relay = try proxy()
+        let pull = try team[1].start(["sync", "office"])
+        let pulling = try Self.wait(seconds: 60) {
+            try !pull.isRunning || (Int(Program.run("/usr/bin/sqlite3", [team[1].database, "SELECT count(*) FROM tree"]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0
+        }
+        #expect(pulling)
+        #expect(pull.isRunning, "the pull ended before the connection could be cut")
+        relay.send(SIGKILL)
+        _ = relay.wait()
+        let broken = pull.wait()
+        #expect(broken.status == 69, "\(broken)")
+        let partial = try team.treeCount(1)
+        #expect(partial > 0 && partial < count, "\(partial)")
+        relay = try proxy()
+        try team.sync(1)
+        _ = relay.wait()
+        #expect(try team.treeCount(1) == count)
+        #expect(try team.export(1) == team.export(0))
+        #expect(try team.server.psql("SELECT count(*), count(DISTINCT entity_id) FROM change WHERE kind = 'tree'", database: "team") == "\(count)|\(count)")
+    }
+
+    @Test func tenLaptopsSyncingAtOnceLoseAndDuplicateNothing() throws {
+        try Tool.postgres.require()
+        let team = try Team(10)
+        let shared = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Walnut"])
+        try team.sync(0)
+        for i in 0..<10 {
+            #expect(try team[i].run(["import", try Self.csv(team[i].folder, count: 30, first: i * 1000)]).status == 0)
+            if i > 0 { try team.sync(i) }
+        }
+        for i in 0..<10 { #expect(try team[i].run(["edit", shared, "--variety", "edited on laptop \(i)"]).status == 0) }
+        for _ in 0..<2 {
+            let running = try (0..<10).map { try team[$0].start(["sync", "office", "--json"]) }
+            for (i, p) in running.enumerated() {
+                let r = p.wait()
+                #expect(r.status == 0, "laptop \(i): \(r)")
+            }
+        }
+        let exports = try (0..<10).map(team.export)
+        for i in 1..<10 { #expect(exports[i] == exports[0], "laptop \(i)") }
+        #expect(try team.serverExport() == exports[0])
+        #expect(try team.treeCount(0) == 301)
+        #expect(try team.server.psql("SELECT count(*), count(DISTINCT entity_id) FROM change WHERE kind = 'tree' AND entity_id <> '\(shared)'",
+                                     database: "team") == "300|300")
+        // One of the ten edits won, the same one everywhere; the nine others are kept as losing values.
+        let conflicts = try team.server.psql("SELECT count(*) FROM tree_conflict WHERE tree_id = '\(shared)' AND field = 'variety'", database: "team")
+        #expect(conflicts == "9" || conflicts == "10", "\(conflicts)")
+    }
+}
