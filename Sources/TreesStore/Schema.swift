@@ -76,6 +76,7 @@ enum Schema {
             try db.drop(index: "tree_collectionId")
             try db.execute(sql: "CREATE INDEX tree_collectionId ON tree(collectionId) WHERE collectionId IS NOT NULL")
         }
+        CareSchema.register(in: &migrator)
         return migrator
     }
 }

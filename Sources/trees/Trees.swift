@@ -20,6 +20,7 @@ struct Trees: AsyncParsableCommand {
             PhotoCommand.self, StatsCommand.self, DoctorCommand.self,
             MapCommand.self,
             GPSCommand.self,
+            CareCommand.self, ScheduleCommand.self, DueCommand.self,
         ]
     )
 
