@@ -276,21 +276,24 @@ extension StoreReader {
     }
 
     /// Harvest totals per unit, grouped by `by` (`variety` or `collection`): (group, unit, total, events).
-    public func harvestTotals(byCollection: Bool) throws -> [(group: String?, unit: String?, total: Double, events: Int)] {
+    public func harvestTotals(byCollection: Bool, collection: UUID? = nil) throws -> [(group: String?, unit: String?, total: Double, events: Int)] {
         let group = byCollection ? "collection.name" : "tree.variety"
         let rows = try Row.fetchAll(db, sql: """
             SELECT \(group) AS g, careEvent.unit AS unit, SUM(careEvent.quantity) AS total, COUNT(*) AS n
             FROM careEvent INDEXED BY careEvent_kind_date JOIN tree ON tree.id = careEvent.treeId
             LEFT JOIN collection ON collection.id = tree.collectionId
-            WHERE careEvent.kind = 'harvest' AND careEvent.quantity IS NOT NULL
+            WHERE careEvent.kind = 'harvest' AND careEvent.quantity IS NOT NULL\(collection == nil ? "" : " AND tree.collectionId = ?")
             GROUP BY g, unit ORDER BY g IS NULL, g COLLATE NOCASE, unit
-            """)
+            """, arguments: StatementArguments(collection.map { [$0.storageKey] } ?? []))
         return rows.map { (group: $0["g"], unit: $0["unit"], total: $0["total"] ?? 0, events: $0["n"] ?? 0) }
     }
 
     /// Trees per current health status.
-    public func healthCounts() throws -> [(status: HealthStatus, count: Int)] {
-        let rows = try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM treeHealth GROUP BY status")
+    public func healthCounts(collection: UUID? = nil) throws -> [(status: HealthStatus, count: Int)] {
+        let rows = try collection.map { c in
+            try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM treeHealth JOIN tree ON tree.id = treeHealth.treeId WHERE tree.collectionId = ? GROUP BY status",
+                             arguments: [c.storageKey])
+        } ?? Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM treeHealth GROUP BY status")
         let counts = Dictionary(uniqueKeysWithValues: rows.compactMap { r -> (HealthStatus, Int)? in
             guard let s = HealthStatus(rawValue: r["status"] ?? "") else { return nil }
             return (s, r["n"] ?? 0)

@@ -31,7 +31,7 @@ import TreesTestSupport
              try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
              try Int32.fetchOne(db, sql: "PRAGMA application_id"))
         }
-        #expect(tables == ["collection", "photo", "preference", "tree", "treeHistory"])
+        #expect(tables == ["careEvent", "careLatest", "careSchedule", "collection", "photo", "preference", "tree", "treeHealth", "treeHistory"])
         #expect(journal == "wal")
         #expect(fk == 1)
         #expect(appID == Schema.applicationID)
