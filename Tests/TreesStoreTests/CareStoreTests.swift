@@ -125,7 +125,7 @@ import TreesTestSupport
 
     @Test func statisticsPerMonthAndHarvestTotals() throws {
         let block = try store.write { try $0.createCollection(named: "North") }
-        var gala = Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Apple", variety: "Gala", collectionID: block.id, createdAt: Self.t0)
+        let gala = Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Apple", variety: "Gala", collectionID: block.id, createdAt: Self.t0)
         try store.write { try $0.insert(gala) }
         let plain = try addTree("Apple")
         let treeOf = try store.read { try $0.tree(id: gala.id) }
