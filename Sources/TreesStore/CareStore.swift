@@ -309,12 +309,52 @@ extension StoreWriter {
     public func insert(_ event: CareEvent) throws {
         try Self.check(event)
         guard try treeExists(event.treeID) else { throw StoreError.unknownTree(event.treeID.storageKey) }
-        try db.execute(sql: """
-            INSERT INTO careEvent (id, treeId, kind, date, notes, quantity, unit, health, who, createdAt, updatedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: StatementArguments(Self.values(event)))
+        try db.cachedStatement(sql: Self.insertCareSQL).execute(arguments: StatementArguments(Self.values(event)))
         try refreshCare(of: event.treeID, kind: event.kind)
     }
+
+    /// Records many care events (imports, generated stores); each tree must exist.
+    ///
+    /// The last event of each kind and the health are brought up to date once at the end: per tree
+    /// and kind for a few, by one pass over the whole log for many.
+    public func insert(careEvents events: [CareEvent]) throws {
+        var touched = Set<String>()
+        let insert = try db.cachedStatement(sql: Self.insertCareSQL)
+        for event in events {
+            try Self.check(event)
+            guard try treeExists(event.treeID) else { throw StoreError.unknownTree(event.treeID.storageKey) }
+            try insert.execute(arguments: StatementArguments(Self.values(event)))
+            touched.insert(event.treeID.storageKey + " " + event.kind.name)
+        }
+        if touched.count > 10_000 {
+            try rebuildCareSummaries()
+            return
+        }
+        for pair in touched {
+            let parts = pair.split(separator: " ", maxSplits: 1)
+            guard let id = UUID(uuidString: String(parts[0])) else { continue }
+            try refreshCare(of: id, kind: try CareKind(String(parts[1])))
+        }
+    }
+
+    /// Rebuilds `careLatest` and `treeHealth` from the whole log.
+    public func rebuildCareSummaries() throws {
+        try db.execute(sql: """
+            DELETE FROM careLatest;
+            INSERT INTO careLatest (treeId, kind, date) SELECT treeId, kind, MAX(date) FROM careEvent GROUP BY treeId, kind;
+            DELETE FROM treeHealth;
+            INSERT INTO treeHealth (treeId, status, date)
+            SELECT treeId, health, date FROM (
+                SELECT treeId, health, date, ROW_NUMBER() OVER (PARTITION BY treeId ORDER BY date DESC, id DESC) AS n
+                FROM careEvent WHERE health IS NOT NULL
+            ) WHERE n = 1;
+            """)
+    }
+
+    static let insertCareSQL = """
+        INSERT INTO careEvent (id, treeId, kind, date, notes, quantity, unit, health, who, createdAt, updatedAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     /// Replaces a stored event (same id) with `event`, stamping its update time.
     @discardableResult

@@ -141,4 +141,44 @@ import TreesTestSupport
         let byCollection = try store.read { try $0.harvestTotals(byCollection: true, collection: block.id) }
         #expect(byCollection.map { "\($0.group ?? "-") \($0.total)" } == ["North 15.5"])
     }
+
+    /// A batch insert and a rebuild from the whole log give the same summaries as events logged one by one.
+    @Test func batchInsertAndRebuildAgreeWithSingleInserts() throws {
+        let trees = try (0..<4).map { try addTree("Tree \($0)") }
+        var generator = SystemRandomNumberGenerator()
+        let kinds = try ["water", "inspect", "prune"].map { try CareKind($0) }
+        let statuses = HealthStatus.allCases
+        var events: [CareEvent] = []
+        for i in 0..<60 {
+            let kind = kinds[i % kinds.count]
+            events.append(CareEvent(treeID: trees[i % trees.count].id, kind: kind,
+                                    date: Self.t0 - Double(generator.next() % 1000) * 86_400 - Double(i % 3) * 3600,
+                                    health: kind == .inspect ? statuses[i % statuses.count] : nil, createdAt: Self.t0))
+        }
+        func summaries() throws -> [String] {
+            try store.queue.read { db in
+                try String.fetchAll(db, sql: "SELECT treeId || ' ' || kind || ' ' || date FROM careLatest ORDER BY 1")
+                    + String.fetchAll(db, sql: "SELECT treeId || ' ' || status || ' ' || date FROM treeHealth ORDER BY 1")
+            }
+        }
+        for e in events { try store.write { try $0.insert(e) } }
+        let single = try summaries()
+        #expect(single.count == 4 * 3 + 4)
+        try store.write { try $0.rebuildCareSummaries() }
+        #expect(try summaries() == single)
+
+        let other = try TreeStore(path: scratch.path("other.sqlite"), clock: .fixed(Self.t0))
+        try other.write { w in for t in trees { try w.insert(t) } }
+        try other.write { try $0.insert(careEvents: events) }
+        let batched = try other.queue.read { db in
+            try String.fetchAll(db, sql: "SELECT treeId || ' ' || kind || ' ' || date FROM careLatest ORDER BY 1")
+                + String.fetchAll(db, sql: "SELECT treeId || ' ' || status || ' ' || date FROM treeHealth ORDER BY 1")
+        }
+        #expect(batched == single)
+        let ghost = CareEvent(treeID: UUID(), kind: kinds[0], date: Self.t0, createdAt: Self.t0)
+        var again = events[0]
+        again.id = UUID()
+        #expect(throws: StoreError.unknownTree(ghost.treeID.storageKey)) { try other.write { try $0.insert(careEvents: [again, ghost]) } }
+        #expect(try other.read { try $0.careEntries(CareFilter()) }.count == 60)
+    }
 }
