@@ -560,7 +560,7 @@ _trees_import() {
 
 _trees_export() {
     repeating_flags=()
-    non_repeating_flags=(--photos --version -h --help)
+    non_repeating_flags=(--photos --care --version -h --help)
     repeating_options=()
     non_repeating_options=(--db --format --collection --out --for --unknown-accuracy)
     __trees_offer_flags_options 0

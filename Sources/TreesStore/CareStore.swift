@@ -64,6 +64,8 @@ enum CareSchema {
 public struct CareEntry: Sendable, Equatable {
     public var event: CareEvent
     public var species: String
+    public var variety: String?
+    public var collectionID: UUID?
 }
 
 /// What a care listing shows.
@@ -131,6 +133,13 @@ extension StoreReader {
 
     /// Care events matching `filter`, newest first.
     public func careEntries(_ filter: CareFilter) throws -> [CareEntry] {
+        var entries: [CareEntry] = []
+        try forEachCareEntry(filter) { entries.append($0) }
+        return entries
+    }
+
+    /// Visits the care events matching `filter`, newest first, without holding them all in memory.
+    public func forEachCareEntry(_ filter: CareFilter, _ body: (CareEntry) throws -> Void) throws {
         var clauses: [String] = []
         var arguments = StatementArguments()
         switch filter.scope {
@@ -142,12 +151,16 @@ extension StoreReader {
         }
         if let kind = filter.kind { clauses.append("careEvent.kind = ?"); _ = arguments.append(contentsOf: [kind.name]) }
         if let since = filter.since { clauses.append("careEvent.date >= ?"); _ = arguments.append(contentsOf: [StoredDate.text(since)]) }
-        var sql = "SELECT \(CareEvent.columnList), tree.species AS species FROM careEvent JOIN tree ON tree.id = careEvent.treeId"
+        var sql = "SELECT \(CareEvent.columnList), tree.species AS species, tree.variety AS variety, tree.collectionId AS collectionId "
+            + "FROM careEvent JOIN tree ON tree.id = careEvent.treeId"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
         sql += " ORDER BY careEvent.date DESC, careEvent.id DESC"
         if let limit = filter.limit { sql += " LIMIT \(max(0, limit))" }
-        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            CareEntry(event: try CareEvent(row: row), species: row["species"] ?? "")
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        while let row = try cursor.next() {
+            let collection: String? = row["collectionId"]
+            try body(CareEntry(event: try CareEvent(row: row), species: row["species"] ?? "", variety: row["variety"],
+                               collectionID: collection.flatMap(UUID.init(uuidString:))))
         }
     }
 
@@ -204,6 +217,21 @@ extension StoreReader {
     public func careSchedules() throws -> [CareSchedule] {
         try Row.fetchAll(db, sql: "SELECT rowid, * FROM careSchedule ORDER BY treeId IS NULL, kind, treeId, collectionId")
             .map(CareSchedule.init(row:))
+    }
+
+    /// The schedules set for exactly this tree or collection (not inherited ones), by kind.
+    public func careSchedules(for target: CareSchedule.Target) throws -> [CareSchedule] {
+        let (column, id): (String, UUID) = switch target {
+        case .tree(let id): ("treeId", id)
+        case .collection(let id): ("collectionId", id)
+        }
+        return try Row.fetchAll(db, sql: "SELECT rowid, * FROM careSchedule WHERE \(column) = ? ORDER BY kind", arguments: [id.storageKey])
+            .map(CareSchedule.init(row:))
+    }
+
+    /// True when the store holds any care event or schedule.
+    public func hasCareLog() throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM careEvent) OR EXISTS (SELECT 1 FROM careSchedule)") ?? false
     }
 
     /// The schedules that apply to one tree: its own, and its collection's for kinds it has none of.
@@ -317,24 +345,32 @@ extension StoreWriter {
     ///
     /// The last event of each kind and the health are brought up to date once at the end: per tree
     /// and kind for a few, by one pass over the whole log for many.
-    public func insert(careEvents events: [CareEvent]) throws {
+    /// With `skippingExisting`, an event whose id is already stored is left as it is. Returns the
+    /// number of events stored.
+    @discardableResult
+    public func insert(careEvents events: [CareEvent], skippingExisting: Bool = false) throws -> Int {
         var touched = Set<String>()
-        let insert = try db.cachedStatement(sql: Self.insertCareSQL)
+        let insert = try db.cachedStatement(sql: skippingExisting ? Self.insertCareSQL.replacingOccurrences(of: "INSERT", with: "INSERT OR IGNORE")
+                                                                  : Self.insertCareSQL)
+        var stored = 0
         for event in events {
             try Self.check(event)
             guard try treeExists(event.treeID) else { throw StoreError.unknownTree(event.treeID.storageKey) }
             try insert.execute(arguments: StatementArguments(Self.values(event)))
+            guard db.changesCount > 0 else { continue }
+            stored += 1
             touched.insert(event.treeID.storageKey + " " + event.kind.name)
         }
         if touched.count > 10_000 {
             try rebuildCareSummaries()
-            return
+            return stored
         }
         for pair in touched {
             let parts = pair.split(separator: " ", maxSplits: 1)
             guard let id = UUID(uuidString: String(parts[0])) else { continue }
             try refreshCare(of: id, kind: try CareKind(String(parts[1])))
         }
+        return stored
     }
 
     /// Rebuilds `careLatest` and `treeHealth` from the whole log.
@@ -387,6 +423,8 @@ extension StoreWriter {
         case .tree(let id): (id.storageKey, nil)
         case .collection(let id): (nil, id.storageKey)
         }
+        // The same schedule again (an import of the same file) leaves the row as it is.
+        if try reader.careSchedules(for: schedule.target).contains(schedule) { return }
         try db.execute(sql: "DELETE FROM careSchedule WHERE kind = ? AND (treeId = ? OR collectionId = ?)",
                        arguments: [schedule.kind.name, tree, collection])
         try db.execute(sql: """

@@ -117,6 +117,68 @@ import TreesTestSupport
         #expect(try dueDay(auckland) == "2026-05-05")
     }
 
+    /// `export --format csv --care`: one row per event, newest first, quoted and neutralised as the trees' CSV.
+    @Test func careExportsAsCSV() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "North"]).status == 0)
+        let tree = try Self.add(t, ["--species", "Apple", "--variety", "Gala", "--collection", "North"])
+        #expect(try t.run(["care", "add", tree, "harvest", "--date", "2026-04-10", "--quantity", "12.5 kg", "--who", "Ana"]).status == 0)
+        #expect(try t.run(["care", "add", tree, "inspect", "--date", "2026-04-20", "--health", "pest",
+                           "--notes", "=aphids, \"many\""]).status == 0)
+        let json = try t.run(["care", "list", "--json"])
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let ids = events.compactMap { ($0["id"] as? String)?.uppercased() }
+        let treeID = try #require(events.first?["treeId"] as? String).uppercased()
+        #expect(ids.count == 2)
+        let csv = try t.run(["export", "--format", "csv", "--care", "--out", "-"])
+        #expect(csv.status == 0, "\(csv)")
+        #expect(csv.stdout == "eventId,treeId,species,variety,collection,kind,date,quantity,unit,health,who,notes,createdAt,updatedAt\r\n"
+            + "\(ids[0]),\(treeID),Apple,Gala,North,inspect,2026-04-20T00:00:00Z,,,pest,,\"'=aphids, \"\"many\"\"\",2026-05-01T10:00:00Z,2026-05-01T10:00:00Z\r\n"
+            + "\(ids[1]),\(treeID),Apple,Gala,North,harvest,2026-04-10T00:00:00Z,12.5,kg,,Ana,,2026-05-01T10:00:00Z,2026-05-01T10:00:00Z\r\n")
+        let refused = try t.run(["export", "--format", "gpx", "--care", "--out", "-"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("trees: --care works with --format csv only\n"))
+    }
+
+    /// Collection JSON carries events (with the health they found), trees' and collections' schedules:
+    /// importing it into an empty store gives the same rows, and exporting that the same bytes.
+    @Test func careRoundTripsThroughCollectionJSON() throws {
+        let a = try TreesProcess()
+        defer { a.cleanUp() }
+        #expect(try a.run(["collection", "create", "North"]).status == 0)
+        let tree = try Self.add(a, ["--species", "Apple", "--collection", "North"])
+        let other = try Self.add(a, ["--species", "Pear", "--collection", "none"])
+        #expect(try a.run(["care", "add", tree, "water", "--date", "2026-04-10T06:30:00.250Z", "--quantity", "40 l", "--who", "Ana"]).status == 0)
+        #expect(try a.run(["care", "add", tree, "inspect", "--date", "2026-04-12", "--health", "stressed", "--notes", "dry, \"curled\" leaves"]).status == 0)
+        #expect(try a.run(["care", "add", tree, other, "mulch and weed"]).status == 0)
+        #expect(try a.run(["schedule", "set", "--collection", "North", "water", "--every", "14d", "--from", "2026-04-01", "--season", "04-01..09-30"]).status == 0)
+        #expect(try a.run(["schedule", "set", other, "prune", "--every", "365d", "--from", "2026-12-01"]).status == 0)
+        let first = try a.run(["export", "--format", "json", "--out", "-"])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("\"health\":\"stressed\""))
+
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        let file = b.folder.appendingPathComponent("orchard.json")
+        try Data(first.stdout.utf8).write(to: file)
+        let imported = try b.run(["import", file.path])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.contains("  4 care events\n"))
+        for table in ["careEvent", "careSchedule", "careLatest", "treeHealth"] {
+            let query = "SELECT * FROM \(table) ORDER BY 1, 2"
+            let left = try Program.run("/usr/bin/sqlite3", [a.database, query]).stdout
+            #expect(!left.isEmpty, "\(table)")
+            #expect(try Program.run("/usr/bin/sqlite3", [b.database, query]).stdout == left, "\(table)")
+        }
+        #expect(try b.run(["export", "--format", "json", "--out", "-"]).stdout == first.stdout)
+        // Again: every tree and event is already there; nothing changes.
+        let before = try b.dump()
+        let again = try b.run(["import", file.path])
+        #expect(again.stdout == "Imported 0 trees from \(file.path); 2 already present, 0 skipped.\n")
+        #expect(try b.dump() == before)
+    }
+
     /// Every refusal names the value and what would be right, exits 64 and leaves the store as it was.
     @Test func badInputChangesNothing() throws {
         let t = try TreesProcess()

@@ -60,6 +60,8 @@ public struct ImportWorkflow: Sendable {
         /// Values left out or changed (an unreadable time, an id that is not a UUID).
         public var warnings: [Item] = []
         public var collectionsCreated: [String] = []
+        /// Care events stored (collection JSON); events already in the store are not counted.
+        public var careEvents = 0
     }
 
     /// Imports `input` into the store `opening` opens (called while the file is already being
