@@ -95,3 +95,18 @@ struct CareStats {
         ])
     }
 }
+
+/// "Log care?" after a capture is saved: a kind (Enter for none) and notes, logged as done now.
+enum CareAfterCapture {
+    static func offer(for tree: Tree, store: TreeStore) throws {
+        guard let answer = InteractiveCapture.ask("Log care? Kind, e.g. plant or water (Enter for none): "),
+              let kind = try? CareKind(answer) else { return }
+        let notes = InteractiveCapture.ask("Care notes: ").flatMap(Values.text)
+        let event = try store.write { w -> CareEvent in
+            let e = CareEvent(treeID: tree.id, kind: kind, date: w.now, notes: notes, who: try w.preference(.operatorName), createdAt: w.now)
+            try w.insert(e)
+            return e
+        }
+        InteractiveCapture.say("Logged \(kind.name) (\(ShortID.of(event.id))).")
+    }
+}
