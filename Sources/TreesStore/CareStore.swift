@@ -343,15 +343,19 @@ extension StoreWriter {
 
     /// Records many care events (imports, generated stores); each tree must exist.
     ///
-    /// The last event of each kind and the health are brought up to date once at the end: per tree
-    /// and kind for a few, by one pass over the whole log for many.
+    /// The last event of each kind and the health are brought up to date once at the end, for the
+    /// trees and kinds the batch touched, each through the indexes (not by a pass over the log).
     /// With `skippingExisting`, an event whose id is already stored is left as it is. Returns the
     /// number of events stored.
     @discardableResult
     public func insert(careEvents events: [CareEvent], skippingExisting: Bool = false) throws -> Int {
-        var touched = Set<String>()
         let insert = try db.cachedStatement(sql: skippingExisting ? Self.insertCareSQL.replacingOccurrences(of: "INSERT", with: "INSERT OR IGNORE")
                                                                   : Self.insertCareSQL)
+        try db.execute(sql: """
+            CREATE TEMP TABLE IF NOT EXISTS careTouched (treeId TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (treeId, kind)) WITHOUT ROWID;
+            DELETE FROM temp.careTouched;
+            """)
+        let touch = try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.careTouched (treeId, kind) VALUES (?, ?)")
         var stored = 0
         for event in events {
             try Self.check(event)
@@ -359,17 +363,19 @@ extension StoreWriter {
             try insert.execute(arguments: StatementArguments(Self.values(event)))
             guard db.changesCount > 0 else { continue }
             stored += 1
-            touched.insert(event.treeID.storageKey + " " + event.kind.name)
+            try touch.execute(arguments: [event.treeID.storageKey, event.kind.name])
         }
-        if touched.count > 10_000 {
-            try rebuildCareSummaries()
-            return stored
-        }
-        for pair in touched {
-            let parts = pair.split(separator: " ", maxSplits: 1)
-            guard let id = UUID(uuidString: String(parts[0])) else { continue }
-            try refreshCare(of: id, kind: try CareKind(String(parts[1])))
-        }
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO careLatest (treeId, kind, date)
+            SELECT t.treeId, t.kind, (SELECT MAX(e.date) FROM careEvent e WHERE e.treeId = t.treeId AND e.kind = t.kind)
+            FROM temp.careTouched t;
+            DELETE FROM treeHealth WHERE treeId IN (SELECT treeId FROM temp.careTouched);
+            INSERT INTO treeHealth (treeId, status, date)
+            SELECT e.treeId, e.health, e.date FROM (SELECT DISTINCT treeId FROM temp.careTouched) t
+            JOIN careEvent e ON e.id = (SELECT x.id FROM careEvent x WHERE x.treeId = t.treeId AND x.health IS NOT NULL
+                                        ORDER BY x.date DESC, x.id DESC LIMIT 1);
+            DELETE FROM temp.careTouched;
+            """)
         return stored
     }
 
