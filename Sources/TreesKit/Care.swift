@@ -260,14 +260,17 @@ public struct DueCare: Sendable, Equatable {
     public var treeID: UUID
     public var species: String
     public var variety: String?
+    /// The tree's collection, if any.
+    public var collectionID: UUID?
     public var kind: CareKind
     public var lastDone: Day?
     public var due: Day
     /// Days past the due day (0 when due today, negative when due later).
     public var daysOverdue: Int
 
-    public init(treeID: UUID, species: String, variety: String?, kind: CareKind, lastDone: Day?, due: Day, today: Day) {
-        self.treeID = treeID; self.species = species; self.variety = variety; self.kind = kind
+    public init(treeID: UUID, species: String, variety: String?, collectionID: UUID? = nil, kind: CareKind, lastDone: Day?, due: Day,
+                today: Day) {
+        self.treeID = treeID; self.species = species; self.variety = variety; self.collectionID = collectionID; self.kind = kind
         self.lastDone = lastDone; self.due = due; daysOverdue = today.number - due.number
     }
 
@@ -280,20 +283,23 @@ public struct DueCare: Sendable, Equatable {
 /// Turns schedules and the last day each care was done into what is due.
 public enum DueCalendar {
     /// The care is due by `today + within` (so overdue ones too), or nil.
-    public static func due(schedule: CareSchedule, treeID: UUID, species: String, variety: String?, lastDone: Day?,
-                           today: Day, within days: Int) -> DueCare? {
+    public static func due(schedule: CareSchedule, treeID: UUID, species: String, variety: String?, collectionID: UUID? = nil,
+                           lastDone: Day?, today: Day, within days: Int) -> DueCare? {
         let next = schedule.nextDue(lastDone: lastDone)
         guard next <= today.adding(days) else { return nil }
-        return DueCare(treeID: treeID, species: species, variety: variety, kind: schedule.kind, lastDone: lastDone,
-                       due: next, today: today)
+        return DueCare(treeID: treeID, species: species, variety: variety, collectionID: collectionID, kind: schedule.kind,
+                       lastDone: lastDone, due: next, today: today)
     }
 
     /// Most overdue first, then by tree id and kind, so output is stable.
     public static func ordered(_ items: [DueCare]) -> [DueCare] {
-        items.sorted { a, b in
-            if a.due != b.due { return a.due < b.due }
-            if a.treeID != b.treeID { return a.treeID.uuidString < b.treeID.uuidString }
-            return a.kind < b.kind
-        }
+        // The id's text is made once per item, not once per comparison.
+        items.map { (item: $0, id: $0.treeID.uuidString) }
+            .sorted { a, b in
+                if a.item.due != b.item.due { return a.item.due < b.item.due }
+                if a.id != b.id { return a.id < b.id }
+                return a.item.kind < b.item.kind
+            }
+            .map(\.item)
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import TreesKit
 
-/// The care log's tables: events, the last day of each kind per tree, current health, schedules.
+/// The care log's tables: events, the last day of each kind per tree, current health, monthly
+/// counts, harvests per tree, schedules.
 ///
 /// `careLatest` and `treeHealth` are kept by the store from `careEvent` on every write that touches
 /// a tree's events, so that what is due and the health of every tree are read without scanning
@@ -42,6 +43,40 @@ enum CareSchema {
                 t.column("status", .text).notNull()
                 t.column("date", .datetime).notNull()
             }
+            // Events per calendar month (UTC) and kind, and each tree's harvest per unit, kept as
+            // the log changes so that statistics read a few thousand rows, not the whole log.
+            try db.execute(sql: """
+                CREATE TABLE careMonthly (
+                    month TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (month, kind)
+                ) WITHOUT ROWID
+                """)
+            // Triggers keep the monthly counts, also when deleting a tree deletes its events.
+            try db.execute(sql: """
+                CREATE TRIGGER careEvent_counted AFTER INSERT ON careEvent BEGIN
+                    INSERT INTO careMonthly (month, kind, count) VALUES (substr(NEW.date, 1, 7), NEW.kind, 1)
+                    ON CONFLICT (month, kind) DO UPDATE SET count = count + 1;
+                END;
+                CREATE TRIGGER careEvent_uncounted AFTER DELETE ON careEvent BEGIN
+                    UPDATE careMonthly SET count = count - 1 WHERE month = substr(OLD.date, 1, 7) AND kind = OLD.kind;
+                END;
+                CREATE TRIGGER careEvent_recounted AFTER UPDATE OF date, kind ON careEvent BEGIN
+                    UPDATE careMonthly SET count = count - 1 WHERE month = substr(OLD.date, 1, 7) AND kind = OLD.kind;
+                    INSERT INTO careMonthly (month, kind, count) VALUES (substr(NEW.date, 1, 7), NEW.kind, 1)
+                    ON CONFLICT (month, kind) DO UPDATE SET count = count + 1;
+                END;
+                """)
+            try db.execute(sql: """
+                CREATE TABLE careHarvest (
+                    treeId TEXT NOT NULL REFERENCES tree(id) ON DELETE CASCADE,
+                    unit TEXT NOT NULL,
+                    total REAL NOT NULL,
+                    events INTEGER NOT NULL,
+                    PRIMARY KEY (treeId, unit)
+                ) WITHOUT ROWID
+                """)
             try db.create(table: "careSchedule") { t in
                 t.primaryKey("id", .text)
                 t.column("treeId", .text).references("tree", onDelete: .cascade)
@@ -261,11 +296,11 @@ extension StoreReader {
             var arguments: StatementArguments
             switch schedule.target {
             case .tree(let id):
-                sql = "SELECT tree.id, tree.species, tree.variety, careLatest.date FROM tree "
+                sql = "SELECT tree.id, tree.species, tree.variety, tree.collectionId, careLatest.date FROM tree "
                     + "LEFT JOIN careLatest ON careLatest.treeId = tree.id AND careLatest.kind = ? WHERE tree.id = ?"
                 arguments = [schedule.kind.name, id.storageKey]
             case .collection(let id):
-                sql = "SELECT tree.id, tree.species, tree.variety, careLatest.date FROM tree "
+                sql = "SELECT tree.id, tree.species, tree.variety, tree.collectionId, careLatest.date FROM tree "
                     + "LEFT JOIN careLatest ON careLatest.treeId = tree.id AND careLatest.kind = ? WHERE tree.collectionId = ? "
                     + "AND NOT EXISTS (SELECT 1 FROM careSchedule s WHERE s.treeId = tree.id AND s.kind = ?)"
                 arguments = [schedule.kind.name, id.storageKey, schedule.kind.name]
@@ -275,8 +310,10 @@ extension StoreReader {
             while let row = try cursor.next() {
                 let r = CheckedRow(table: "tree", row: row)
                 let last: Day? = try (row["date"] as String?).map { _ in Day(try r.date("date"), in: zone) }
+                let collection: String? = row["collectionId"]
                 if let due = DueCalendar.due(schedule: schedule, treeID: try r.id("id"), species: row["species"] ?? "",
-                                             variety: row["variety"], lastDone: last, today: today, within: within) {
+                                             variety: row["variety"], collectionID: collection.flatMap(UUID.init(uuidString:)),
+                                             lastDone: last, today: today, within: within) {
                     result.append(due)
                 }
             }
@@ -295,25 +332,25 @@ extension StoreReader {
                 JOIN tree ON tree.id = careEvent.treeId WHERE tree.collectionId = ? GROUP BY month, kind ORDER BY month, kind
                 """, arguments: [collection.storageKey])
         } else {
-            rows = try Row.fetchAll(db, sql: """
-                SELECT substr(date, 1, 7) AS month, kind, COUNT(*) AS n FROM careEvent INDEXED BY careEvent_kind_date
-                GROUP BY kind, month ORDER BY month, kind
-                """)
+            rows = try Row.fetchAll(db, sql: "SELECT month, kind, count AS n FROM careMonthly WHERE count > 0 ORDER BY month, kind")
         }
         return rows.map { (month: $0["month"] ?? "", kind: $0["kind"] ?? "", count: $0["n"] ?? 0) }
     }
 
-    /// Harvest totals per unit, grouped by `by` (`variety` or `collection`): (group, unit, total, events).
+    /// Harvest totals per unit, grouped by variety or by collection: (group, unit, total, events).
     public func harvestTotals(byCollection: Bool, collection: UUID? = nil) throws -> [(group: String?, unit: String?, total: Double, events: Int)] {
         let group = byCollection ? "collection.name" : "tree.variety"
         let rows = try Row.fetchAll(db, sql: """
-            SELECT \(group) AS g, careEvent.unit AS unit, SUM(careEvent.quantity) AS total, COUNT(*) AS n
-            FROM careEvent INDEXED BY careEvent_kind_date JOIN tree ON tree.id = careEvent.treeId
+            SELECT \(group) AS g, careHarvest.unit AS unit, SUM(careHarvest.total) AS total, SUM(careHarvest.events) AS n
+            FROM careHarvest JOIN tree ON tree.id = careHarvest.treeId
             LEFT JOIN collection ON collection.id = tree.collectionId
-            WHERE careEvent.kind = 'harvest' AND careEvent.quantity IS NOT NULL\(collection == nil ? "" : " AND tree.collectionId = ?")
+            \(collection == nil ? "" : "WHERE tree.collectionId = ?")
             GROUP BY g, unit ORDER BY g IS NULL, g COLLATE NOCASE, unit
             """, arguments: StatementArguments(collection.map { [$0.storageKey] } ?? []))
-        return rows.map { (group: $0["g"], unit: $0["unit"], total: $0["total"] ?? 0, events: $0["n"] ?? 0) }
+        return rows.map { row in
+            let unit: String = row["unit"] ?? ""
+            return (group: row["g"], unit: unit.isEmpty ? nil : unit, total: row["total"] ?? 0, events: row["n"] ?? 0)
+        }
     }
 
     /// Trees per current health status.
@@ -374,6 +411,11 @@ extension StoreWriter {
             SELECT e.treeId, e.health, e.date FROM (SELECT DISTINCT treeId FROM temp.careTouched) t
             JOIN careEvent e ON e.id = (SELECT x.id FROM careEvent x WHERE x.treeId = t.treeId AND x.health IS NOT NULL
                                         ORDER BY x.date DESC, x.id DESC LIMIT 1);
+            DELETE FROM careHarvest WHERE treeId IN (SELECT treeId FROM temp.careTouched WHERE kind = 'harvest');
+            INSERT INTO careHarvest (treeId, unit, total, events)
+            SELECT e.treeId, COALESCE(e.unit, ''), SUM(e.quantity), COUNT(*) FROM temp.careTouched t
+            JOIN careEvent e ON e.treeId = t.treeId AND e.kind = 'harvest'
+            WHERE t.kind = 'harvest' AND e.quantity IS NOT NULL GROUP BY e.treeId, COALESCE(e.unit, '');
             DELETE FROM temp.careTouched;
             """)
         return stored
@@ -390,6 +432,12 @@ extension StoreWriter {
                 SELECT treeId, health, date, ROW_NUMBER() OVER (PARTITION BY treeId ORDER BY date DESC, id DESC) AS n
                 FROM careEvent WHERE health IS NOT NULL
             ) WHERE n = 1;
+            DELETE FROM careMonthly;
+            INSERT INTO careMonthly (month, kind, count) SELECT substr(date, 1, 7), kind, COUNT(*) FROM careEvent GROUP BY 1, 2;
+            DELETE FROM careHarvest;
+            INSERT INTO careHarvest (treeId, unit, total, events)
+            SELECT treeId, COALESCE(unit, ''), SUM(quantity), COUNT(*) FROM careEvent
+            WHERE kind = 'harvest' AND quantity IS NOT NULL GROUP BY treeId, COALESCE(unit, '');
             """)
     }
 
@@ -459,6 +507,14 @@ extension StoreWriter {
             INSERT INTO careLatest (treeId, kind, date)
             SELECT treeId, kind, MAX(date) FROM careEvent WHERE treeId = ? AND kind = ? GROUP BY treeId, kind
             """, arguments: [key, kind.name])
+        if kind == .harvest {
+            try db.execute(sql: "DELETE FROM careHarvest WHERE treeId = ?", arguments: [key])
+            try db.execute(sql: """
+                INSERT INTO careHarvest (treeId, unit, total, events)
+                SELECT treeId, COALESCE(unit, ''), SUM(quantity), COUNT(*) FROM careEvent
+                WHERE treeId = ? AND kind = 'harvest' AND quantity IS NOT NULL GROUP BY treeId, COALESCE(unit, '')
+                """, arguments: [key])
+        }
         try db.execute(sql: "DELETE FROM treeHealth WHERE treeId = ?", arguments: [key])
         try db.execute(sql: """
             INSERT INTO treeHealth (treeId, status, date)

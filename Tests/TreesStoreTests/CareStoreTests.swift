@@ -140,6 +140,21 @@ import TreesTestSupport
         #expect(byVariety.map { "\($0.group ?? "-") \($0.total) \($0.unit ?? "") \($0.events)" } == ["Gala 15.5 kg 2", "- 4.0 kg 1"])
         let byCollection = try store.read { try $0.harvestTotals(byCollection: true, collection: block.id) }
         #expect(byCollection.map { "\($0.group ?? "-") \($0.total)" } == ["North 15.5"])
+
+        // The monthly counts and harvests follow edits and deletes, also of a whole tree.
+        let later = try log(plain, "harvest", "2026-05-02", quantity: CareQuantity(value: 1, unit: "kg"))
+        var moved = later
+        moved.date = try Self.at("2026-06-01")
+        try store.write { _ = try $0.update(moved) }
+        #expect(try store.read { try $0.careCountsByMonth() }.map { "\($0.month) \($0.kind) \($0.count)" }
+            == ["2026-04 harvest 2", "2026-05 harvest 1", "2026-05 water 1", "2026-06 harvest 1"])
+        #expect(try store.read { try $0.harvestTotals(byCollection: false) }.map { "\($0.group ?? "-") \($0.total)" } == ["Gala 15.5", "- 5.0"])
+        _ = try store.write { try $0.deleteTrees([plain.id]) }
+        #expect(try store.read { try $0.careCountsByMonth() }.map { "\($0.month) \($0.kind) \($0.count)" } == ["2026-04 harvest 2"])
+        #expect(try store.read { try $0.harvestTotals(byCollection: false) }.map { "\($0.group ?? "-") \($0.total)" } == ["Gala 15.5"])
+        // A rebuild from the log gives the same.
+        try store.write { try $0.rebuildCareSummaries() }
+        #expect(try store.read { try $0.careCountsByMonth() }.map { "\($0.month) \($0.kind) \($0.count)" } == ["2026-04 harvest 2"])
     }
 
     /// A batch insert and a rebuild from the whole log give the same summaries as events logged one by one.

@@ -31,7 +31,7 @@ import TreesTestSupport
              try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
              try Int32.fetchOne(db, sql: "PRAGMA application_id"))
         }
-        #expect(tables == ["careEvent", "careLatest", "careSchedule", "collection", "photo", "preference", "tree", "treeHealth", "treeHistory"])
+        #expect(tables == ["careEvent", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection", "photo", "preference", "tree", "treeHealth", "treeHistory"])
         #expect(journal == "wal")
         #expect(fk == 1)
         #expect(appID == Schema.applicationID)

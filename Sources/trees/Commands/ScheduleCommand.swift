@@ -151,13 +151,9 @@ struct DueCommand: AsyncParsableCommand {
             var scope = CareFilter.Scope.all
             if let collection { scope = .collection(try CareValues.collection(collection, in: r).id) }
             let items = try r.dueCare(today: today, within: days, zone: zone, scope: scope)
+            let collections = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
             var names: [UUID: String] = [:]
-            if !items.isEmpty {
-                let collections = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
-                for id in Set(items.map(\.treeID)) {
-                    if let c = try r.tree(id: id)?.collectionID, let name = collections[c] { names[id] = name }
-                }
-            }
+            for item in items { if let c = item.collectionID, let name = collections[c] { names[item.treeID] = name } }
             return (items, names)
         }
         if ics {
