@@ -29,8 +29,11 @@ struct StatsCommand: AsyncParsableCommand {
             }
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
             var stats = TreeStats()
+            // Photos are looked up only for the trees that have any, not once per tree.
+            let withPhotos = try r.treeIDsWithPhotos()
             try r.forEachTree(filter) { t in
-                stats.add(t, collectionName: t.collectionID.flatMap { names[$0] }, photoCount: try r.photos(of: t.id).count)
+                stats.add(t, collectionName: t.collectionID.flatMap { names[$0] },
+                          photoCount: withPhotos.contains(t.id) ? try r.photos(of: t.id).count : 0)
             }
             let scope: UUID? = if case .collection(let id) = filter.collection { id } else { nil }
             return (stats, try CareStats.read(r, collection: scope))
