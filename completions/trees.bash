@@ -173,13 +173,13 @@ _trees() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|doctor|map|gps|remote|server|sync|help)
+    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|doctor|map|gps|remote|server|sync|care|schedule|due|help)
         # Offer subcommand argument completions
         "_trees_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats doctor map gps remote server sync help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats doctor map gps remote server sync care schedule due help' -- "${cur}"))
         ;;
     esac
 }
@@ -572,7 +572,7 @@ _trees_import() {
 
 _trees_export() {
     repeating_flags=()
-    non_repeating_flags=(--photos --version -h --help)
+    non_repeating_flags=(--photos --care --version -h --help)
     repeating_options=()
     non_repeating_options=(--db --format --collection --out --for --unknown-accuracy --crs)
     __trees_offer_flags_options 0
@@ -912,6 +912,241 @@ _trees_sync() {
     # Offer option value completions
     case "${prev}" in
     '--db')
+        return
+        ;;
+    esac
+}
+
+_trees_care() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __trees_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    add|list|edit|rm)
+        # Offer subcommand argument completions
+        "_trees_care_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'add list edit rm' -- "${cur}"))
+        ;;
+    esac
+}
+
+_trees_care_add() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --collection --date --notes --quantity --health --who)
+    __trees_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--collection')
+        return
+        ;;
+    '--date')
+        return
+        ;;
+    '--notes')
+        return
+        ;;
+    '--quantity')
+        return
+        ;;
+    '--health')
+        return
+        ;;
+    '--who')
+        return
+        ;;
+    esac
+}
+
+_trees_care_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --collection --kind --since --limit)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--collection')
+        return
+        ;;
+    '--kind')
+        return
+        ;;
+    '--since')
+        return
+        ;;
+    '--limit')
+        return
+        ;;
+    esac
+}
+
+_trees_care_edit() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --kind --date --notes --quantity --health --who)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--kind')
+        return
+        ;;
+    '--date')
+        return
+        ;;
+    '--notes')
+        return
+        ;;
+    '--quantity')
+        return
+        ;;
+    '--health')
+        return
+        ;;
+    '--who')
+        return
+        ;;
+    esac
+}
+
+_trees_care_rm() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    esac
+}
+
+_trees_schedule() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __trees_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    set|list|rm)
+        # Offer subcommand argument completions
+        "_trees_schedule_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'set list rm' -- "${cur}"))
+        ;;
+    esac
+}
+
+_trees_schedule_set() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --collection --every --from --season)
+    __trees_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--collection')
+        return
+        ;;
+    '--every')
+        return
+        ;;
+    '--from')
+        return
+        ;;
+    '--season')
+        return
+        ;;
+    esac
+}
+
+_trees_schedule_list() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db)
+    __trees_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    esac
+}
+
+_trees_schedule_rm() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --collection)
+    __trees_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--collection')
+        return
+        ;;
+    esac
+}
+
+_trees_due() {
+    repeating_flags=()
+    non_repeating_flags=(--json --ics --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--db --within --collection)
+    __trees_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--db')
+        return
+        ;;
+    '--within')
+        return
+        ;;
+    '--collection')
         return
         ;;
     esac

@@ -26,6 +26,9 @@ public struct ImportedTree: Sendable, Equatable {
     /// The file's id for the tree when it is not a UUID (older Tree Tracker exports): the tree
     /// gets a new id, and the import says so.
     public var unusableID: String?
+    /// The tree's care log (collection JSON); each event's and schedule's tree is a placeholder
+    /// until the tree is stored.
+    public var care = TreeCare()
 
     public init(id: UUID? = nil, coordinate: Coordinate, species: String, line: Int) {
         self.fields = Tree(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), coordinate: coordinate, species: species, createdAt: Date(timeIntervalSince1970: 0))

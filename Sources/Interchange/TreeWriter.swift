@@ -31,6 +31,8 @@ public struct ExportContext: Sendable {
     public var reserveBounds = false
     /// Collection JSON for the iOS Tree Tracker app: its keys only, accuracy in its meaning.
     public var treeTracker: TreeTrackerFlavour?
+    /// Care schedules of collections, by collection id (collection JSON carries them).
+    public var collectionSchedules: [UUID: [CareSchedule]] = [:]
 
     public init(collections: [TreeCollection], exportedAt: Date, name: String? = nil, bounds: GeoBounds? = nil,
                 creator: String = "trees") {
@@ -46,12 +48,15 @@ public protocol TreeWriter {
     mutating func begin() throws
     /// Writes one tree; `photos` lists its photos (dates always, bytes when embedding).
     mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws
+    /// Writes one tree with its care log; formats that carry no care log write the tree alone.
+    mutating func write(_ tree: Tree, photos: [ExportPhoto], care: TreeCare) throws
     /// Writes the document's end and flushes everything to the sink.
     mutating func finish() throws
 }
 
 extension TreeWriter {
     public mutating func write(_ tree: Tree) throws { try write(tree, photos: []) }
+    public mutating func write(_ tree: Tree, photos: [ExportPhoto], care: TreeCare) throws { try write(tree, photos: photos) }
 }
 
 /// Makes the writer for a format.

@@ -79,6 +79,7 @@ enum Schema {
         migrator.registerMigration("v3-sync-versions") { db in
             try SyncSchema.create(db)
         }
+        CareSchema.register(in: &migrator)
         return migrator
     }
 }

@@ -7,6 +7,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case newerSchema(path: String, migration: String)
     case invalidID(String)
     case unknownTree(String)
+    case unknownCareEvent(String)
+    case ambiguousCareEvent(prefix: String, candidates: [String])
     case ambiguousTree(prefix: String, candidates: [String])
     case unknownCollection(String, known: [String])
     case duplicateCollection(String)
@@ -57,6 +59,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "'\(text)' is not a tree id; expected hex digits of an id as shown by 'trees list'"
         case .unknownTree(let prefix):
             "no tree with id \(prefix); 'trees list' shows the ids"
+        case .unknownCareEvent(let prefix):
+            "no care event with id \(prefix); 'trees care list' shows the ids"
+        case .ambiguousCareEvent(let prefix, let candidates):
+            "care event id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
         case .ambiguousTree(let prefix, let candidates):
             "id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
         case .unknownCollection(let name, let known):

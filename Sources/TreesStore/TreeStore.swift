@@ -238,6 +238,8 @@ public enum PreferenceKey: String, Sendable {
     case lastCollection
     /// `species` or `variety`: what map labels show.
     case mapLabels
+    /// Who does the work: the default name recorded with care events.
+    case operatorName = "operator"
 }
 
 /// Which trees a listing shows.

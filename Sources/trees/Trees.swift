@@ -21,6 +21,7 @@ struct Trees: AsyncParsableCommand {
             MapCommand.self,
             GPSCommand.self,
             RemoteCommand.self, ServerCommand.self, SyncCommand.self,
+            CareCommand.self, ScheduleCommand.self, DueCommand.self,
         ]
     )
 

@@ -40,6 +40,8 @@ import TreesTestSupport
         #expect(summary.contains("species     Apple"))
         #expect(summary.contains("collection  Row 3"))
         try tmux.send("Enter")
+        try tmux.waitFor("Log care?")
+        try tmux.send("Enter")
         try tmux.waitFor("Next tree in 'Row 3'?")
         try tmux.type("q"); try tmux.send("Enter")
         let end = try tmux.waitFor("[exit ")
@@ -52,6 +54,41 @@ import TreesTestSupport
         #expect(trees.first?["rootstock"] as? String == "M9")
         #expect(trees.first?["collection"] as? String == "Row 3")
         #expect((trees.first?["horizontalAccuracy"] as? Double ?? 99) < 10)
+    }
+
+    /// After a save the prompt offers to log care: a kind and notes become an event of that tree, done now.
+    @Test func aCareEventIsLoggedAfterTheSave() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let tmux = try start(t, extra: "--species Plum --collection none")
+        try tmux.waitFor("Good — press Enter to capture", timeout: 120)
+        try tmux.send("Enter")
+        try tmux.waitFor("Variety:")
+        try tmux.send("Enter")
+        try tmux.waitFor("Rootstock:")
+        try tmux.send("Enter")
+        try tmux.waitFor("Notes:")
+        try tmux.send("Enter")
+        try tmux.waitFor("Photos")
+        try tmux.send("Enter")
+        try tmux.waitFor("[S]ave, [R]e-capture or [D]iscard?")
+        try tmux.send("Enter")
+        try tmux.waitFor("Log care?")
+        try tmux.type("Plant"); try tmux.send("Enter")
+        try tmux.waitFor("Care notes:")
+        try tmux.type("bare root, staked"); try tmux.send("Enter")
+        let logged = try tmux.waitFor("Next tree?")
+        #expect(logged.contains("Logged plant ("))
+        try tmux.type("q"); try tmux.send("Enter")
+        #expect(try tmux.waitFor("[exit ").contains("[exit 0]"))
+        let list = try t.run(["care", "list", "--json"])
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(try t.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(events.count == 1)
+        #expect(events.first?["kind"] as? String == "plant")
+        #expect(events.first?["notes"] as? String == "bare root, staked")
+        #expect(events.first?["date"] as? String == "2026-05-01T10:00:00.000Z")
+        #expect((events.first?["treeId"] as? String)?.uppercased() == (tree.first?["id"] as? String)?.uppercased())
     }
 
     @Test func ctrlCMidPromptLeavesTheStoreUnchangedAndTheTerminalRestored() throws {

@@ -31,8 +31,9 @@ import TreesTestSupport
              try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
              try Int32.fetchOne(db, sql: "PRAGMA application_id"))
         }
-        #expect(tables == ["collection", "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
-                           "tree", "treeConflict", "treeFieldVersion", "treeHistory", "treeVersion"])
+        #expect(tables == ["careEvent", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection",
+                           "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
+                           "tree", "treeConflict", "treeFieldVersion", "treeHealth", "treeHistory", "treeVersion"])
         #expect(journal == "wal")
         #expect(fk == 1)
         #expect(appID == Schema.applicationID)

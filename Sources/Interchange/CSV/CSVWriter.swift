@@ -41,7 +41,11 @@ public struct CSVWriter: TreeWriter {
             || b == 0x09 || b == 0x0D
     }
 
-    private mutating func text(_ s: String?) {
+    private mutating func text(_ s: String?) { Self.appendText(s, to: &out) }
+
+    /// Appends a text cell: quoted when it holds a comma, quote or line break; a leading `'` when
+    /// a spreadsheet would run it as a formula. Nothing for nil or empty text.
+    static func appendText(_ s: String?, to out: inout ByteOutput) {
         guard let value = s, !value.isEmpty else { return }
         var copy = value
         copy.withUTF8 { p in

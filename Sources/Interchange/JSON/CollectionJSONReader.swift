@@ -8,6 +8,8 @@ public struct ImportedCollection: Sendable, Equatable {
     public var createdAt: Date?
     public var updatedAt: Date?
     public var line: Int
+    /// The collection's care schedules; their target is a placeholder until it is stored.
+    public var schedules: [CareSchedule] = []
 }
 
 /// What the collection JSON reader reports, in document order.
@@ -142,7 +144,7 @@ struct CollectionJSONBuilder: JSONHandler {
         "id", "latitude", "longitude", "horizontalAccuracy", "altitude", "species", "variety", "rootstock", "notes",
         "collectionId", "collection", "createdAt", "updatedAt", "accuracySource", "ellipsoidHeight", "photoCount",
         "photoDates", "photos", "capture", "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
-        "name", "precise",
+        "name", "precise", "care", "schedules", "kind", "date", "quantity", "unit", "health", "who", "everyDays", "from", "season",
     ]
 
     private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
@@ -460,6 +462,7 @@ struct CollectionJSONBuilder: JSONHandler {
                 t.photos.append(ImportedPhoto(data: [UInt8](data), capturedAt: i < dates.count ? dates[i] : nil))
             }
         }
+        t.care = TreeCare(events: try careEvents(f), schedules: try schedules(f, target: .tree(placeholderID)))
         if let v = f.present("capture") {
             guard case .object(let cm, let cl, let cc) = v else { throw f.fail("\"capture\" must be an object, found \(v.kind)", at: v) }
             let cf = Fields(members: cm, line: cl, column: cc, what: "the capture at line \(cl)")
@@ -497,6 +500,62 @@ struct CollectionJSONBuilder: JSONHandler {
             created = try pf.date("createdAt") ?? created
             updated = try pf.date("updatedAt") ?? updated
         }
-        return ImportedCollection(id: id, name: name, createdAt: created, updatedAt: updated, line: line)
+        var collection = ImportedCollection(id: id, name: name, createdAt: created, updatedAt: updated, line: line)
+        collection.schedules = try schedules(f, target: .collection(id))
+        return collection
+    }
+
+    /// The id events and schedules carry until their tree is stored.
+    static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// A tree's `care` array.
+    private static func careEvents(_ f: Fields) throws -> [CareEvent] {
+        guard let v = f.present("care") else { return [] }
+        guard case .array(let items, _, _) = v else { throw f.fail("\"care\" must be an array, found \(v.kind)", at: v) }
+        return try items.map { item in
+            guard case .object(let m, let l, let c) = item else { throw f.fail("each care event must be an object, found \(item.kind)", at: item) }
+            let e = Fields(members: m, line: l, column: c, what: "the care event at line \(l)")
+            let idValue = try e.required("id")
+            guard let id = try e.uuid("id") else { throw e.fail("bad id", at: idValue) }
+            let kindText = try e.string("kind") ?? ""
+            let kind: CareKind
+            do throws(CareInputError) { kind = try CareKind(kindText) } catch { throw e.fail(error.message, at: m["kind"]) }
+            _ = try e.required("date")
+            guard let date = try e.date("date") else { throw e.fail("the care event's \"date\" is empty", at: m["date"]) }
+            var health: HealthStatus?
+            if let h = try e.string("health") {
+                do throws(CareInputError) { health = try HealthStatus(parsing: h) } catch { throw e.fail(error.message, at: m["health"]) }
+            }
+            let quantity = try e.number("quantity").map { CareQuantity(value: $0, unit: try e.string("unit")) }
+            let created = try e.date("createdAt") ?? date
+            return CareEvent(id: id, treeID: placeholderID, kind: kind, date: date, notes: try e.string("notes"), quantity: quantity,
+                             health: health, who: try e.string("who"), createdAt: created, updatedAt: try e.date("updatedAt") ?? created)
+        }
+    }
+
+    /// A tree's or collection's `schedules` array.
+    private static func schedules(_ f: Fields, target: CareSchedule.Target) throws -> [CareSchedule] {
+        guard let v = f.present("schedules") else { return [] }
+        guard case .array(let items, _, _) = v else { throw f.fail("\"schedules\" must be an array, found \(v.kind)", at: v) }
+        return try items.map { item in
+            guard case .object(let m, let l, let c) = item else { throw f.fail("each schedule must be an object, found \(item.kind)", at: item) }
+            let s = Fields(members: m, line: l, column: c, what: "the schedule at line \(l)")
+            let idValue = try s.required("id")
+            guard let id = try s.uuid("id") else { throw s.fail("bad id", at: idValue) }
+            do {
+                let kind = try CareKind(try s.string("kind") ?? "")
+                _ = try s.required("everyDays")
+                let days = try s.int("everyDays") ?? 0
+                guard days > 0 else { throw s.fail("\"everyDays\" must be 1 or more, found \(days)", at: m["everyDays"]) }
+                _ = try s.required("from")
+                let from = try Day(parsing: try s.string("from") ?? "")
+                let season = try s.string("season").map { text throws(CareInputError) in try Season(parsing: text) }
+                let created = try s.date("createdAt") ?? Date(timeIntervalSince1970: 0)
+                return CareSchedule(id: id, target: target, kind: kind, everyDays: days, from: from, season: season,
+                                    createdAt: created, updatedAt: try s.date("updatedAt") ?? created)
+            } catch let error as CareInputError {
+                throw s.fail(error.message)
+            }
+        }
     }
 }

@@ -246,12 +246,18 @@ public struct CollectionJSONWriter: TreeWriter {
             out.append(",\"updatedAt\":"); out.appendJSONDateWholeSeconds(c.updatedAt)
             var first = false
             out.appendPreciseDates([("createdAt", c.createdAt), ("updatedAt", c.updatedAt)], photoDates: nil, first: &first)
+            out.appendSchedules(context.collectionSchedules[c.id] ?? [], first: &first)
             out.append("}")
         }
         out.append(context.collectionList.isEmpty ? "],\n\"trees\":[" : "\n],\n\"trees\":[")
     }
 
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
+        try write(tree, photos: photos, care: TreeCare())
+    }
+
+    /// Writes one tree; our own format (not the app's) adds its care log (`care`, `schedules`).
+    public mutating func write(_ tree: Tree, photos: [ExportPhoto], care: TreeCare) throws {
         out.append(count == 0 ? "\n{" : ",\n{")
         count += 1
         var first = true
@@ -260,6 +266,7 @@ public struct CollectionJSONWriter: TreeWriter {
         } else {
             out.appendTreeMembers(tree, photos: photos, collectionName: tree.collectionID.flatMap { context.collections[$0]?.name },
                                   coordinates: true, first: &first)
+            out.appendCareMembers(care, first: &first)
         }
         out.append("}")
         try out.flushIfFull()

@@ -174,6 +174,11 @@ public struct ExportWorkflow: Sendable {
                 }
                 context.reserveBounds = patchBounds
                 context.treeTracker = treeTracker
+                // Our collection JSON carries the care log: collections' schedules here, trees' own with each tree.
+                let withCare = try format == .json && treeTracker == nil && r.hasCareLog()
+                if withCare {
+                    for c in listed { context.collectionSchedules[c.id] = try r.careSchedules(for: .collection(c.id)) }
+                }
                 let sink: ByteOutput.Sink = { bytes in
                     do throws(WorkflowError) { try output.write(bytes) } catch { sinkError = error; throw error }
                 }
@@ -213,7 +218,13 @@ public struct ExportWorkflow: Sendable {
                     if patchBounds {
                         if bounds == nil { bounds = GeoBounds(tree.coordinate) } else { bounds?.include(tree.coordinate) }
                     }
-                    try writer.write(tree, photos: list)
+                    if withCare {
+                        // Oldest first, as the log was kept.
+                        let events = try r.careEntries(CareFilter(scope: .tree(tree.id))).map(\.event).reversed()
+                        try writer.write(tree, photos: list, care: TreeCare(events: Array(events), schedules: try r.careSchedules(for: .tree(tree.id))))
+                    } else {
+                        try writer.write(tree, photos: list)
+                    }
                     written += 1
                 }
                 try writer.finish()

@@ -71,6 +71,8 @@ public struct ImportWorkflow: Sendable {
         public var collectionsCreated: [String] = []
         /// How the file was read, when it is worth saying (a CSV's separator, decimal commas, CRS).
         public var detected: String?
+        /// Care events stored (collection JSON); events already in the store are not counted.
+        public var careEvents = 0
     }
 
     /// Imports `input` into the store `opening` opens (called while the file is already being

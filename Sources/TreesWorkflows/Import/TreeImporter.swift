@@ -24,6 +24,8 @@ struct TreeImporter {
     private var positions: PositionIndex?
     /// Ids for trees the file gives none, in increasing order.
     private var ids = TimeOrderedIDs()
+    /// Care events of stored trees, stored together once every tree is (collection JSON).
+    private var careEvents: [CareEvent] = []
 
     /// About how many trees the file holds (from its size), to size the duplicate index.
     var expectedTrees = 0
@@ -62,6 +64,29 @@ struct TreeImporter {
             collectionMap[c.id] = c.id
             report.collectionsCreated.append(c.name)
         }
+        if let stored = collectionMap[c.id] {
+            for var schedule in c.schedules {
+                schedule.target = .collection(stored)
+                try storeSchedule(schedule, line: c.line)
+            }
+        }
+    }
+
+    /// Keeps a stored tree's care log from the file: its schedules now, its events at the end.
+    /// An event whose id is already stored is left as it is, so importing a file again adds nothing.
+    private mutating func keepCare(of t: ImportedTree, treeID: UUID) throws {
+        for var e in t.care.events {
+            e.treeID = treeID
+            careEvents.append(e)
+        }
+        for var schedule in t.care.schedules {
+            schedule.target = .tree(treeID)
+            try storeSchedule(schedule, line: t.line)
+        }
+    }
+
+    private func storeSchedule(_ schedule: CareSchedule, line: Int) throws {
+        do { try w.setSchedule(schedule) } catch let e as StoreError { throw Self.refusal(e, line: line) }
     }
 
     /// The stored collection for a tree; `.none` when it must wait for a collection defined later.
@@ -145,6 +170,7 @@ struct TreeImporter {
             }
             report.imported += 1
             for photo in t.photos { try storePhoto(photo, treeID: given, line: t.line) }
+            try keepCare(of: t, treeID: given)
             return
         }
         var id = t.id ?? ids.next(at: w.now)
@@ -160,6 +186,7 @@ struct TreeImporter {
                     throw Self.refusal(e, line: t.line)
                 }
                 report.replaced += 1
+                try keepCare(of: t, treeID: given)
                 return
             case .newID:
                 id = ids.next(at: w.now)
@@ -176,6 +203,7 @@ struct TreeImporter {
         positions?.insert(latitude: t.coordinate.latitude, longitude: t.coordinate.longitude, species: t.species, rowID: bulk.lastRowID)
         report.imported += 1
         for photo in t.photos { try storePhoto(photo, treeID: id, line: t.line) }
+        try keepCare(of: t, treeID: id)
     }
 
     /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
@@ -222,6 +250,14 @@ struct TreeImporter {
                 report.warnings.append(.init(line: t.line, reason: "collection \(t.collectionID?.uuidString ?? "?") is not in the file; tree left without a collection"))
                 try store(t, collectionID: nil)
             }
+        }
+        if !careEvents.isEmpty {
+            do {
+                report.careEvents = try w.insert(careEvents: careEvents, skippingExisting: true)
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: 0)
+            }
+            careEvents = []
         }
     }
 

@@ -48,7 +48,11 @@ struct ExportCommand: AsyncParsableCommand {
         valueName: "crs"))
     var crs: String?
 
+    @Flag(help: "With --format csv: export the care log instead, one row per event, newest first.")
+    var care = false
+
     func validate() throws {
+        if care && format != .csv { throw ValidationError("--care works with --format csv only") }
         if photos && format != .json {
             throw ValidationError("--photos works with --format json only")
         }
@@ -72,6 +76,13 @@ struct ExportCommand: AsyncParsableCommand {
         let workflow = ExportWorkflow(format: format, collection: collection, embedPhotos: photos,
                                       treeTracker: forApp == nil ? nil : TreeTrackerFlavour(unknownAccuracy: unknownAccuracy),
                                       creator: "trees \(Trees.configuration.version)", crs: crs.map(CRSChoice.init))
+        if care {
+            let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(collection.map { $0 + " care" } ?? "care",
+                                                                                                       at: now, extension: "csv"))
+            let events = try CareExportWorkflow(collection: collection).run(from: db, to: destination)
+            if case .file(let path) = destination { Output.line("Exported \(events) care event\(events == 1 ? "" : "s") to \(path)") }
+            return
+        }
         let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(collection, at: now, extension: format.fileExtension))
         let report = try workflow.run(from: db, to: destination, at: now)
         if case .file(let path) = destination {

@@ -80,6 +80,7 @@ struct InteractiveCapture {
                 if existing != nil { break loop }
                 let inCollection = defaults.collection.map { " in '\($0)'" } ?? ""
                 Self.say("Saved \(tree.shortID) (\([tree.species, tree.variety].compactMap { $0 }.joined(separator: " ")), \(Terminal.badgeText(metres: tree.horizontalAccuracy))).")
+                try CareAfterCapture.offer(for: tree, store: store)
                 guard let answer = Self.ask("Next tree\(inCollection)? Enter to go on, q to quit: ") else { break loop }
                 if answer.lowercased().hasPrefix("q") { break loop }
                 policy.next()

@@ -22,24 +22,30 @@ struct StatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let db = try store.open()
-        let stats = try db.read { r in
+        let (stats, care) = try db.read { r in
             var filter = TreeFilter()
             if let scope = try resolveCollection(collection, in: r) {
                 filter.collection = scope.map { .collection($0.id) } ?? .unassigned
             }
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
             var stats = TreeStats()
+            // Photos are looked up only for the trees that have any, not once per tree.
+            let withPhotos = try r.treeIDsWithPhotos()
             try r.forEachTree(filter) { t in
-                stats.add(t, collectionName: t.collectionID.flatMap { names[$0] }, photoCount: try r.photos(of: t.id).count)
+                stats.add(t, collectionName: t.collectionID.flatMap { names[$0] },
+                          photoCount: withPhotos.contains(t.id) ? try r.photos(of: t.id).count : 0)
             }
-            return stats
+            let scope: UUID? = if case .collection(let id) = filter.collection { id } else { nil }
+            return (stats, try CareStats.read(r, collection: scope))
         }
         if json {
-            Output.json(stats.json)
+            guard case .object(var pairs) = stats.json else { return }
+            pairs.append(("care", care.json))
+            Output.json(.object(pairs))
         } else if stats.total == 0 {
             StandardError.write("no trees\n")
         } else {
-            Output.human(stats.render(terminal: .current))
+            Output.human(stats.render(terminal: .current) + (care.isEmpty ? "" : care.render(terminal: .current)))
         }
     }
 }

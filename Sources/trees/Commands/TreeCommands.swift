@@ -120,13 +120,14 @@ struct ListCommand: AsyncParsableCommand {
                 Output.json(.array(items))
                 return
             }
-            var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"])
+            let health = try r.healthByTree()
+            var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"] + (health.isEmpty ? [] : ["HEALTH"]))
             try r.forEachTree(filter, limit: limit) { t in
                 table.rows.append([
                     t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""),
                     terminal.badge(metres: t.horizontalAccuracy),
                     TerminalText.escaped(t.collectionID.flatMap { names[$0] } ?? ""), Format.date(t.createdAt),
-                ])
+                ] + (health.isEmpty ? [] : [health[t.id]?.rawValue ?? ""]))
             }
             if table.rows.isEmpty {
                 StandardError.write("no trees\n")
@@ -222,6 +223,7 @@ enum TreeDetails {
             for p in photos {
                 lines.append(("", "\(ShortID.of(p.id))  \(p.format)  taken \(Format.date(p.capturedAt))  \(db.photoLibrary.path(of: p))"))
             }
+            lines += try CareDetails.lines(t, reader: r, now: db.now(), terminal: terminal)
             lines.append(("created", Format.dateTime(t.createdAt)))
             lines.append(("updated", Format.dateTime(t.updatedAt)))
             let width = lines.map(\.0.count).max() ?? 0

@@ -7,7 +7,7 @@ extension ImportWorkflow.Report {
         .object([
             ("file", .string(file)), ("format", .string(format.rawValue)), ("dryRun", .bool(dryRun)),
             ("imported", .int(imported)), ("alreadyPresent", .int(alreadyPresent)), ("replaced", .int(replaced)),
-            ("photos", .int(photos)),
+            ("photos", .int(photos)), ("careEvents", .int(careEvents)),
             ("skipped", .array(skipped.map { .object([("line", .int($0.line)), ("reason", .string($0.reason))]) })),
             ("warnings", .array(warnings.map { .object([("line", .int($0.line)), ("reason", .string($0.reason))]) })),
             ("collectionsCreated", .array(collectionsCreated.map(JSON.string))),
@@ -24,6 +24,7 @@ extension ImportWorkflow.Report {
             ? "Dry run: would import \(trees(imported)) from \(file); \(parts.joined(separator: ", ")). Nothing was stored.\n"
             : "Imported \(trees(imported)) from \(file); \(parts.joined(separator: ", ")).\n"
         if photos > 0 { out += "  \(photos) photo\(photos == 1 ? "" : "s")\n" }
+        if careEvents > 0 { out += "  \(careEvents) care event\(careEvents == 1 ? "" : "s")\n" }
         if !collectionsCreated.isEmpty {
             out += "  new collection\(collectionsCreated.count == 1 ? "" : "s"): \(collectionsCreated.joined(separator: ", "))\n"
         }

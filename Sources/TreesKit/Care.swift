@@ -1,0 +1,305 @@
+import Foundation
+
+/// A value typed for the care log that cannot be used: the message names the value and what would be right.
+public struct CareInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What was done to a tree: one of the usual kinds or any other word the orchardist uses.
+///
+/// Kinds are kept in lower case with inner runs of white space made one space, so `Water` and
+/// `water` are the same kind in lists, schedules and what is due.
+public struct CareKind: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let name: String
+
+    /// The kinds the log knows by name; any other non-blank text is a kind too.
+    public static let known = ["water", "fertilise", "prune", "spray", "graft", "harvest", "inspect", "plant", "remove"]
+    public static let inspect = CareKind(checked: "inspect")
+    public static let harvest = CareKind(checked: "harvest")
+
+    private init(checked name: String) { self.name = name }
+
+    /// The kind named by `text`; blank text is refused.
+    public init(_ text: String) throws(CareInputError) {
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline })
+        guard !words.isEmpty else {
+            throw CareInputError("care kind '\(text)' is blank; expected a word such as \(Self.known.joined(separator: ", "))")
+        }
+        name = words.joined(separator: " ").lowercased()
+    }
+
+    public var description: String { name }
+    public static func < (a: CareKind, b: CareKind) -> Bool { a.name < b.name }
+}
+
+/// How a tree is, as set by an `inspect` event.
+public enum HealthStatus: String, CaseIterable, Sendable, Codable {
+    case healthy, stressed, diseased, pest, damaged, dead, unknown
+
+    /// The status named by `text` (ignoring case and surrounding spaces).
+    public init(parsing text: String) throws(CareInputError) {
+        guard let s = HealthStatus(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            throw CareInputError("health '\(text)' is not a status; expected one of \(Self.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self = s
+    }
+}
+
+/// An amount with its unit: `12 kg` harvested, `40 l` of water, `0.5 l/ha` of a spray.
+public struct CareQuantity: Equatable, Sendable {
+    public var value: Double
+    /// Free text after the number; nil for a bare count.
+    public var unit: String?
+
+    public init(value: Double, unit: String?) { self.value = value; self.unit = unit }
+
+    /// Parses `12 kg`, `12kg`, `1.5 l`, `3`: a finite number, then an optional unit.
+    public init(parsing text: String) throws(CareInputError) {
+        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var end = t.startIndex
+        while end < t.endIndex, t[end].isNumber || "+-.eE".contains(t[end]) {
+            // An `e` only belongs to the number when a digit follows it (`1e3`); `12 each` keeps its unit.
+            if "eE".contains(t[end]) {
+                let next = t.index(after: end)
+                guard next < t.endIndex, t[next].isNumber || "+-".contains(t[next]) else { break }
+            }
+            end = t.index(after: end)
+        }
+        guard let v = Double(t[..<end]), v.isFinite else {
+            throw CareInputError("quantity '\(text)' has no number; expected a number and a unit such as '12 kg' or '40 l'")
+        }
+        value = v
+        unit = TextTools.nonEmpty(String(t[end...]))
+    }
+
+    /// `12 kg`, `40 l`, `3`.
+    public var text: String {
+        let number = TextCodec.decimal(value) ?? String(value)
+        return unit.map { "\(number) \($0)" } ?? number
+    }
+}
+
+/// One thing done to one tree on one date.
+public struct CareEvent: Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var treeID: UUID
+    public var kind: CareKind
+    /// When it was done.
+    public var date: Date
+    public var notes: String?
+    public var quantity: CareQuantity?
+    /// The status an inspection found; nil for other events and inspections that set none.
+    public var health: HealthStatus?
+    /// Who did it: a free-text name.
+    public var who: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(id: UUID = .random(), treeID: UUID, kind: CareKind, date: Date, notes: String? = nil,
+                quantity: CareQuantity? = nil, health: HealthStatus? = nil, who: String? = nil,
+                createdAt: Date, updatedAt: Date? = nil) {
+        self.id = id; self.treeID = treeID; self.kind = kind; self.date = date; self.notes = notes
+        self.quantity = quantity; self.health = health; self.who = who
+        self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
+    }
+}
+
+/// A calendar day: days since 1970-01-01 in the proleptic Gregorian calendar, in some time zone.
+public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var number: Int
+    public init(_ number: Int) { self.number = number }
+
+    public init(year: Int, month: Int, day: Int) { number = CivilDate.days(year: year, month: month, day: day) }
+
+    /// The calendar day in `zone` of the moment `date`.
+    public init(_ date: Date, in zone: TimeZone) {
+        let local = date.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: date))
+        number = Int((local / 86_400).rounded(.down))
+    }
+
+    /// Parses `YYYY-MM-DD`; a date that does not exist (`2026-02-30`) is refused.
+    public init(parsing text: String) throws(CareInputError) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        else {
+            throw CareInputError("date '\(text)' is not a date; expected YYYY-MM-DD such as 2026-05-01")
+        }
+        guard (1...12).contains(m), (1...CivilDate.daysIn(month: m, year: y)).contains(d) else {
+            throw CareInputError("date '\(text)' does not exist; expected YYYY-MM-DD with a day of that month")
+        }
+        self.init(year: y, month: m, day: d)
+    }
+
+    public var fields: (year: Int, month: Int, day: Int) { CivilDate.date(days: number) }
+
+    /// The first moment of the day in `zone`.
+    public func start(in zone: TimeZone) -> Date {
+        let guess = Date(timeIntervalSince1970: Double(number) * 86_400)
+        let offset = zone.secondsFromGMT(for: guess.addingTimeInterval(-Double(zone.secondsFromGMT(for: guess))))
+        return Date(timeIntervalSince1970: Double(number) * 86_400 - Double(offset))
+    }
+
+    public func adding(_ days: Int) -> Day { Day(number + days) }
+
+    /// `2026-05-01`.
+    public var description: String {
+        let f = fields
+        return String(format: "%04d-%02d-%02d", f.year, f.month, f.day)
+    }
+
+    public static func < (a: Day, b: Day) -> Bool { a.number < b.number }
+}
+
+/// A window of the year, `MM-DD..MM-DD` inclusive, in which a care is done (watering April to September).
+public struct Season: Equatable, Sendable, CustomStringConvertible {
+    public var start: (month: Int, day: Int)
+    public var end: (month: Int, day: Int)
+
+    public static func == (a: Season, b: Season) -> Bool {
+        a.start == b.start && a.end == b.end
+    }
+
+    /// Parses `04-01..09-30`. The window may not run over the new year: its end must not come before its start.
+    public init(parsing text: String) throws(CareInputError) {
+        let ends = text.components(separatedBy: "..")
+        guard ends.count == 2, let s = Self.monthDay(ends[0]), let e = Self.monthDay(ends[1]) else {
+            throw CareInputError("season '\(text)' is not a season; expected MM-DD..MM-DD such as 04-01..09-30")
+        }
+        guard (e.0, e.1) >= (s.0, s.1) else {
+            throw CareInputError("season '\(text)' ends before it starts; expected an end on or after \(ends[0]) in the same year")
+        }
+        start = s; end = e
+    }
+
+    private static func monthDay(_ text: String) -> (Int, Int)? {
+        let p = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard p.count == 2, p[0].count == 2, p[1].count == 2, let m = Int(p[0]), let d = Int(p[1]),
+              (1...12).contains(m), (1...CivilDate.daysIn(month: m, year: 2000)).contains(d) else { return nil }
+        return (m, d)
+    }
+
+    private func day(_ md: (month: Int, day: Int), year: Int) -> Day {
+        Day(year: year, month: md.month, day: min(md.day, CivilDate.daysIn(month: md.month, year: year)))
+    }
+
+    /// `day` if it lies in the season, else the season's first day after it.
+    public func firstDay(onOrAfter day: Day) -> Day {
+        let year = day.fields.year
+        let opens = self.day(start, year: year), closes = self.day(end, year: year)
+        if day < opens { return opens }
+        if day <= closes { return day }
+        return self.day(start, year: year + 1)
+    }
+
+    public func contains(_ day: Day) -> Bool { firstDay(onOrAfter: day) == day }
+
+    /// `04-01..09-30`.
+    public var description: String {
+        String(format: "%02d-%02d..%02d-%02d", start.month, start.day, end.month, end.day)
+    }
+}
+
+/// A care to be done every so many days, for one tree or every tree of a collection.
+public struct CareSchedule: Sendable, Equatable, Identifiable {
+    public enum Target: Sendable, Equatable, Hashable {
+        case tree(UUID)
+        case collection(UUID)
+    }
+
+    public var id: UUID
+    public var target: Target
+    public var kind: CareKind
+    /// Days between two cares, at least 1.
+    public var everyDays: Int
+    /// The first day the care is due when it was never done.
+    public var from: Day
+    public var season: Season?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(id: UUID = .random(), target: Target, kind: CareKind, everyDays: Int, from: Day, season: Season? = nil,
+                createdAt: Date, updatedAt: Date? = nil) {
+        self.id = id; self.target = target; self.kind = kind; self.everyDays = everyDays; self.from = from
+        self.season = season; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
+    }
+
+    /// Parses `14d`, `14` or `2w` into days; 0 or less is refused.
+    public static func interval(parsing text: String) throws(CareInputError) -> Int {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var digits = Substring(t), factor = 1
+        if t.hasSuffix("d") { digits = t.dropLast() } else if t.hasSuffix("w") { digits = t.dropLast(); factor = 7 }
+        guard let n = Int(digits), digits.allSatisfy(\.isNumber) else {
+            throw CareInputError("interval '\(text)' is not a number of days; expected days such as 14d or weeks such as 2w")
+        }
+        guard n > 0 else {
+            throw CareInputError("interval '\(text)' is no time at all; expected 1d or more")
+        }
+        guard n <= 36_500 / factor else {
+            throw CareInputError("interval '\(text)' is longer than a hundred years; expected at most 36500d")
+        }
+        return n * factor
+    }
+
+    /// The day the care is next due, given the day it was last done (nil: never).
+    ///
+    /// As the plant-care designs compute a next watering: the last care plus the interval, never
+    /// before the schedule's first day; a day outside the season moves to the season's next first day.
+    public func nextDue(lastDone: Day?) -> Day {
+        var next = lastDone.map { max($0.adding(everyDays), from) } ?? from
+        if let season { next = season.firstDay(onOrAfter: next) }
+        return next
+    }
+}
+
+/// One care that is due or overdue for one tree.
+public struct DueCare: Sendable, Equatable {
+    public var treeID: UUID
+    public var species: String
+    public var variety: String?
+    /// The tree's collection, if any.
+    public var collectionID: UUID?
+    public var kind: CareKind
+    public var lastDone: Day?
+    public var due: Day
+    /// Days past the due day (0 when due today, negative when due later).
+    public var daysOverdue: Int
+
+    public init(treeID: UUID, species: String, variety: String?, collectionID: UUID? = nil, kind: CareKind, lastDone: Day?, due: Day,
+                today: Day) {
+        self.treeID = treeID; self.species = species; self.variety = variety; self.collectionID = collectionID; self.kind = kind
+        self.lastDone = lastDone; self.due = due; daysOverdue = today.number - due.number
+    }
+
+    public var isOverdue: Bool { daysOverdue > 0 }
+
+    /// An id that stays the same for this tree and kind, for calendars that update what they imported.
+    public var stableID: String { "\(treeID.uuidString.lowercased())-\(kind.name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? String($0) : "_" }.joined())@trees" }
+}
+
+/// Turns schedules and the last day each care was done into what is due.
+public enum DueCalendar {
+    /// The care is due by `today + within` (so overdue ones too), or nil.
+    public static func due(schedule: CareSchedule, treeID: UUID, species: String, variety: String?, collectionID: UUID? = nil,
+                           lastDone: Day?, today: Day, within days: Int) -> DueCare? {
+        let next = schedule.nextDue(lastDone: lastDone)
+        guard next <= today.adding(days) else { return nil }
+        return DueCare(treeID: treeID, species: species, variety: variety, collectionID: collectionID, kind: schedule.kind,
+                       lastDone: lastDone, due: next, today: today)
+    }
+
+    /// Most overdue first, then by tree id and kind, so output is stable.
+    public static func ordered(_ items: [DueCare]) -> [DueCare] {
+        // The id's text is made once per item, not once per comparison.
+        items.map { (item: $0, id: $0.treeID.uuidString) }
+            .sorted { a, b in
+                if a.item.due != b.item.due { return a.item.due < b.item.due }
+                if a.id != b.id { return a.id < b.id }
+                return a.item.kind < b.item.kind
+            }
+            .map(\.item)
+    }
+}

@@ -1,0 +1,267 @@
+import ArgumentParser
+import Foundation
+import TreesKit
+import TreesStore
+
+struct CareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "care",
+        abstract: "Keep the care log: what was done to each tree and how it is.",
+        discussion: """
+            Kinds: water, fertilise, prune, spray, graft, harvest, inspect, plant, remove, or any other word. \
+            An inspect event may set the tree's health (--health): \
+            \(HealthStatus.allCases.map(\.rawValue).joined(separator: ", ")). \
+            Dates are calendar days in the local time zone (TZ), or ISO 8601 times.
+            """,
+        subcommands: [CareAddCommand.self, CareListCommand.self, CareEditCommand.self, CareRemoveCommand.self]
+    )
+}
+
+/// Typed care values turned into model values, every refusal a usage error (exit 64).
+enum CareValues {
+    static var zone: TimeZone { TimeZone.current }
+
+    static func usage<T>(_ body: () throws(CareInputError) -> T) throws -> T {
+        do { return try body() } catch { throw CLIError(error.message, status: .usage) }
+    }
+
+    static func kind(_ text: String) throws -> CareKind { try usage { () throws(CareInputError) in try CareKind(text) } }
+
+    static func quantity(_ text: String) throws -> CareQuantity {
+        try usage { () throws(CareInputError) in try CareQuantity(parsing: text) }
+    }
+
+    static func health(_ text: String) throws -> HealthStatus {
+        try usage { () throws(CareInputError) in try HealthStatus(parsing: text) }
+    }
+
+    static func day(_ text: String) throws -> Day { try usage { () throws(CareInputError) in try Day(parsing: text) } }
+
+    /// A moment typed as `YYYY-MM-DD` (the start of that local day) or an ISO 8601 time.
+    static func moment(_ text: String, option: String) throws -> Date {
+        if text.count > 10, let date = ISOTime.parse(text) { return date }
+        return try day(text).start(in: zone)
+    }
+
+    /// The date of a care done: on or before today in the local time zone.
+    static func doneDate(_ text: String?, now: Date) throws -> Date {
+        guard let text else { return now }
+        let date = try moment(text, option: "--date")
+        let today = Day(now, in: zone)
+        if Day(date, in: zone) > today {
+            throw CLIError("date '\(text)' is in the future; a care done takes today (\(today)) or an earlier date", status: .usage)
+        }
+        return date
+    }
+
+    /// Unknown or ambiguous trees named on a care command are bad input (64), as the other values are.
+    static func tree(_ prefix: String, in reader: StoreReader) throws -> Tree {
+        do {
+            return try reader.tree(matching: prefix)
+        } catch let e as StoreError {
+            switch e {
+            case .unknownTree, .ambiguousTree, .invalidID: throw CLIError(e.description, status: .usage)
+            default: throw e
+            }
+        }
+    }
+
+    /// `--collection NAME` for a care command; an unknown name is bad input.
+    static func collection(_ name: String, in reader: StoreReader) throws -> TreeCollection {
+        do {
+            return try reader.collection(named: name)
+        } catch let e as StoreError {
+            if case .unknownCollection = e { throw CLIError(e.description, status: .usage) }
+            throw e
+        }
+    }
+
+    static func json(_ e: CareEvent, species: String? = nil) -> JSON {
+        var pairs: [(String, JSON)] = [
+            ("id", .string(e.id.uuidString.lowercased())), ("treeId", .string(e.treeID.uuidString.lowercased())),
+        ]
+        if let species { pairs.append(("species", .string(species))) }
+        pairs += [
+            ("kind", .string(e.kind.name)), ("date", .string(ISOTime.string(e.date))),
+            ("day", .string(Day(e.date, in: zone).description)), ("notes", .optional(e.notes)),
+            ("quantity", .optional(e.quantity?.value)), ("unit", .optional(e.quantity?.unit)),
+            ("health", .optional(e.health?.rawValue)), ("who", .optional(e.who)),
+            ("createdAt", .string(ISOTime.string(e.createdAt))), ("updatedAt", .string(ISOTime.string(e.updatedAt))),
+        ]
+        return .object(pairs)
+    }
+}
+
+struct CareAddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Log a care done to one or more trees (the same day, the same work).",
+        discussion: "Prints the new events' short ids, one a line. Who did it defaults to the preference 'operator'.")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("Tree ids (or unique prefixes), then the kind of care.", valueName: "id... kind"))
+    var words: [String] = []
+    @Option(help: ArgumentHelp("Every tree of this collection.", valueName: "name"))
+    var collection: String?
+    @Option(help: ArgumentHelp("When it was done: YYYY-MM-DD or an ISO 8601 time, today or earlier (default: now).", valueName: "date"))
+    var date: String?
+    @Option(help: ArgumentHelp("Free-text notes.", valueName: "text"))
+    var notes: String?
+    @Option(help: ArgumentHelp("An amount and its unit, e.g. '12 kg' or '40 l'.", valueName: "amount"))
+    var quantity: String?
+    @Option(help: ArgumentHelp("The health found (inspect events): \(HealthStatus.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "status"))
+    var health: String?
+    @Option(help: ArgumentHelp("Who did it.", valueName: "name"))
+    var who: String?
+    @Flag(help: "Print the new events as JSON.") var json = false
+
+    func run() async throws {
+        guard let kindText = words.last else {
+            throw CLIError("name the kind of care, e.g. 'trees care add ID water'", status: .usage)
+        }
+        let ids = words.dropLast()
+        if ids.isEmpty && collection == nil {
+            throw CLIError("name the trees: ids before the kind, or --collection NAME", status: .usage)
+        }
+        let kind = try CareValues.kind(kindText)
+        let q = try quantity.map(CareValues.quantity)
+        let status = try health.map(CareValues.health)
+        if status != nil && kind != .inspect {
+            throw CLIError("--health goes with an inspect event, not '\(kind.name)'; log it as 'inspect'", status: .usage)
+        }
+        let db = try store.open(forWriting: true)
+        let when = try CareValues.doneDate(date, now: db.now())
+        let events = try db.write { w -> [CareEvent] in
+            var trees = try ids.map { try CareValues.tree($0, in: w.reader) }
+            if let collection {
+                let c = try CareValues.collection(collection, in: w.reader)
+                trees += try w.reader.trees(TreeFilter(collection: .collection(c.id)))
+            }
+            var seen = Set<UUID>()
+            trees = trees.filter { seen.insert($0.id).inserted }
+            if trees.isEmpty { throw CLIError("collection '\(collection ?? "")' has no trees; nothing logged", status: .usage) }
+            let person = try Values.text(who) ?? w.preference(.operatorName)
+            var events: [CareEvent] = []
+            for t in trees {
+                let e = CareEvent(treeID: t.id, kind: kind, date: when, notes: Values.text(notes), quantity: q, health: status,
+                                  who: person, createdAt: w.now)
+                try w.insert(e)
+                events.append(e)
+            }
+            return events
+        }
+        if json {
+            Output.json(.array(events.map { CareValues.json($0) }))
+        } else {
+            for e in events { Output.line(ShortID.of(e.id)) }
+        }
+    }
+}
+
+struct CareListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List care events, newest first.", aliases: ["ls"])
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("Only this tree's events.", valueName: "id"))
+    var id: String?
+    @Option(help: ArgumentHelp("Only events of trees in this collection.", valueName: "name"))
+    var collection: String?
+    @Option(help: ArgumentHelp("Only events of this kind.", valueName: "kind"))
+    var kind: String?
+    @Option(help: ArgumentHelp("Only events on or after this date (YYYY-MM-DD or an ISO 8601 time).", valueName: "date"))
+    var since: String?
+    @Option(help: ArgumentHelp("Show at most this many events.", valueName: "n"))
+    var limit: Int?
+    @Flag(help: "Print a JSON array of events.") var json = false
+
+    func run() async throws {
+        if let limit, limit < 0 { throw CLIError("--limit '\(limit)' is negative; expected 0 or more", status: .usage) }
+        if id != nil && collection != nil { throw CLIError("give a tree id or --collection, not both", status: .usage) }
+        var filter = CareFilter(kind: try kind.map(CareValues.kind), since: try since.map { try CareValues.moment($0, option: "--since") },
+                                limit: limit)
+        let db = try store.open()
+        let entries = try db.read { r -> [CareEntry] in
+            if let id { filter.scope = .tree(try CareValues.tree(id, in: r).id) }
+            if let collection { filter.scope = .collection(try CareValues.collection(collection, in: r).id) }
+            return try r.careEntries(filter)
+        }
+        if json {
+            Output.json(.array(entries.map { CareValues.json($0.event, species: $0.species) }))
+            return
+        }
+        guard !entries.isEmpty else {
+            StandardError.write("no care events\n")
+            return
+        }
+        var table = TextTable(headers: ["EVENT", "TREE", "SPECIES", "DATE", "KIND", "QUANTITY", "HEALTH", "WHO", "NOTES"])
+        for entry in entries {
+            let e = entry.event
+            table.rows.append([
+                ShortID.of(e.id), ShortID.of(e.treeID), TerminalText.escaped(entry.species), Format.date(e.date),
+                TerminalText.escaped(e.kind.name), TerminalText.escaped(e.quantity?.text ?? ""), e.health?.rawValue ?? "",
+                TerminalText.escaped(e.who ?? ""), TerminalText.escaped(e.notes ?? ""),
+            ])
+        }
+        Output.human(table.render(terminal: .current))
+    }
+}
+
+struct CareEditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Change a care event.",
+        discussion: "An empty value clears an optional field (--notes '').")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("The event's id or any unique prefix of it.", valueName: "event-id"))
+    var id: String
+    @Option(help: ArgumentHelp("The kind of care.", valueName: "kind")) var kind: String?
+    @Option(help: ArgumentHelp("When it was done: YYYY-MM-DD or an ISO 8601 time, today or earlier.", valueName: "date"))
+    var date: String?
+    @Option(help: ArgumentHelp("Free-text notes.", valueName: "text")) var notes: String?
+    @Option(help: ArgumentHelp("An amount and its unit, e.g. '12 kg'.", valueName: "amount")) var quantity: String?
+    @Option(help: ArgumentHelp("The health found (inspect events).", valueName: "status")) var health: String?
+    @Option(help: ArgumentHelp("Who did it.", valueName: "name")) var who: String?
+    @Flag(help: "Print the event as JSON.") var json = false
+
+    func run() async throws {
+        let newKind = try kind.map(CareValues.kind)
+        let newQuantity = try quantity.map { $0.isEmpty ? nil : try CareValues.quantity($0) }
+        let newHealth = try health.map { $0.isEmpty ? nil : try CareValues.health($0) }
+        let db = try store.open(forWriting: true)
+        let newDate = try date.map { try CareValues.doneDate($0, now: db.now()) }
+        let saved = try db.write { w -> CareEvent in
+            var e: CareEvent
+            do { e = try w.reader.careEvent(matching: id) } catch let error as StoreError { throw CLIError(error.description, status: .usage) }
+            let before = e
+            if let newKind { e.kind = newKind }
+            if let newDate { e.date = newDate }
+            if let notes { e.notes = Values.text(notes) }
+            if let newQuantity { e.quantity = newQuantity }
+            if let newHealth { e.health = newHealth }
+            if let who { e.who = Values.text(who) }
+            if e.health != nil && e.kind != .inspect {
+                throw CLIError("health goes with an inspect event, not '\(e.kind.name)'; clear it with --health ''", status: .usage)
+            }
+            guard e != before else { return e }
+            return try w.update(e)
+        }
+        if json { Output.json(CareValues.json(saved)) } else { Output.line(ShortID.of(saved.id)) }
+    }
+}
+
+struct CareRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a care event.", aliases: ["remove"])
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: ArgumentHelp("The event's id or any unique prefix of it.", valueName: "event-id"))
+    var id: String
+
+    func run() async throws {
+        let db = try store.open(forWriting: true)
+        let removed = try db.write { w -> CareEvent in
+            let e: CareEvent
+            do { e = try w.reader.careEvent(matching: id) } catch let error as StoreError { throw CLIError(error.description, status: .usage) }
+            return try w.deleteCareEvent(e.id)
+        }
+        Output.line("deleted care event \(ShortID.of(removed.id)) (\(removed.kind.name) of \(ShortID.of(removed.treeID)))")
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import Testing
+import TreesTestSupport
+
+/// End-to-end: `trees care`, `trees schedule` and `trees due` through the built binary, exact output.
+@Suite(.enabled(if: Tool.sqlite3.shouldRun)) struct CareCommandTests {
+    /// Adds a tree and returns its short id.
+    static func add(_ t: TreesProcess, _ arguments: [String]) throws -> String {
+        let r = try t.run(["add", "--lat", "51.5", "--lon", "-0.12"] + arguments)
+        #expect(r.status == 0, "\(r)")
+        return r.stdout.trimmingCharacters(in: .newlines)
+    }
+
+    static func lines(_ r: TreesProcess.Result) -> [String] { r.stdout.split(separator: "\n").map(String.init) }
+
+    @Test func logListShowAndDue() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "Block A"]).status == 0)
+        let apple = try Self.add(t, ["--species", "Apple", "--variety", "Gala", "--collection", "Block A"])
+        let pear = try Self.add(t, ["--species", "Pear", "--collection", "Block A"])
+
+        let water = try t.run(["care", "add", apple, "water", "--date", "2026-04-10", "--quantity", "40 l", "--who", "Ana"])
+        #expect(water.status == 0, "\(water)")
+        let waterID = water.stdout.trimmingCharacters(in: .newlines)
+        #expect(waterID.count == 8 && waterID.allSatisfy(\.isHexDigit))
+        let inspect = try t.run(["care", "add", apple, "inspect", "--health", "diseased", "--notes", "fire blight, north limbs",
+                                 "--date", "2026-04-20T16:30:00Z"])
+        #expect(inspect.status == 0, "\(inspect)")
+        let both = try t.run(["care", "add", "--collection", "block a", "Prune"])
+        #expect(Self.lines(both).count == 2, "\(both)")
+
+        let list = try t.run(["care", "list", apple])
+        #expect(list.status == 0)
+        let inspectID = inspect.stdout.trimmingCharacters(in: .newlines)
+        let pruneID = try #require(Self.lines(try t.run(["care", "list", apple, "--kind", "prune"])).dropFirst().first?.prefix(8))
+        #expect(list.stdout == """
+            EVENT     TREE      SPECIES  DATE              KIND     QUANTITY  HEALTH    WHO  NOTES
+            \(pruneID)  \(apple)  Apple    2026-05-01 10:00  prune                             \("")
+            \(inspectID)  \(apple)  Apple    2026-04-20 16:30  inspect            diseased       fire blight, north limbs
+            \(waterID)  \(apple)  Apple    2026-04-10 00:00  water    40 l                Ana  \("")
+
+            """)
+        let since = try t.run(["care", "list", "--collection", "Block A", "--since", "2026-04-15", "--json"])
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(since.stdout.utf8)) as? [[String: Any]])
+        #expect(events.map { $0["kind"] as? String } == ["prune", "prune", "inspect"])
+        #expect(events.last?["health"] as? String == "diseased")
+        #expect(events.last?["date"] as? String == "2026-04-20T16:30:00.000Z")
+
+        #expect(try t.run(["schedule", "set", "--collection", "Block A", "water", "--every", "14d", "--from", "2026-04-01",
+                           "--season", "04-01..09-30"]).stdout == "collection Block A: water every 14 days from 2026-04-01 in 04-01..09-30\n")
+        #expect(try t.run(["schedule", "set", pear, "spray", "--every", "2w", "--from", "2026-05-05"]).stdout
+            == "tree \(pear): spray every 14 days from 2026-05-05\n")
+
+        let due = try t.run(["due"])
+        #expect(due.status == 0)
+        #expect(due.stdout == """
+            TREE      SPECIES  COLLECTION  KIND   LAST        DUE         STATUS
+            \(pear)  Pear     Block A     water  never       2026-04-01  overdue 30 days
+            \(apple)  Apple    Block A     water  2026-04-10  2026-04-24  overdue 7 days
+
+            """)
+        let week = try t.run(["due", "--within", "7d", "--json"])
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(week.stdout.utf8)) as? [[String: Any]])
+        #expect(items.map { "\($0["kind"] ?? "") \($0["due"] ?? "") \($0["daysOverdue"] ?? "")" }
+            == ["water 2026-04-01 30", "water 2026-04-24 7", "spray 2026-05-05 -4"])
+
+        let show = try t.run(["show", apple])
+        #expect(show.stdout.contains("""
+            health      diseased since 2026-04-20
+            care        inspect  last 2026-04-20  fire blight, north limbs
+                        prune    last 2026-05-01
+                        water    last 2026-04-10  40 l
+            due         water    2026-04-24  overdue 7 days  (every 14d in 04-01..09-30)
+
+            """), "\(show.stdout)")
+        #expect(try t.run(["list"]).stdout.hasPrefix("ID        SPECIES  VARIETY  ACCURACY  COLLECTION  CREATED           HEALTH\n"))
+
+        // Watering today clears it; deleting that event brings it back.
+        let today = try t.run(["care", "add", apple, "water"])
+        #expect(Self.lines(try t.run(["due"])).count == 2)
+        let removed = try t.run(["care", "rm", today.stdout.trimmingCharacters(in: .newlines)])
+        #expect(removed.stdout == "deleted care event \(today.stdout.prefix(8)) (water of \(apple))\n")
+        #expect(Self.lines(try t.run(["due"])).count == 3)
+
+        let edited = try t.run(["care", "edit", waterID, "--date", "2026-04-25", "--notes", "after rain"])
+        #expect(edited.status == 0, "\(edited)")
+        #expect(Self.lines(try t.run(["due"])).count == 2)
+
+        let stats = try t.run(["stats"])
+        #expect(stats.stdout.hasSuffix("""
+
+            HEALTH    TREES
+            diseased  1
+
+            MONTH    CARE     EVENTS
+            2026-04  inspect  1
+            2026-04  water    1
+            2026-05  prune    2
+
+            """), "\(stats.stdout)")
+    }
+
+    /// Calendar days are the user's: an evening watering in UTC is the next morning in Auckland.
+    @Test func dueDaysFollowTheTimeZone() throws {
+        let t = try TreesProcess(now: "2026-05-10T12:00:00.000Z")
+        defer { t.cleanUp() }
+        let tree = try Self.add(t, ["--species", "Apple"])
+        #expect(try t.run(["care", "add", tree, "water", "--date", "2026-04-20T20:00:00Z"]).status == 0)
+        #expect(try t.run(["schedule", "set", tree, "water", "--every", "14d", "--from", "2026-01-01"]).status == 0)
+        let utc = try t.run(["due", "--json"])
+        let auckland = try t.run(["due", "--json"], environment: ["TZ": "Pacific/Auckland"])
+        func dueDay(_ r: TreesProcess.Result) throws -> String? {
+            (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])?.first?["due"] as? String
+        }
+        #expect(try dueDay(utc) == "2026-05-04")
+        #expect(try dueDay(auckland) == "2026-05-05")
+    }
+
+    /// `export --format csv --care`: one row per event, newest first, quoted and neutralised as the trees' CSV.
+    @Test func careExportsAsCSV() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "North"]).status == 0)
+        let tree = try Self.add(t, ["--species", "Apple", "--variety", "Gala", "--collection", "North"])
+        #expect(try t.run(["care", "add", tree, "harvest", "--date", "2026-04-10", "--quantity", "12.5 kg", "--who", "Ana"]).status == 0)
+        #expect(try t.run(["care", "add", tree, "inspect", "--date", "2026-04-20", "--health", "pest",
+                           "--notes", "=aphids, \"many\""]).status == 0)
+        let json = try t.run(["care", "list", "--json"])
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let ids = events.compactMap { ($0["id"] as? String)?.uppercased() }
+        let treeID = try #require(events.first?["treeId"] as? String).uppercased()
+        #expect(ids.count == 2)
+        let csv = try t.run(["export", "--format", "csv", "--care", "--out", "-"])
+        #expect(csv.status == 0, "\(csv)")
+        #expect(csv.stdout == "eventId,treeId,species,variety,collection,kind,date,quantity,unit,health,who,notes,createdAt,updatedAt\r\n"
+            + "\(ids[0]),\(treeID),Apple,Gala,North,inspect,2026-04-20T00:00:00Z,,,pest,,\"'=aphids, \"\"many\"\"\",2026-05-01T10:00:00Z,2026-05-01T10:00:00Z\r\n"
+            + "\(ids[1]),\(treeID),Apple,Gala,North,harvest,2026-04-10T00:00:00Z,12.5,kg,,Ana,,2026-05-01T10:00:00Z,2026-05-01T10:00:00Z\r\n")
+        let refused = try t.run(["export", "--format", "gpx", "--care", "--out", "-"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("trees: --care works with --format csv only\n"))
+    }
+
+    /// Collection JSON carries events (with the health they found), trees' and collections' schedules:
+    /// importing it into an empty store gives the same rows, and exporting that the same bytes.
+    @Test func careRoundTripsThroughCollectionJSON() throws {
+        let a = try TreesProcess()
+        defer { a.cleanUp() }
+        #expect(try a.run(["collection", "create", "North"]).status == 0)
+        let tree = try Self.add(a, ["--species", "Apple", "--collection", "North"])
+        let other = try Self.add(a, ["--species", "Pear", "--collection", "none"])
+        #expect(try a.run(["care", "add", tree, "water", "--date", "2026-04-10T06:30:00.250Z", "--quantity", "40 l", "--who", "Ana"]).status == 0)
+        #expect(try a.run(["care", "add", tree, "inspect", "--date", "2026-04-12", "--health", "stressed", "--notes", "dry, \"curled\" leaves"]).status == 0)
+        #expect(try a.run(["care", "add", tree, other, "mulch and weed"]).status == 0)
+        #expect(try a.run(["schedule", "set", "--collection", "North", "water", "--every", "14d", "--from", "2026-04-01", "--season", "04-01..09-30"]).status == 0)
+        #expect(try a.run(["schedule", "set", other, "prune", "--every", "365d", "--from", "2026-12-01"]).status == 0)
+        let first = try a.run(["export", "--format", "json", "--out", "-"])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("\"health\":\"stressed\""))
+
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        let file = b.folder.appendingPathComponent("orchard.json")
+        try Data(first.stdout.utf8).write(to: file)
+        let imported = try b.run(["import", file.path])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.contains("  4 care events\n"))
+        for table in ["careEvent", "careSchedule", "careLatest", "treeHealth"] {
+            let query = "SELECT * FROM \(table) ORDER BY 1, 2"
+            let left = try Program.run("/usr/bin/sqlite3", [a.database, query]).stdout
+            #expect(!left.isEmpty, "\(table)")
+            #expect(try Program.run("/usr/bin/sqlite3", [b.database, query]).stdout == left, "\(table)")
+        }
+        #expect(try b.run(["export", "--format", "json", "--out", "-"]).stdout == first.stdout)
+        // Again: every tree and event is already there; nothing changes.
+        let before = try b.dump()
+        let again = try b.run(["import", file.path])
+        #expect(again.stdout == "Imported 0 trees from \(file.path); 2 already present, 0 skipped.\n")
+        #expect(try b.dump() == before)
+    }
+
+    /// Every refusal names the value and what would be right, exits 64 and leaves the store as it was.
+    @Test func badInputChangesNothing() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let tree = try Self.add(t, ["--species", "Apple"])
+        #expect(try t.run(["care", "add", tree, "water", "--date", "2026-04-01"]).status == 0)
+        let cases: [([String], String)] = [
+            (["care", "add", tree, "water", "--date", "2026-02-30"], "date '2026-02-30' does not exist; expected YYYY-MM-DD with a day of that month"),
+            (["care", "add", tree, "water", "--date", "2026-05-02"], "date '2026-05-02' is in the future; a care done takes today (2026-05-01) or an earlier date"),
+            (["care", "add", "0000ffff", "water"], "no tree with id 0000ffff; 'trees list' shows the ids"),
+            (["care", "add", tree, "0000ffff", "water"], "no tree with id 0000ffff; 'trees list' shows the ids"),
+            (["care", "add", tree, "  "], "care kind '  ' is blank; expected a word such as water, fertilise, prune, spray, graft, harvest, inspect, plant, remove"),
+            (["care", "add", tree, "harvest", "--quantity", "kg"], "quantity 'kg' has no number; expected a number and a unit such as '12 kg' or '40 l'"),
+            (["care", "add", tree, "inspect", "--health", "poorly"], "health 'poorly' is not a status; expected one of healthy, stressed, diseased, pest, damaged, dead, unknown"),
+            (["care", "add", tree, "water", "--health", "dead"], "--health goes with an inspect event, not 'water'; log it as 'inspect'"),
+            (["care", "add", "water", "--collection", "nowhere"], "no collection named 'nowhere'; create it with 'trees collection create nowhere'"),
+            (["schedule", "set", tree, "water", "--every", "0d"], "interval '0d' is no time at all; expected 1d or more"),
+            (["schedule", "set", tree, "water", "--every", "14d", "--season", "09-30..04-01"],
+             "season '09-30..04-01' ends before it starts; expected an end on or after 09-30 in the same year"),
+            (["schedule", "set", tree, "water", "--every", "14d", "--from", "2026-04-31"], "date '2026-04-31' does not exist; expected YYYY-MM-DD with a day of that month"),
+            (["care", "rm", "abcdef12"], "no care event with id abcdef12; 'trees care list' shows the ids"),
+            (["care", "edit", "abcdef12", "--notes", "x"], "no care event with id abcdef12; 'trees care list' shows the ids"),
+            (["due", "--within", "soon"], "interval 'soon' is not a number of days; expected days such as 14d or weeks such as 2w"),
+        ]
+        let before = try t.dump()
+        for (arguments, message) in cases {
+            let r = try t.run(arguments)
+            #expect(r.status == 64, "\(arguments): \(r)")
+            #expect(r.stderr == "trees: \(message)\n", "\(arguments)")
+            #expect(r.stdout == "", "\(arguments)")
+        }
+        #expect(try t.dump() == before)
+    }
+}
+
+/// `trees due --ics` read back by a real iCalendar parser (Python's icalendar).
+@Suite(.enabled(if: Tool.sqlite3.shouldRun && ICalendarParser.shouldRun)) struct CareCalendarTests {
+    @Test func calendarParsesWithStableUIDs() throws {
+        let python = try ICalendarParser.require()
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "Verger; côté nord"]).status == 0)
+        let species = "Pommier \\ «Reine des reinettes», très vieux; greffé sur franc — planté par grand-père"
+        // The collection has no comma: this version of icalendar splits CATEGORIES at escaped commas too.
+        let tree = try CareCommandTests.add(t, ["--species", species, "--collection", "Verger; côté nord"])
+        #expect(try t.run(["care", "add", tree, "water", "--date", "2026-04-10"]).status == 0)
+        #expect(try t.run(["schedule", "set", tree, "water", "--every", "14d", "--from", "2026-01-01"]).status == 0)
+        #expect(try t.run(["schedule", "set", tree, "prune", "--every", "365d", "--from", "2026-05-03"]).status == 0)
+
+        let first = try t.run(["due", "--within", "7d", "--ics"])
+        #expect(first.status == 0, "\(first)")
+        let bytes = Array(first.stdout.utf8)
+        // Every line ends in CRLF and none is longer than 75 octets.
+        #expect(first.stdout.hasSuffix("END:VCALENDAR\r\n"))
+        let lines = first.stdout.components(separatedBy: "\r\n").dropLast()
+        #expect(!lines.contains { $0.contains("\n") || $0.contains("\r") })
+        #expect(lines.allSatisfy { $0.utf8.count <= 75 }, "\(lines.map { $0.utf8.count })")
+        #expect(lines.contains { $0.hasPrefix(" ") }, "the long summary is folded")
+        #expect(!bytes.isEmpty)
+
+        let file = t.folder.appendingPathComponent("orchard.ics")
+        try Data(first.stdout.utf8).write(to: file)
+        let script = """
+            import sys, icalendar
+            cal = icalendar.Calendar.from_ical(open(sys.argv[1], 'rb').read())
+            for todo in cal.walk('VTODO'):
+                print('|'.join([str(todo['UID']), todo['DUE'].dt.isoformat(), str(todo['SUMMARY']), str(todo['CATEGORIES'].cats[0]) if hasattr(todo['CATEGORIES'], 'cats') else str(todo['CATEGORIES']), str(todo['STATUS'])]))
+            """
+        let parsed = try Program.run(python, ["-c", script, file.path])
+        #expect(parsed.status == 0, "\(parsed)")
+        let full = try #require(try t.run(["list", "--json"]).stdout.split(separator: "\"id\": \"").dropFirst().first?.prefix(36).lowercased())
+        #expect(parsed.stdout == """
+            \(full)-water@trees|2026-04-24|water: \(species) \(tree)|Verger; côté nord|NEEDS-ACTION
+            \(full)-prune@trees|2026-05-03|prune: \(species) \(tree)|Verger; côté nord|NEEDS-ACTION
+
+            """)
+
+        // Another day, the same cares: the same UIDs, so a calendar updates what it imported.
+        let later = try t.run(["due", "--within", "7d", "--ics"], environment: ["TREES_NOW": "2026-05-02T08:00:00Z"])
+        let uids = { (text: String) in text.components(separatedBy: "\r\n").filter { $0.hasPrefix("UID:") } }
+        #expect(uids(later.stdout) == uids(first.stdout))
+        #expect(uids(first.stdout).count == 2)
+    }
+}
+
+/// Python 3 with the icalendar module (Debian `python3-icalendar`).
+enum ICalendarParser {
+    static let python = "/usr/bin/python3"
+    static let module = "/usr/lib/python3/dist-packages/icalendar/__init__.py"
+
+    static var isInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: python) && FileManager.default.fileExists(atPath: module)
+    }
+
+    /// Runs where installed, and under `CI=true` always (failing there when it is missing).
+    static var shouldRun: Bool { isInstalled || ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    static func require() throws -> String {
+        guard isInstalled else {
+            throw Missing()
+        }
+        return python
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        var description: String { "Python's icalendar is not installed; scripts/setup-debian installs it (Debian package python3-icalendar)" }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import TreesKit
+
+/// The care log's values and the computation of what is due, in calendar days.
+@Suite struct CareTests {
+    static func day(_ text: String) throws -> Day { try Day(parsing: text) }
+
+    @Test func daysParseAndRefuseDatesThatDoNotExist() throws {
+        #expect(try Self.day("2024-02-29").description == "2024-02-29")
+        #expect(try Self.day("2026-05-01").number == 20_574)
+        #expect(throws: CareInputError("date '2026-02-29' does not exist; expected YYYY-MM-DD with a day of that month")) {
+            try Day(parsing: "2026-02-29")
+        }
+        #expect(throws: CareInputError("date '2026-13-01' does not exist; expected YYYY-MM-DD with a day of that month")) {
+            try Day(parsing: "2026-13-01")
+        }
+        for text in ["2026-5-1", "yesterday", "", "2026-05-01T10:00", "+026-05-01", "٢٠٢٦-05-01"] {
+            #expect(throws: CareInputError("date '\(text)' is not a date; expected YYYY-MM-DD such as 2026-05-01")) { try Day(parsing: text) }
+        }
+    }
+
+    /// The calendar day of a moment depends on the time zone: 23:30 UTC is the next day in Auckland
+    /// and the same day in New York; the start of a day lands back on it.
+    @Test func calendarDaysFollowTheTimeZone() throws {
+        let moment = try #require(TextCodec.parseISO8601("2026-05-01T23:30:00Z"))
+        let auckland = try #require(TimeZone(identifier: "Pacific/Auckland"))
+        let newYork = try #require(TimeZone(identifier: "America/New_York"))
+        #expect(Day(moment, in: .gmt).description == "2026-05-01")
+        #expect(Day(moment, in: auckland).description == "2026-05-02")
+        #expect(Day(moment.addingTimeInterval(-5 * 3600), in: newYork).description == "2026-05-01")
+        for zone in [auckland, newYork, TimeZone.gmt] {
+            for text in ["2026-03-08", "2026-03-29", "2026-04-05", "2026-09-27", "2026-11-01", "2026-05-01"] {
+                let d = try Self.day(text)
+                #expect(Day(d.start(in: zone), in: zone) == d, "\(zone.identifier) \(text)")
+                #expect(Day(d.start(in: zone).addingTimeInterval(-1), in: zone) == d.adding(-1), "\(zone.identifier) \(text)")
+            }
+        }
+    }
+
+    @Test func quantitiesNeedANumber() throws {
+        #expect(try CareQuantity(parsing: "12 kg") == CareQuantity(value: 12, unit: "kg"))
+        #expect(try CareQuantity(parsing: "12kg") == CareQuantity(value: 12, unit: "kg"))
+        #expect(try CareQuantity(parsing: " 1.5 l/ha ") == CareQuantity(value: 1.5, unit: "l/ha"))
+        #expect(try CareQuantity(parsing: "3") == CareQuantity(value: 3, unit: nil))
+        #expect(try CareQuantity(parsing: "12 each") == CareQuantity(value: 12, unit: "each"))
+        #expect(try CareQuantity(parsing: "2e1 l") == CareQuantity(value: 20, unit: "l"))
+        #expect(try CareQuantity(parsing: "12 kg").text == "12 kg")
+        for text in ["kg", "", "   ", "- kg", "inf kg", "nan"] {
+            #expect(throws: CareInputError("quantity '\(text)' has no number; expected a number and a unit such as '12 kg' or '40 l'")) {
+                try CareQuantity(parsing: text)
+            }
+        }
+    }
+
+    @Test func kindsAreWordsInLowerCase() throws {
+        #expect(try CareKind("Water").name == "water")
+        #expect(try CareKind("  mulch   and\tweed ").name == "mulch and weed")
+        #expect(throws: CareInputError("care kind ' \t' is blank; expected a word such as water, fertilise, prune, spray, graft, harvest, inspect, plant, remove")) {
+            try CareKind(" \t")
+        }
+        #expect(try HealthStatus(parsing: " Diseased") == .diseased)
+        #expect(throws: CareInputError("health 'sick' is not a status; expected one of healthy, stressed, diseased, pest, damaged, dead, unknown")) {
+            try HealthStatus(parsing: "sick")
+        }
+    }
+
+    @Test func intervalsAreWholeDaysOrWeeks() throws {
+        #expect(try CareSchedule.interval(parsing: "14d") == 14)
+        #expect(try CareSchedule.interval(parsing: "14") == 14)
+        #expect(try CareSchedule.interval(parsing: "2w") == 14)
+        #expect(throws: CareInputError("interval '0d' is no time at all; expected 1d or more")) { try CareSchedule.interval(parsing: "0d") }
+        #expect(throws: CareInputError("interval '-3d' is not a number of days; expected days such as 14d or weeks such as 2w")) {
+            try CareSchedule.interval(parsing: "-3d")
+        }
+        #expect(throws: CareInputError("interval 'weekly' is not a number of days; expected days such as 14d or weeks such as 2w")) {
+            try CareSchedule.interval(parsing: "weekly")
+        }
+    }
+
+    @Test func seasonsRunWithinOneYear() throws {
+        let season = try Season(parsing: "04-01..09-30")
+        #expect(season.description == "04-01..09-30")
+        #expect(season.firstDay(onOrAfter: try Self.day("2026-03-15")) == (try Self.day("2026-04-01")))
+        #expect(season.firstDay(onOrAfter: try Self.day("2026-06-15")) == (try Self.day("2026-06-15")))
+        #expect(season.firstDay(onOrAfter: try Self.day("2026-09-30")) == (try Self.day("2026-09-30")))
+        #expect(season.firstDay(onOrAfter: try Self.day("2026-10-01")) == (try Self.day("2027-04-01")))
+        // 29 February opens the season in leap years and 28 February in others.
+        let leap = try Season(parsing: "02-29..03-10")
+        #expect(leap.firstDay(onOrAfter: try Self.day("2027-01-10")) == (try Self.day("2027-02-28")))
+        #expect(leap.firstDay(onOrAfter: try Self.day("2028-01-10")) == (try Self.day("2028-02-29")))
+        #expect(throws: CareInputError("season '09-30..04-01' ends before it starts; expected an end on or after 09-30 in the same year")) {
+            try Season(parsing: "09-30..04-01")
+        }
+        for text in ["04-01", "04-31..05-01", "4-1..9-30", "04-01..13-01", "04-01...09-30"] {
+            #expect(throws: CareInputError("season '\(text)' is not a season; expected MM-DD..MM-DD such as 04-01..09-30")) {
+                try Season(parsing: text)
+            }
+        }
+    }
+
+    @Test func nextDueIsTheIntervalAfterTheLastCareWithinTheSeason() throws {
+        let t0 = Date(timeIntervalSince1970: 0)
+        var s = CareSchedule(target: .tree(UUID()), kind: try CareKind("water"), everyDays: 14, from: try Self.day("2026-04-01"), createdAt: t0)
+        #expect(s.nextDue(lastDone: nil) == (try Self.day("2026-04-01")))
+        #expect(s.nextDue(lastDone: try Self.day("2026-04-10")) == (try Self.day("2026-04-24")))
+        // Done long before the schedule began: due on its first day, not in the past.
+        #expect(s.nextDue(lastDone: try Self.day("2025-01-01")) == (try Self.day("2026-04-01")))
+        s.season = try Season(parsing: "04-01..09-30")
+        #expect(s.nextDue(lastDone: try Self.day("2026-09-20")) == (try Self.day("2027-04-01")))
+        #expect(s.nextDue(lastDone: try Self.day("2026-09-16")) == (try Self.day("2026-09-30")))
+
+        let today = try Self.day("2026-05-01")
+        let tree = UUID()
+        let overdue = try #require(DueCalendar.due(schedule: s, treeID: tree, species: "Apple", variety: nil,
+                                                   lastDone: try Self.day("2026-04-10"), today: today, within: 0))
+        #expect(overdue.daysOverdue == 7 && overdue.isOverdue)
+        #expect(DueCalendar.due(schedule: s, treeID: tree, species: "Apple", variety: nil, lastDone: try Self.day("2026-04-20"),
+                                today: today, within: 0) == nil)
+        let soon = try #require(DueCalendar.due(schedule: s, treeID: tree, species: "Apple", variety: nil,
+                                                lastDone: try Self.day("2026-04-20"), today: today, within: 7))
+        #expect(soon.daysOverdue == -3 && !soon.isOverdue)
+        #expect(soon.stableID == "\(tree.uuidString.lowercased())-water@trees")
+    }
+}
