@@ -200,8 +200,16 @@ public final class TreeStore: Sendable {
             return try queue.write { db in
                 // One tick of the hybrid logical clock and one change number for the whole transaction;
                 // the sync triggers stamp what it changes with them (see `SyncSchema`).
+                let previous = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM syncState")
                 try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
-                return try body(StoreWriter(db: db, now: now))
+                let ticked = db.totalChangesCount
+                let result = try body(StoreWriter(db: db, now: now))
+                // A transaction that changed nothing (an import of trees already present) leaves
+                // the store as it was, the clock included: no version was stamped with the tick.
+                if db.totalChangesCount == ticked, let previous {
+                    try db.execute(sql: "UPDATE syncState SET hlc = ?, seq = ?", arguments: [previous["hlc"], previous["seq"]])
+                }
+                return result
             }
         } catch let error as StoreError {
             throw error
