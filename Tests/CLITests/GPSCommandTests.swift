@@ -79,7 +79,14 @@ import TreesTestSupport
         defer { fake.stop() }
         let trees = try TreesProcess()
         defer { trees.cleanUp() }
-        let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(fake.port)", "--status"])
+        // gpsfake feeds its log once a client connects, and gpsd lists the device once it has read
+        // a sentence and named its driver: ask again until it has (a busy machine can take a while).
+        let deadline = Date().addingTimeInterval(120)
+        var r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(fake.port)", "--status"])
+        while r.status == 0, !r.stdout.contains("  NMEA0183"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(fake.port)", "--status"])
+        }
         #expect(r.status == 0, "\(r)")
         let out = lines(r.stdout)
         #expect(out.first == "gpsd 3.22 at gpsd://127.0.0.1:\(fake.port)")
