@@ -13,6 +13,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzSupport"),
+        .target(name: "FuzzRows", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzSupport", .product(name: "NMEA", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzInspect", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
@@ -20,11 +21,11 @@ let package = Package(
         .executableTarget(name: "FuzzCSV", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(
             name: "FuzzStore",
-            dependencies: ["FuzzSupport", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FuzzSupport", "FuzzRows", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: library),
         .executableTarget(
             name: "FuzzDoctor",
-            dependencies: ["FuzzSupport", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FuzzSupport", "FuzzRows", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: library),
     ]
 )

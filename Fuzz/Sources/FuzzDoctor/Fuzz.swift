@@ -1,35 +1,9 @@
+import FuzzRows
 import FuzzSupport
 import Foundation
 import GRDB
 import TreesKit
 import TreesStore
-
-/// Values as a hand edit, another program or a fault could leave them in a store: every column of
-/// a tree, a collection and a photo row filled with NULL, integers, reals (also infinite), text or
-/// blobs taken from the input.
-struct Values {
-    var bytes: ArraySlice<UInt8>
-
-    mutating func byte() -> UInt8 { bytes.popFirst() ?? 0 }
-
-    mutating func take(_ n: Int) -> [UInt8] {
-        let k = min(n, bytes.count)
-        defer { bytes = bytes.dropFirst(k) }
-        return Array(bytes.prefix(k))
-    }
-
-    mutating func value(plausible: DatabaseValue) -> DatabaseValue {
-        switch byte() % 8 {
-        case 0: return .null
-        case 1: return Int64(truncatingIfNeeded: take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }).databaseValue
-        case 2: return Double(bitPattern: take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }).databaseValue
-        case 3: return String(decoding: take(Int(byte() % 40)), as: UTF8.self).databaseValue
-        case 4: return Data(take(Int(byte() % 40))).databaseValue
-        case 5: return [Double.infinity, -Double.infinity, 1e300, -0.0][Int(byte() % 4)].databaseValue
-        default: return plausible
-        }
-    }
-}
 
 /// In memory-backed /dev/shm when there is one: every input is several real transactions, and a
 /// disk's syncs would make them the bulk of the time.
