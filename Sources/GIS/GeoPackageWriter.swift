@@ -123,7 +123,7 @@ public final class GeoPackageWriter {
             """)
         let add = try db.prepare("INSERT INTO collections (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)")
         for c in collections {
-            add.bind(1, c.id.uuidString.lowercased()); add.bind(2, c.name)
+            add.bind(1, c.id.lowercaseText); add.bind(2, c.name)
             add.bind(3, TextCodec.iso8601(c.createdAt)); add.bind(4, TextCodec.iso8601(c.updatedAt))
             try add.run()
         }

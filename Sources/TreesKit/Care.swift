@@ -145,13 +145,45 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public func adding(_ days: Int) -> Day { Day(number + days) }
 
-    /// `2026-05-01`.
+    /// `2026-05-01`; years outside 0000–9999 as ISO 8601's expanded form (`-0001-03-01`).
     public var description: String {
         let f = fields
-        return String(format: "%04d-%02d-%02d", f.year, f.month, f.day)
+        var out: [UInt8] = []
+        out.reserveCapacity(10)
+        if f.year < 0 { out.append(UInt8(ascii: "-")) }
+        TextCodec.appendPadded(abs(f.year), width: 4, to: &out)
+        out.append(UInt8(ascii: "-")); TextCodec.appendPadded(f.month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-")); TextCodec.appendPadded(f.day, width: 2, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func < (a: Day, b: Day) -> Bool { a.number < b.number }
+}
+
+/// The calendar days of many moments in one time zone, asking the zone for its offset once per
+/// UTC day: when the offset at a day's first and last second agree it holds for the whole day,
+/// and a day with a change of offset (the switch to summer time) is reckoned moment by moment.
+public struct DayReckoner {
+    public let zone: TimeZone
+    private var offsets: [Int: Int] = [:]
+
+    public init(zone: TimeZone) { self.zone = zone }
+
+    public mutating func day(_ date: Date) -> Day {
+        let t = date.timeIntervalSince1970
+        let utcDay = Int((t / 86_400).rounded(.down))
+        let offset: Int
+        if let known = offsets[utcDay] {
+            offset = known
+        } else {
+            let first = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(utcDay) * 86_400))
+            let last = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(utcDay) * 86_400 + 86_399))
+            guard first == last else { return Day(date, in: zone) }
+            offsets[utcDay] = first
+            offset = first
+        }
+        return Day(Int(((t + Double(offset)) / 86_400).rounded(.down)))
+    }
 }
 
 /// A window of the year, `MM-DD..MM-DD` inclusive, in which a care is done (watering April to September).
@@ -277,7 +309,7 @@ public struct DueCare: Sendable, Equatable {
     public var isOverdue: Bool { daysOverdue > 0 }
 
     /// An id that stays the same for this tree and kind, for calendars that update what they imported.
-    public var stableID: String { "\(treeID.uuidString.lowercased())-\(kind.name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? String($0) : "_" }.joined())@trees" }
+    public var stableID: String { "\(treeID.lowercaseText)-\(kind.name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? String($0) : "_" }.joined())@trees" }
 }
 
 /// Turns schedules and the last day each care was done into what is due.
@@ -293,13 +325,19 @@ public enum DueCalendar {
 
     /// Most overdue first, then by tree id and kind, so output is stable.
     public static func ordered(_ items: [DueCare]) -> [DueCare] {
-        // The id's text is made once per item, not once per comparison.
-        items.map { (item: $0, id: $0.treeID.uuidString) }
-            .sorted { a, b in
-                if a.item.due != b.item.due { return a.item.due < b.item.due }
-                if a.id != b.id { return a.id < b.id }
-                return a.item.kind < b.item.kind
+        // The id's bytes as two big-endian numbers order as its text does, without making the text.
+        items.map { item in
+            withUnsafeBytes(of: item.treeID.uuid) { raw in
+                (item: item, high: UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
+                 low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
             }
-            .map(\.item)
+        }
+        .sorted { a, b in
+            if a.item.due != b.item.due { return a.item.due < b.item.due }
+            if a.high != b.high { return a.high < b.high }
+            if a.low != b.low { return a.low < b.low }
+            return a.item.kind < b.item.kind
+        }
+        .map(\.item)
     }
 }

@@ -102,7 +102,7 @@ public struct Photo: Sendable, Equatable, Identifiable, Codable {
 /// Short, git-like ids.
 public enum ShortID {
     public static let length = 8
-    public static func of(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(length)) }
+    public static func of(_ id: UUID) -> String { String(id.lowercaseText.prefix(length)) }
 
     /// Normalises a user-typed id or prefix: lower case, no dashes allowed beyond the UUID's own.
     /// Returns nil when it holds anything but hex digits and dashes.

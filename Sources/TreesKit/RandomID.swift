@@ -44,6 +44,15 @@ extension UUID {
         self.init(uuid: u)
     }
 
+    /// The 36-character text form in lower case (the form the store keeps), made without
+    /// Foundation's formatter.
+    public var lowercaseText: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            writeText(into: buffer.baseAddress!, uppercase: false)
+            return 36
+        }
+    }
+
     /// Writes the 36-byte text form at `out`, in lower case (the stored form) or upper case.
     public func writeText(into out: UnsafeMutablePointer<UInt8>, uppercase: Bool = false) {
         let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"

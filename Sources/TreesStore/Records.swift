@@ -4,7 +4,7 @@ import TreesKit
 
 /// Storage form of ids: the lower-case UUID string, so prefixes can be matched on the primary key index.
 extension UUID {
-    var storageKey: String { uuidString.lowercased() }
+    var storageKey: String { lowercaseText }
 }
 
 /// Dates are stored as UTC text with milliseconds (GRDB's format), so they sort and round-trip to the millisecond.

@@ -2,18 +2,26 @@ import Foundation
 import TreesKit
 import TreesStore
 
-/// `trees-bench care [--count N] [--events M]`: a store of N trees (default 100,000) in 20 blocks
-/// with M care events (default 2,000,000) over two seasons and schedules on every block; times
-/// `trees due`, `trees care list ID`, `trees show ID` and `trees stats`.
+/// `trees-bench care [--count N] [--events M] [--keep PATH]`: a store of N trees (default 100,000)
+/// in 20 blocks with M care events (default 2,000,000) over two seasons and schedules on every
+/// block; times `trees due`, `trees care list ID`, `trees show ID` and `trees stats`. With `--keep`
+/// the store is made at PATH once and measured again on later runs.
 func runCareBenchmark(arguments: [String]) throws {
     let count = Int(Harness.option("--count", in: arguments) ?? "") ?? 100_000
     let eventCount = Int(Harness.option("--events", in: arguments) ?? "") ?? 2_000_000
     let trees = Harness.treesBinary(arguments)
+    let kept = Harness.option("--keep", in: arguments)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-care-\(getpid())").path
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    let path = folder + "/trees.sqlite"
-    // "Today" for every command: the end of the generated log.
-    let now = Date(timeIntervalSince1970: 1_780_000_000) // 2026-05-28
+    defer { if kept == nil { try? FileManager.default.removeItem(atPath: folder) } }
+    let path = kept ?? folder + "/trees.sqlite"
+    let now = Date(timeIntervalSince1970: 1_780_000_000) // 2026-05-28, "today" for every command
+    if kept != nil, FileManager.default.fileExists(atPath: path) {
+        let store = try TreeStore(path: path, clock: .fixed(now))
+        let ids = try store.trees().map(\.id)
+        try measureCare(store: store, path: path, trees: trees, ids: ids, now: now)
+        return
+    }
+    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let store = try TreeStore(path: path, clock: .fixed(now))
     let species = ["Apple", "Pear", "Plum", "Cherry", "Walnut", "Quince", "Apricot", "Peach", "Fig", "Medlar"]
     let varieties = ["Gala", "Cox", "Braeburn", "Conference", "Victoria", "Stella", "Morello", "Franquette"]
@@ -25,6 +33,7 @@ func runCareBenchmark(arguments: [String]) throws {
     var ids: [UUID] = []
     var collections: [TreeCollection] = []
     try store.write { w in
+        try w.reserveBulkCache(megabytes: 1024)
         collections = try (0..<20).map { try w.createCollection(named: "Block \($0)") }
         for i in 0..<count {
             let t = Tree(coordinate: Coordinate(latitude: 50 + generator.unit() * 0.1, longitude: 8 + generator.unit() * 0.1),
@@ -54,7 +63,10 @@ func runCareBenchmark(arguments: [String]) throws {
                 health: kind == .inspect ? health[Int(generator.next() % UInt64(health.count))] : nil,
                 who: "crew \(n % 7)", createdAt: date))
         }
-        try store.write { w in try w.insert(careEvents: events) }
+        try store.write { w in
+            try w.reserveBulkCache(megabytes: 1024)
+            try w.insert(careEvents: events)
+        }
         written += batch
     }
     // Watering every 14 days in season on every block, spraying every 21 days on one block, and
@@ -72,10 +84,17 @@ func runCareBenchmark(arguments: [String]) throws {
         }
     }
     let eventSeconds = Double(DispatchTime.now().uptimeNanoseconds - eventStart) / 1e9
-    let due = try store.read { r in try r.dueCare(today: Day(now, in: .gmt), within: 0, zone: .gmt) }.count
     print("care: \(count) trees in \(String(format: "%.1f", treeSeconds)) s, \(eventCount) events in \(String(format: "%.1f", eventSeconds)) s "
-        + "(\(Int(Double(eventCount) / eventSeconds)) events/s), database \(Harness.fileSize(path) / 1_048_576) MB; \(due) cares due")
-    let id = ids[count / 2].uuidString.lowercased().prefix(8)
+        + "(\(Int(Double(eventCount) / eventSeconds)) events/s), database \(Harness.fileSize(path) / 1_048_576) MB")
+    try measureCare(store: store, path: path, trees: trees, ids: ids, now: now)
+}
+
+private func measureCare(store: TreeStore, path: String, trees: String, ids: [UUID], now: Date) throws {
+    let count = ids.count
+    let eventCount = try store.read { r in try r.careCountsByMonth().reduce(0) { $0 + $1.count } }
+    let due = try store.read { r in try r.dueCare(today: Day(now, in: .gmt), within: 0, zone: .gmt) }.count
+    print("care: \(count) trees, \(eventCount) events, \(due) cares due")
+    let id = ids[count / 2].lowercaseText.prefix(8)
     let cases: [(String, [String], Double)] = [
         ("due (\(due) lines)", ["due"], 0.1),
         ("due --json", ["due", "--json"], 0.1),

@@ -38,6 +38,25 @@ import TreesKit
         }
     }
 
+    @Test func reckonedDaysAgreeWithTheZoneAtEveryMomentOfAYear() throws {
+        // Every 17 minutes through a year, in zones with summer time at 02:00, at 00:00, by half an
+        // hour, and at a quarter-hour offset: the day-cached reckoning gives the zone's own answer.
+        let start = try #require(TextCodec.parseISO8601("2026-01-01T00:00:00Z")).timeIntervalSince1970
+        for name in ["Europe/Berlin", "America/Santiago", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Auckland"] {
+            let zone = try #require(TimeZone(identifier: name))
+            var reckoner = DayReckoner(zone: zone)
+            var disagreements = 0
+            for step in 0..<(366 * 24 * 60 / 17) {
+                let moment = Date(timeIntervalSince1970: start + Double(step) * 17 * 60)
+                if reckoner.day(moment) != Day(moment, in: zone) { disagreements += 1 }
+            }
+            #expect(disagreements == 0, "\(name)")
+        }
+        #expect(Day(year: -1, month: 3, day: 1).description == "-0001-03-01")
+        #expect(Day(year: 12345, month: 12, day: 31).description == "12345-12-31")
+        #expect(Day(year: 7, month: 1, day: 9).description == "0007-01-09")
+    }
+
     @Test func quantitiesNeedANumber() throws {
         #expect(try CareQuantity(parsing: "12 kg") == CareQuantity(value: 12, unit: "kg"))
         #expect(try CareQuantity(parsing: "12kg") == CareQuantity(value: 12, unit: "kg"))

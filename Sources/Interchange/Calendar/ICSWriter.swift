@@ -32,7 +32,7 @@ public enum ICSWriter {
             summary += " \(ShortID.of(d.treeID))"
             var description = d.lastDone.map { "Last done \($0)." } ?? "Never done."
             if d.isOverdue { description += " Overdue by \(d.daysOverdue) day\(d.daysOverdue == 1 ? "" : "s")." }
-            description += "\nTree \(d.treeID.uuidString.lowercased())"
+            description += "\nTree \(d.treeID.lowercaseText)"
             line("BEGIN:VTODO")
             line("UID:" + escaped(d.stableID))
             line("DTSTAMP:" + stamp)

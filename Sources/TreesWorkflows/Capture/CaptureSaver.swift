@@ -120,7 +120,7 @@ public struct CaptureSaver: Sendable {
                             species: choices.species, variety: choices.variety, rootstock: choices.rootstock,
                             notes: choices.notes, collectionID: collection?.id, createdAt: w.now, capture: capture)
                 try w.insert(tree)
-                try w.setPreference(.lastCollection, collection?.id.uuidString.lowercased())
+                try w.setPreference(.lastCollection, collection?.id.lowercaseText)
             }
             if let photos { _ = try store.photoLibrary.attach(photos, to: tree.id, in: w) }
             return tree

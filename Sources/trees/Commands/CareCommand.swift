@@ -78,7 +78,7 @@ enum CareValues {
 
     static func json(_ e: CareEvent, species: String? = nil) -> JSON {
         var pairs: [(String, JSON)] = [
-            ("id", .string(e.id.uuidString.lowercased())), ("treeId", .string(e.treeID.uuidString.lowercased())),
+            ("id", .string(e.id.lowercaseText)), ("treeId", .string(e.treeID.lowercaseText)),
         ]
         if let species { pairs.append(("species", .string(species))) }
         pairs += [

@@ -121,7 +121,7 @@ struct CollectionCommand: AsyncParsableCommand {
         func run() async throws {
             let (c, changed) = try members.change(in: store.open()) { w, c, trees in
                 let changed = try w.assign(trees.map(\.id), to: c.id)
-                try w.setPreference(.lastCollection, c.id.uuidString.lowercased())
+                try w.setPreference(.lastCollection, c.id.lowercaseText)
                 return changed
             }
             Output.line("added \(changed) tree\(changed == 1 ? "" : "s") to '\(c.name)'")

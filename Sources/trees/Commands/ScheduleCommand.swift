@@ -164,7 +164,7 @@ struct DueCommand: AsyncParsableCommand {
         if json {
             Output.json(.array(items.map { d in
                 .object([
-                    ("treeId", .string(d.treeID.uuidString.lowercased())), ("species", .string(d.species)),
+                    ("treeId", .string(d.treeID.lowercaseText)), ("species", .string(d.species)),
                     ("variety", .optional(d.variety)), ("collection", .optional(names[d.treeID])), ("kind", .string(d.kind.name)),
                     ("lastDone", .optional(d.lastDone?.description)), ("due", .string(d.due.description)),
                     ("daysOverdue", .int(d.daysOverdue)), ("uid", .string(d.stableID)),
@@ -181,7 +181,7 @@ struct DueCommand: AsyncParsableCommand {
         for d in items {
             let status = DueText.status(d)
             table.rows.append([
-                d.treeID.uuidString.lowercased().prefix(ShortID.length).description, TerminalText.escaped(d.species),
+                d.treeID.lowercaseText.prefix(ShortID.length).description, TerminalText.escaped(d.species),
                 TerminalText.escaped(names[d.treeID] ?? ""), TerminalText.escaped(d.kind.name), d.lastDone?.description ?? "never",
                 d.due.description, d.isOverdue ? terminal.paint(status, .red) : status,
             ])

@@ -52,6 +52,8 @@ struct StatsCommand: AsyncParsableCommand {
 
 /// Counts gathered in one pass over the trees.
 struct TreeStats {
+    /// Calendar days in the local time zone.
+    var days = DayReckoner(zone: .current)
     /// Counts of a text attribute, grouped ignoring case; shown in the group's most used spelling.
     struct Tally {
         var counts: [String: (spellings: [String: Int], count: Int)] = [:]
@@ -84,7 +86,7 @@ struct TreeStats {
     var species = Tally(), varieties = Tally(), rootstocks = Tally(), collections = Tally()
     var classes: [AccuracyClass: Int] = [:]
     var accuracies: [Double] = []
-    var perDay: [String: Int] = [:]
+    var perDay: [Day: Int] = [:]
 
     mutating func add(_ t: Tree, collectionName: String?, photoCount: Int) {
         total += 1
@@ -95,14 +97,7 @@ struct TreeStats {
         collections.add(collectionName)
         classes[t.accuracyClass, default: 0] += 1
         if let a = t.horizontalAccuracy, a.isFinite { accuracies.append(a) }
-        perDay[Self.day(t.createdAt), default: 0] += 1
-    }
-
-    static func day(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone.current
-        let c = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+        perDay[days.day(t.createdAt), default: 0] += 1
     }
 
     /// The classes in order, with the range each covers.
@@ -155,7 +150,7 @@ struct TreeStats {
         let dayWidth = String(maxDay).count
         for day in perDay.keys.sorted() {
             let n = perDay[day] ?? 0
-            out += day + "  " + Self.pad(String(n), dayWidth, right: true) + "  " + Self.bar(n, of: maxDay, width: Self.barWidth) + "\n"
+            out += day.description + "  " + Self.pad(String(n), dayWidth, right: true) + "  " + Self.bar(n, of: maxDay, width: Self.barWidth) + "\n"
         }
         return out
     }
@@ -194,7 +189,7 @@ struct TreeStats {
                 ("bestMetres", .optional(accuracies.min())),
                 ("worstMetres", .optional(accuracies.max())),
             ])),
-            ("perDay", .array(perDay.keys.sorted().map { .object([("date", .string($0)), ("count", .int(perDay[$0] ?? 0))]) })),
+            ("perDay", .array(perDay.keys.sorted().map { .object([("date", .string($0.description)), ("count", .int(perDay[$0] ?? 0))]) })),
         ])
     }
 }

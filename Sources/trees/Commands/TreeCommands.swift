@@ -70,7 +70,7 @@ struct AddCommand: AsyncParsableCommand {
                 notes: Values.text(attributes.notes), collectionID: chosen?.id, createdAt: w.now
             )
             try w.insert(tree)
-            try w.setPreference(.lastCollection, chosen?.id.uuidString.lowercased())
+            try w.setPreference(.lastCollection, chosen?.id.lowercaseText)
             return (tree, chosen?.name)
         }
         if json {
@@ -196,7 +196,7 @@ enum TreeDetails {
                 return
             }
             var lines: [(String, String)] = [
-                ("id", t.id.uuidString.lowercased()),
+                ("id", t.id.lowercaseText),
                 ("species", TerminalText.escaped(t.species)),
                 ("variety", TerminalText.escaped(t.variety ?? "—")),
                 ("rootstock", TerminalText.escaped(t.rootstock ?? "—")),

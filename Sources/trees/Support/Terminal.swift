@@ -154,23 +154,39 @@ struct TextTable {
     var rows: [[String]] = []
 
     func render(terminal: Terminal) -> String {
+        // Each cell's visible width once; a plain ASCII cell (most of a large listing) is its bytes.
+        let cellWidths = rows.map { $0.map(Self.visibleWidth) }
         var widths = headers.map(\.count)
-        for row in rows {
-            for (i, cell) in row.enumerated() where i < widths.count {
-                widths[i] = max(widths[i], ANSI.strip(cell).count)
-            }
+        for row in cellWidths {
+            for (i, w) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], w) }
         }
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
+        var out = ""
+        out.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * (rows.count + 1))
+        func line(_ cells: [String], _ cellWidth: (Int) -> Int) -> String {
+            var text = ""
             for (i, cell) in cells.enumerated() {
-                let pad = i == cells.count - 1 ? 0 : widths[i] - ANSI.strip(cell).count
-                parts.append(cell + String(repeating: " ", count: max(0, pad)))
+                if i > 0 { text += "  " }
+                text += cell
+                if i < cells.count - 1, i < widths.count {
+                    let pad = widths[i] - cellWidth(i)
+                    if pad > 0 { text += String(repeating: " ", count: pad) }
+                }
             }
-            return parts.joined(separator: "  ")
+            return text
         }
-        var out = terminal.bold(line(headers)) + "\n"
-        for row in rows { out += line(row) + "\n" }
+        out += terminal.bold(line(headers) { headers[$0].count }) + "\n"
+        for (row, w) in zip(rows, cellWidths) {
+            out += line(row) { $0 < w.count ? w[$0] : 0 }
+            out += "\n"
+        }
         return out
+    }
+
+    /// The width a cell takes on screen: its characters, colour codes left out.
+    static func visibleWidth(_ cell: String) -> Int {
+        var ascii = true
+        for b in cell.utf8 where b >= 0x80 || b == 0x1B { ascii = false; break }
+        return ascii ? cell.utf8.count : ANSI.strip(cell).count
     }
 }
 

@@ -70,7 +70,7 @@ struct MapPage {
             let t = item.tree
             let offset = Geodesy.offset(of: t.coordinate, from: origin)
             return .object([
-                ("id", .string(t.id.uuidString.lowercased())),
+                ("id", .string(t.id.lowercaseText)),
                 ("short", .string(t.shortID)),
                 ("x", .number(Self.rounded(offset.east))),
                 ("y", .number(Self.rounded(offset.north))),
