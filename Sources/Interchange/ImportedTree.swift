@@ -29,6 +29,15 @@ public struct ImportedTree: Sendable, Equatable {
     /// The tree's care log (collection JSON); each event's and schedule's tree is a placeholder
     /// until the tree is stored.
     public var care = TreeCare()
+    /// Photos taken for care events of `care` (by event id); they are the tree's photos too.
+    public var eventPhotos: [(event: UUID, photo: ImportedPhoto)] = []
+
+    public static func == (a: ImportedTree, b: ImportedTree) -> Bool {
+        a.fields == b.fields && a.id == b.id && a.createdAt == b.createdAt && a.updatedAt == b.updatedAt
+            && a.collectionName == b.collectionName && a.photos == b.photos && a.photoCount == b.photoCount && a.line == b.line
+            && a.unusableID == b.unusableID && a.care == b.care
+            && a.eventPhotos.elementsEqual(b.eventPhotos) { $0.event == $1.event && $0.photo == $1.photo }
+    }
 
     public init(id: UUID? = nil, coordinate: Coordinate, species: String, line: Int) {
         self.fields = Tree(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), coordinate: coordinate, species: species, createdAt: Date(timeIntervalSince1970: 0))
@@ -66,7 +75,11 @@ public struct ExportPhoto: Sendable, Equatable {
     /// writes it.
     public var capturedAt: Date?
     public var data: [UInt8]?
-    public init(capturedAt: Date?, data: [UInt8]? = nil) { self.capturedAt = capturedAt; self.data = data }
+    /// The care event it was taken for, if any.
+    public var careEventID: UUID?
+    public init(capturedAt: Date?, data: [UInt8]? = nil, careEventID: UUID? = nil) {
+        self.capturedAt = capturedAt; self.data = data; self.careEventID = careEventID
+    }
 }
 
 /// Which GPX text field holds the species when the file has no `trees` extension.

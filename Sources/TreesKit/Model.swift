@@ -92,10 +92,14 @@ public struct Photo: Sendable, Equatable, Identifiable, Codable {
     /// When the photo was taken (EXIF DateTimeOriginal, else the file's modification time).
     public var capturedAt: Date
     public var createdAt: Date
+    /// The care event the photo was taken for (an inspection's fire blight), if any; the photo is
+    /// the tree's either way.
+    public var careEventID: UUID?
 
-    public init(id: UUID = .random(), treeID: UUID, sha256: String, format: String, byteCount: Int, capturedAt: Date, createdAt: Date) {
+    public init(id: UUID = .random(), treeID: UUID, sha256: String, format: String, byteCount: Int, capturedAt: Date, createdAt: Date,
+                careEventID: UUID? = nil) {
         self.id = id; self.treeID = treeID; self.sha256 = sha256; self.format = format
-        self.byteCount = byteCount; self.capturedAt = capturedAt; self.createdAt = createdAt
+        self.byteCount = byteCount; self.capturedAt = capturedAt; self.createdAt = createdAt; self.careEventID = careEventID
     }
 }
 

@@ -21,6 +21,21 @@ extension UUID {
 }
 
 extension UUID {
+    /// A name-based id: the first 16 bytes of the SHA-256 of `name`, marked as RFC 9562's
+    /// version 8 (custom). The same name always gives the same id.
+    public init(derivedFrom name: String) {
+        var hash = SHA256()
+        hash.update(Array(name.utf8))
+        let digest = hash.finalize()
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            for i in 0..<16 { raw[i] = digest[i] }
+            raw[6] = (raw[6] & 0x0F) | 0x80   // version 8
+            raw[8] = (raw[8] & 0x3F) | 0x80   // RFC 4122 variant
+        }
+        self.init(uuid: bytes)
+    }
+
     /// Parses the 36-byte text form `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, hex digits in either case.
     public init?(text p: UnsafeBufferPointer<UInt8>) {
         guard p.count == 36,

@@ -172,6 +172,13 @@ public struct StoreReader {
             .map(Photo.init(row:))
     }
 
+    /// The photos taken for a care event, oldest first.
+    public func photos(ofCareEvent eventID: UUID) throws -> [Photo] {
+        try Row.fetchAll(db, sql: "SELECT \(StoredValue.selection("photo", Photo.columns)) FROM photo WHERE careEventId = ? ORDER BY capturedAt, id",
+                         arguments: [eventID.storageKey])
+            .map(Photo.init(row:))
+    }
+
     /// Number of photo rows that refer to the file with this hash.
     public func photoReferences(sha256: String) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE sha256 = ?", arguments: [sha256]) ?? 0
@@ -334,9 +341,9 @@ public struct StoreWriter {
         try Self.checkDate(photo.capturedAt, "the photo's capture time")
         try Self.checkDate(photo.createdAt, "the photo's creation time")
         try db.execute(sql: """
-            INSERT INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt, careEventId) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [photo.id.storageKey, photo.treeID.storageKey, photo.sha256, photo.format, photo.byteCount,
-                             StoredDate.text(photo.capturedAt), StoredDate.text(photo.createdAt)])
+                             StoredDate.text(photo.capturedAt), StoredDate.text(photo.createdAt), photo.careEventID?.storageKey])
     }
 
     /// Deletes a photo row; returns true when no row refers to its file any more.

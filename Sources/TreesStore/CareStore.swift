@@ -93,6 +93,13 @@ enum CareSchema {
             try db.execute(sql: "CREATE UNIQUE INDEX careSchedule_tree_kind ON careSchedule(treeId, kind) WHERE treeId IS NOT NULL")
             try db.execute(sql: "CREATE UNIQUE INDEX careSchedule_collection_kind ON careSchedule(collectionId, kind) WHERE collectionId IS NOT NULL")
         }
+        // Photos taken for a care event. Removing the event leaves its photos with the tree.
+        migrator.registerMigration("v4-care-photos") { db in
+            try db.execute(sql: """
+                ALTER TABLE photo ADD COLUMN careEventId TEXT REFERENCES careEvent(id) ON DELETE SET NULL;
+                CREATE INDEX photo_careEventId ON photo(careEventId) WHERE careEventId IS NOT NULL;
+                """)
+        }
     }
 }
 
@@ -102,6 +109,8 @@ public struct CareEntry: Sendable, Equatable {
     public var species: String
     public var variety: String?
     public var collectionID: UUID?
+    /// Number of photos taken for the event.
+    public var photoCount = 0
 }
 
 /// What a care listing shows.
@@ -187,7 +196,8 @@ extension StoreReader {
         }
         if let kind = filter.kind { clauses.append("careEvent.kind = ?"); _ = arguments.append(contentsOf: [kind.name]) }
         if let since = filter.since { clauses.append("careEvent.date >= ?"); _ = arguments.append(contentsOf: [StoredDate.text(since)]) }
-        var sql = "SELECT \(CareEvent.columnList), tree.species AS species, tree.variety AS variety, tree.collectionId AS collectionId "
+        var sql = "SELECT \(CareEvent.columnList), tree.species AS species, tree.variety AS variety, tree.collectionId AS collectionId, "
+            + "(SELECT COUNT(*) FROM photo WHERE photo.careEventId = careEvent.id) AS photoCount "
             + "FROM careEvent JOIN tree ON tree.id = careEvent.treeId"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
         sql += " ORDER BY careEvent.date DESC, careEvent.id DESC"
@@ -196,7 +206,7 @@ extension StoreReader {
         while let row = try cursor.next() {
             let collection: String? = row["collectionId"]
             try body(CareEntry(event: try CareEvent(row: row), species: row["species"] ?? "", variety: row["variety"],
-                               collectionID: collection.flatMap(UUID.init(uuidString:))))
+                               collectionID: collection.flatMap(UUID.init(uuidString:)), photoCount: row["photoCount"] ?? 0))
         }
     }
 

@@ -89,9 +89,15 @@ public struct PhotoLibrary: Sendable {
     }
 
     /// Records staged photos for a tree inside `writer`'s transaction (short: rows only).
-    public func attach(_ staged: StagedPhotos, to treeID: UUID, in writer: StoreWriter) throws -> Addition {
+    public func attach(_ staged: StagedPhotos, to treeID: UUID, careEvent: UUID? = nil, in writer: StoreWriter) throws -> Addition {
         guard try writer.treeExists(treeID) else { throw StoreError.unknownTree(ShortID.of(treeID)) }
-        var known = Set(try writer.reader.photos(of: treeID).map(\.sha256))
+        if let careEvent {
+            guard try writer.reader.careEvent(matching: careEvent.storageKey).treeID == treeID else {
+                throw StoreError.unknownCareEvent(careEvent.storageKey)
+            }
+        }
+        // The same picture once per tree, and once more per care event it was taken for.
+        var known = Set(try writer.reader.photos(of: treeID).filter { $0.careEventID == careEvent }.map(\.sha256))
         var result = Addition(added: [], alreadyAttached: [])
         for s in staged.items {
             guard known.insert(s.sha256).inserted else {
@@ -99,7 +105,7 @@ public struct PhotoLibrary: Sendable {
                 continue
             }
             let photo = Photo(treeID: treeID, sha256: s.sha256, format: s.format.rawValue, byteCount: s.byteCount,
-                              capturedAt: s.capturedAt ?? writer.now, createdAt: writer.now)
+                              capturedAt: s.capturedAt ?? writer.now, createdAt: writer.now, careEventID: careEvent)
             try writer.insert(photo)
             result.added.append(photo)
         }

@@ -43,7 +43,7 @@ extension Photo {
     /// Column kinds, for reading back and for `trees doctor`.
     static let columns: [(String, ColumnKind)] = [
         ("id", .id), ("treeId", .id), ("sha256", .nonBlankText), ("format", .nonBlankText), ("byteCount", .integer),
-        ("capturedAt", .date), ("createdAt", .date),
+        ("capturedAt", .date), ("createdAt", .date), ("careEventId", .optionalID),
     ]
 
     /// Decodes a row read with `SELECT rowid, *`; a damaged value is a `StoreError.damagedRow`.
@@ -51,6 +51,6 @@ extension Photo {
         let r = CheckedRow(table: "photo", row: row)
         self.init(id: try r.id("id"), treeID: try r.id("treeId"), sha256: try r.text("sha256", .nonBlankText),
                   format: try r.text("format", .nonBlankText), byteCount: try r.integer("byteCount"),
-                  capturedAt: try r.date("capturedAt"), createdAt: try r.date("createdAt"))
+                  capturedAt: try r.date("capturedAt"), createdAt: try r.date("createdAt"), careEventID: try r.optionalID("careEventId"))
     }
 }

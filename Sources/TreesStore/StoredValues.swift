@@ -236,6 +236,14 @@ struct CheckedRow {
         return v
     }
 
+    func optionalID(_ column: String) throws -> UUID? {
+        switch try value(column, .optionalID) {
+        case .null: return nil
+        case .id(let v): return v
+        default: throw unreachable(column)
+        }
+    }
+
     func text(_ column: String, _ kind: ColumnKind = .text) throws -> String {
         guard case .text(let v) = try value(column, kind) else { throw unreachable(column) }
         return v

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TreesKit
 import TreesTestSupport
 
 /// End-to-end: `trees care`, `trees schedule` and `trees due` through the built binary, exact output.
@@ -177,6 +178,69 @@ import TreesTestSupport
         let again = try b.run(["import", file.path])
         #expect(again.stdout == "Imported 0 trees from \(file.path); 2 already present, 0 skipped.\n")
         #expect(try b.dump() == before)
+    }
+
+    /// A photo taken for a care goes to each tree's event, is listed with it, travels with it
+    /// through collection JSON, and stays with the tree when the event is removed.
+    @Test func photosTakenForACareGoWithTheEvent() throws {
+        let a = try TreesProcess()
+        defer { a.cleanUp() }
+        let tree = try Self.add(a, ["--species", "Apple"])
+        let other = try Self.add(a, ["--species", "Pear"])
+        let file = a.folder.appendingPathComponent("blight.jpg")
+        let bytes = TestImages.jpeg(dateTimeOriginal: "2026:04:20 09:15:00")
+        try Data(bytes).write(to: file)
+        let added = try a.run(["care", "add", tree, other, "inspect", "--date", "2026-04-20", "--health", "diseased",
+                               "--notes", "fire blight", "--photo", file.path, "--json"])
+        #expect(added.status == 0, "\(added)")
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [[String: Any]])
+        #expect(events.count == 2)
+        let hash = SHA256.hex(bytes)
+        for e in events {
+            let photos = try #require(e["photos"] as? [[String: Any]])
+            #expect(photos.map { $0["path"] as? String } == ["\(a.folder.path)/photos/\(hash).jpeg"])
+            #expect(photos.map { $0["capturedAt"] as? String } == ["2026-04-20T09:15:00.000Z"])
+        }
+        let eventID = try #require(events.first?["id"] as? String)
+        let list = try a.run(["care", "list", tree])
+        #expect(Self.lines(list) == [
+            "EVENT     TREE      SPECIES  DATE              KIND     QUANTITY  HEALTH    WHO  PHOTOS  NOTES",
+            "\(eventID.prefix(8))  \(tree)  Apple    2026-04-20 00:00  inspect            diseased       1       fire blight",
+        ])
+        // One file in the library for both trees' events.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: a.folder.appendingPathComponent("photos").path) == ["\(hash).jpeg"])
+
+        // Through collection JSON: the event's photo is a position among the tree's photos.
+        let json = try a.run(["export", "--format", "json", "--photos", "--out", "-"])
+        #expect(json.status == 0)
+        #expect(json.stdout.contains("\"photos\":[0],"))
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        let copy = b.folder.appendingPathComponent("orchard.json")
+        try Data(json.stdout.utf8).write(to: copy)
+        #expect(try b.run(["import", copy.path]).status == 0)
+        #expect(try b.run(["care", "list", tree]).stdout == list.stdout)
+        #expect(try b.run(["export", "--format", "json", "--photos", "--out", "-"]).stdout.replacingOccurrences(
+            of: #""exportedAt":"[^"]*""#, with: "", options: .regularExpression)
+            == json.stdout.replacingOccurrences(of: #""exportedAt":"[^"]*""#, with: "", options: .regularExpression))
+
+        // Removing the event keeps the photo as the tree's.
+        let removed = try a.run(["care", "rm", eventID])
+        #expect(removed.stdout == "deleted care event \(eventID.prefix(8)) (inspect of \(tree)); its 1 photo stays with the tree\n")
+        #expect(Self.lines(try a.run(["photo", "list", tree])).count == 2)
+        #expect(!(try a.run(["care", "list", tree, "--json"]).stdout.contains("\"photos\"")))
+
+        // A position that is not one of the tree's photos refuses the file; the store is unchanged.
+        let bad = b.folder.appendingPathComponent("bad.json")
+        try Data(json.stdout.replacingOccurrences(of: "\"photos\":[0],", with: "\"photos\":[3],").utf8).write(to: bad)
+        let c = try TreesProcess()
+        defer { c.cleanUp() }
+        _ = try Self.add(c, ["--species", "Quince"])
+        let before = try c.dump()
+        let refused = try c.run(["import", bad.path])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("care event photo 3 is not one of the tree's 1 photos"), "\(refused)")
+        #expect(try c.dump() == before)
     }
 
     /// Every refusal names the value and what would be right, exits 64 and leaves the store as it was.

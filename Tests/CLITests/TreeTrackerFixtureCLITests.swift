@@ -47,6 +47,35 @@ extension TreeTrackerCLITests {
         }
     }
 
+    /// The app's version 2 export keeps a tree's notes as dated entries with their own photos: each
+    /// becomes an inspection on its date with its photos, the tree keeps its own photos, and
+    /// importing the file again adds nothing.
+    @Test func theAppsDatedNotesBecomeInspections() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = Self.appFile("export-v2.json")
+        let r = try t.run(["import", file])
+        #expect(r.stdout == "Imported 2 trees from \(file); 0 already present, 0 skipped.\n  2 photos\n  2 care events\n  new collection: North Block\n", "\(r)")
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(t.run(["care", "list", "5a1b9c3d", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(events.map { $0["kind"] as? String } == ["inspect", "inspect"])
+        #expect(events.map { $0["date"] as? String } == ["2025-06-03T16:18:09.000Z", "2025-05-01T10:01:02.000Z"])
+        #expect(events.map { $0["notes"] as? String } == ["Fire blight on the north limbs, cut out", "Planted 2019"])
+        #expect(events.map { $0["updatedAt"] as? String } == ["2025-06-03T16:20:44.000Z", "2025-05-01T10:01:02.000Z"])
+        let notePhotos = try #require(events.first?["photos"] as? [[String: Any]])
+        #expect(notePhotos.map { $0["capturedAt"] as? String } == ["2025-06-03T16:17:40.000Z"])
+        #expect(events.last?["photos"] == nil)
+        // The tree's own photo and the note's: two, in the order they were taken.
+        let photos = try #require(try JSONSerialization.jsonObject(with: Data(t.run(["photo", "list", "5a1b9c3d", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(photos.map { $0["capturedAt"] as? String } == ["2025-05-01T10:02:13.000Z", "2025-06-03T16:17:40.000Z"])
+        // The joined notes are the entries again; the tree keeps none of its own.
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(t.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(list.map { $0["notes"] as? String } == ["", ""])
+        let before = try t.dump()
+        let again = try t.run(["import", file])
+        #expect(again.stdout == "Imported 0 trees from \(file); 2 already present, 0 skipped.\n")
+        #expect(try t.dump() == before)
+    }
+
     /// The app's export, imported and exported for the app again, is what the app had, but for a
     /// photo date the app did not know: the store dates every photo (here, the time of the import).
     @Test func theAppsExportGoesBackToTheAppWhole() throws {

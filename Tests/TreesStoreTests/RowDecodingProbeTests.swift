@@ -67,7 +67,7 @@ import Testing
         #expect(try probe.collection([id, "North".databaseValue, Self.date, Self.date]) == .read)
         #expect(try probe.collection([id, "North".databaseValue, "yesterday".databaseValue, Self.date]) == .damaged(column: "createdAt"))
         let photo: [DatabaseValue] = [id, Self.sound[0], String(repeating: "ab", count: 32).databaseValue, "jpeg".databaseValue,
-                                      1234.databaseValue, Self.date, Self.date]
+                                      1234.databaseValue, Self.date, Self.date, .null]
         #expect(try probe.photo(photo) == .read)
         var damaged = photo
         damaged[4] = 12.5.databaseValue

@@ -39,14 +39,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let plausibleCollection: [DatabaseValue] = [collectionID.databaseValue, "North".databaseValue, d, d]
     let collection = plausibleCollection.map { v.value(plausible: $0) }
     var plausiblePhoto: [DatabaseValue] = ["7f1c2e1a-1111-4222-8333-944455556666".databaseValue, treeID.databaseValue]
-    plausiblePhoto += [String(repeating: "ab", count: 32).databaseValue, "jpeg".databaseValue, 1234.databaseValue, d, d]
+    plausiblePhoto += [String(repeating: "ab", count: 32).databaseValue, "jpeg".databaseValue, 1234.databaseValue, d, d, .null]
     let photo = plausiblePhoto.map { v.value(plausible: $0) }
     try? raw.write { db in
         try db.execute(sql: "DELETE FROM photo; DELETE FROM treeHistory; DELETE FROM tree; DELETE FROM collection; DELETE FROM preference")
         try? db.execute(sql: "INSERT INTO collection VALUES (?, ?, ?, ?)", arguments: StatementArguments(collection))
         try? db.execute(sql: "INSERT INTO tree VALUES (\(Array(repeating: "?", count: 20).joined(separator: ", ")))",
                         arguments: StatementArguments(tree))
-        try? db.execute(sql: "INSERT INTO photo VALUES (?, ?, ?, ?, ?, ?, ?)", arguments: StatementArguments(photo))
+        try? db.execute(sql: "INSERT INTO photo VALUES (?, ?, ?, ?, ?, ?, ?, ?)", arguments: StatementArguments(photo))
         try? db.execute(sql: "INSERT INTO preference VALUES ('mapLabels', ?)", arguments: [v.value(plausible: "variety".databaseValue)])
     }
     // Every read either works or throws; none may trap.

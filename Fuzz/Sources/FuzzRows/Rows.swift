@@ -64,6 +64,6 @@ public let plausibleTree: [DatabaseValue] = [
 public let plausibleCollection: [DatabaseValue] = [collectionID, "North".databaseValue, date, date]
 public let plausiblePhoto: [DatabaseValue] = [
     "7f1c2e1a-1111-4222-8333-944455556666".databaseValue, treeID, String(repeating: "ab", count: 32).databaseValue,
-    "jpeg".databaseValue, 1234.databaseValue, date, date,
+    "jpeg".databaseValue, 1234.databaseValue, date, date, .null,
 ]
 

@@ -17,11 +17,12 @@ extension ByteOutput {
     ///
     /// ```json
     /// "care":[{"id":"…","kind":"water","date":"…","notes":"…","quantity":40,"unit":"l","health":"diseased","who":"…",
-    ///          "createdAt":"…","updatedAt":"…"}],
+    ///          "photos":[1],"createdAt":"…","updatedAt":"…"}],
     /// "schedules":[{"id":"…","kind":"water","everyDays":14,"from":"2026-04-01","season":"04-01..09-30","createdAt":"…","updatedAt":"…"}]
     /// ```
-    /// Dates keep their milliseconds; absent values are left out.
-    mutating func appendCareMembers(_ care: TreeCare, first: inout Bool) {
+    /// Dates keep their milliseconds; absent values are left out. An event's `photos` are the
+    /// positions, in the tree's `photos` and `photoDates`, of those taken for it.
+    mutating func appendCareMembers(_ care: TreeCare, photos: [ExportPhoto] = [], first: inout Bool) {
         if !care.events.isEmpty {
             appendJSONKey("care", first: &first)
             append("[")
@@ -38,6 +39,11 @@ extension ByteOutput {
                 }
                 if let h = e.health { appendJSONKey("health", first: &f); appendJSONString(h.rawValue) }
                 if let w = e.who { appendJSONKey("who", first: &f); appendJSONString(w) }
+                let positions = photos.indices.filter { photos[$0].careEventID == e.id }
+                if !positions.isEmpty {
+                    appendJSONKey("photos", first: &f)
+                    append("[" + positions.map(String.init).joined(separator: ",") + "]")
+                }
                 appendJSONKey("createdAt", first: &f); appendJSONDate(e.createdAt)
                 appendJSONKey("updatedAt", first: &f); appendJSONDate(e.updatedAt)
                 append("}")

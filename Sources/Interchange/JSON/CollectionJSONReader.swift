@@ -145,6 +145,7 @@ struct CollectionJSONBuilder: JSONHandler {
         "collectionId", "collection", "createdAt", "updatedAt", "accuracySource", "ellipsoidHeight", "photoCount",
         "photoDates", "photos", "capture", "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
         "name", "precise", "care", "schedules", "kind", "date", "quantity", "unit", "health", "who", "everyDays", "from", "season",
+        "noteEntries", "treePhotos", "text", "data", "captureDate",
     ]
 
     private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
@@ -452,7 +453,11 @@ struct CollectionJSONBuilder: JSONHandler {
                 }
             }
         }
-        if let v = f.present("photos") {
+        if let v = f.present("treePhotos") {
+            // The app's version 2: the tree's own photos, each with its date; its notes' photos are
+            // in "noteEntries", and the flat "photos" is left out.
+            t.photos = try appPhotos(v, in: f, what: "\"treePhotos\"")
+        } else if let v = f.present("photos") {
             guard case .array(let items, _, _) = v else { throw f.fail("\"photos\" must be an array, found \(v.kind)", at: v) }
             for (i, item) in items.enumerated() {
                 guard case .string(let s, _, _) = item else { throw f.fail("each photo must be a base64 string, found \(item.kind)", at: item) }
@@ -462,7 +467,26 @@ struct CollectionJSONBuilder: JSONHandler {
                 t.photos.append(ImportedPhoto(data: [UInt8](data), capturedAt: i < dates.count ? dates[i] : nil))
             }
         }
-        t.care = TreeCare(events: try careEvents(f), schedules: try schedules(f, target: .tree(placeholderID)))
+        let (events, photoPositions) = try careEvents(f)
+        t.care = TreeCare(events: events, schedules: try schedules(f, target: .tree(placeholderID)))
+        if !photoPositions.isEmpty && !t.photos.isEmpty {
+            // Our own files: an event's "photos" are positions in the tree's "photos".
+            var taken = Set<Int>()
+            for (event, positions, at) in photoPositions {
+                for p in positions {
+                    guard p < t.photos.count else {
+                        throw f.fail("care event photo \(p) is not one of the tree's \(t.photos.count) photos", at: at)
+                    }
+                    if taken.insert(p).inserted { t.eventPhotos.append((event: event, photo: t.photos[p])) }
+                }
+            }
+            t.photos = t.photos.enumerated().filter { !taken.contains($0.offset) }.map(\.element)
+        }
+        if t.care.events.isEmpty, let v = f.present("noteEntries") {
+            // The app's version 2 keeps a tree's notes as dated entries (its "notes" joins their
+            // texts with " | "): each becomes an inspection on its date, with its photos.
+            try noteEntries(v, into: &t, in: f, treeKey: id?.lowercaseText ?? unusableID ?? "")
+        }
         if let v = f.present("capture") {
             guard case .object(let cm, let cl, let cc) = v else { throw f.fail("\"capture\" must be an object, found \(v.kind)", at: v) }
             let cf = Fields(members: cm, line: cl, column: cc, what: "the capture at line \(cl)")
@@ -508,11 +532,50 @@ struct CollectionJSONBuilder: JSONHandler {
     /// The id events and schedules carry until their tree is stored.
     static let placeholderID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
-    /// A tree's `care` array.
-    private static func careEvents(_ f: Fields) throws -> [CareEvent] {
-        guard let v = f.present("care") else { return [] }
+    /// The app's version 2 photos: `[{"data":"base64…","captureDate":"…"}]`.
+    private static func appPhotos(_ v: JSONValue, in f: Fields, what: String) throws -> [ImportedPhoto] {
+        guard case .array(let items, _, _) = v else { throw f.fail("\(what) must be an array, found \(v.kind)", at: v) }
+        return try items.enumerated().map { i, item in
+            guard case .object(let m, let l, let c) = item else { throw f.fail("each photo of \(what) must be an object, found \(item.kind)", at: item) }
+            let p = Fields(members: m, line: l, column: c, what: "the photo at line \(l)")
+            let dataValue = try p.required("data")
+            guard let s = try p.string("data"), let data = Data(base64Encoded: s, options: .ignoreUnknownCharacters), !data.isEmpty else {
+                throw p.fail("photo \(i + 1) of \(what) is not valid base64", at: dataValue)
+            }
+            return ImportedPhoto(data: [UInt8](data), capturedAt: try p.date("captureDate"))
+        }
+    }
+
+    /// The app's `noteEntries` (`[{"text","createdAt","updatedAt","photos"}]`) as `inspect` events
+    /// of the tree, dated by their creation. The entries carry no id; each event's id is derived from
+    /// the tree, the date and the text, so importing the same file again adds nothing.
+    private static func noteEntries(_ v: JSONValue, into t: inout ImportedTree, in f: Fields, treeKey: String) throws {
+        guard case .array(let items, _, _) = v else { throw f.fail("\"noteEntries\" must be an array, found \(v.kind)", at: v) }
+        for item in items {
+            guard case .object(let m, let l, let c) = item else { throw f.fail("each note entry must be an object, found \(item.kind)", at: item) }
+            let n = Fields(members: m, line: l, column: c, what: "the note at line \(l)")
+            _ = try n.required("text")
+            let text = try n.string("text") ?? ""
+            guard let date = try n.date("createdAt") ?? t.createdAt else {
+                throw n.fail("the note has no \"createdAt\" and its tree none either; a note needs its date", at: item)
+            }
+            let id = UUID(derivedFrom: "tree-tracker-note\u{1F}\(treeKey)\u{1F}\(TextCodec.iso8601(date))\u{1F}\(text)")
+            t.care.events.append(CareEvent(id: id, treeID: placeholderID, kind: .inspect, date: date, notes: text.isEmpty ? nil : text,
+                                           createdAt: date, updatedAt: try n.date("updatedAt") ?? date))
+            if let pv = n.present("photos") {
+                for photo in try appPhotos(pv, in: n, what: "the note's \"photos\"") { t.eventPhotos.append((event: id, photo: photo)) }
+            }
+        }
+        // The joined text is the entries' texts again; the events hold them now.
+        if !items.isEmpty { t.notes = nil }
+    }
+
+    /// A tree's `care` array, and for each event the positions of its photos among the tree's.
+    private static func careEvents(_ f: Fields) throws -> ([CareEvent], [(UUID, [Int], JSONValue)]) {
+        guard let v = f.present("care") else { return ([], []) }
         guard case .array(let items, _, _) = v else { throw f.fail("\"care\" must be an array, found \(v.kind)", at: v) }
-        return try items.map { item in
+        var positions: [(UUID, [Int], JSONValue)] = []
+        let events = try items.map { item in
             guard case .object(let m, let l, let c) = item else { throw f.fail("each care event must be an object, found \(item.kind)", at: item) }
             let e = Fields(members: m, line: l, column: c, what: "the care event at line \(l)")
             let idValue = try e.required("id")
@@ -528,9 +591,20 @@ struct CollectionJSONBuilder: JSONHandler {
             }
             let quantity = try e.number("quantity").map { CareQuantity(value: $0, unit: try e.string("unit")) }
             let created = try e.date("createdAt") ?? date
+            if let pv = e.present("photos") {
+                guard case .array(let list, _, _) = pv else { throw e.fail("the care event's \"photos\" must be an array, found \(pv.kind)", at: pv) }
+                let numbers = try list.map { p -> Int in
+                    guard case .number(let x, _, _) = p, x >= 0, x == x.rounded(), x < 1e9 else {
+                        throw e.fail("the care event's \"photos\" are positions among the tree's photos (0, 1, …), found \(p.kind)", at: p)
+                    }
+                    return Int(x)
+                }
+                if !numbers.isEmpty { positions.append((id, numbers, pv)) }
+            }
             return CareEvent(id: id, treeID: placeholderID, kind: kind, date: date, notes: try e.string("notes"), quantity: quantity,
                              health: health, who: try e.string("who"), createdAt: created, updatedAt: try e.date("updatedAt") ?? created)
         }
+        return (events, positions)
     }
 
     /// A tree's or collection's `schedules` array.

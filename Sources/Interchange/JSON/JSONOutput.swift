@@ -266,7 +266,7 @@ public struct CollectionJSONWriter: TreeWriter {
         } else {
             out.appendTreeMembers(tree, photos: photos, collectionName: tree.collectionID.flatMap { context.collections[$0]?.name },
                                   coordinates: true, first: &first)
-            out.appendCareMembers(care, first: &first)
+            out.appendCareMembers(care, photos: photos, first: &first)
         }
         out.append("}")
         try out.flushIfFull()

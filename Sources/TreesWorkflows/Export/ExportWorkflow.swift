@@ -212,7 +212,7 @@ public struct ExportWorkflow: Sendable {
                                 }
                                 data = [UInt8](bytes)
                             }
-                            list.append(ExportPhoto(capturedAt: p.capturedAt, data: data))
+                            list.append(ExportPhoto(capturedAt: p.capturedAt, data: data, careEventID: p.careEventID))
                         }
                     }
                     if patchBounds {

@@ -74,10 +74,22 @@ struct TreeImporter {
 
     /// Keeps a stored tree's care log from the file: its schedules now, its events at the end.
     /// An event whose id is already stored is left as it is, so importing a file again adds nothing.
+    /// A tree with photos taken for its events has its events stored at once, then the photos.
     private mutating func keepCare(of t: ImportedTree, treeID: UUID) throws {
-        for var e in t.care.events {
+        let events = t.care.events.map { e in
+            var e = e
             e.treeID = treeID
-            careEvents.append(e)
+            return e
+        }
+        if t.eventPhotos.isEmpty {
+            careEvents += events
+        } else {
+            do {
+                report.careEvents += try w.insert(careEvents: events, skippingExisting: true)
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: t.line)
+            }
+            for (event, photo) in t.eventPhotos { try storePhoto(photo, treeID: treeID, careEvent: event, line: t.line) }
         }
         for var schedule in t.care.schedules {
             schedule.target = .tree(treeID)
@@ -253,7 +265,7 @@ struct TreeImporter {
         }
         if !careEvents.isEmpty {
             do {
-                report.careEvents = try w.insert(careEvents: careEvents, skippingExisting: true)
+                report.careEvents += try w.insert(careEvents: careEvents, skippingExisting: true)
             } catch let e as StoreError {
                 throw Self.refusal(e, line: 0)
             }
@@ -264,14 +276,14 @@ struct TreeImporter {
     /// Stores photo bytes under their SHA-256 (only the bytes: nothing from the file names the
     /// path). A photo the file gives no date (the Tree Tracker app's "") is dated as `photo add`
     /// dates it: by its EXIF DateTimeOriginal, else the time of the import.
-    private mutating func storePhoto(_ photo: ImportedPhoto, treeID: UUID, line: Int) throws {
+    private mutating func storePhoto(_ photo: ImportedPhoto, treeID: UUID, careEvent: UUID? = nil, line: Int) throws {
         guard let staged = try photos.stage(bytes: photo.data, capturedAt: photo.capturedAt) else {
             report.warnings.append(.init(line: line, reason: "a photo is not JPEG, PNG or HEIC; skipped"))
             return
         }
         self.staged.append(staged)
         do {
-            report.photos += try photos.attach(staged, to: treeID, in: w).added.count
+            report.photos += try photos.attach(staged, to: treeID, careEvent: careEvent, in: w).added.count
         } catch let e as StoreError {
             throw Self.refusal(e, line: line)
         }

@@ -76,7 +76,8 @@ enum CareValues {
         }
     }
 
-    static func json(_ e: CareEvent, species: String? = nil) -> JSON {
+    /// An event as JSON; `photos` (with their paths in the library) only when it has some.
+    static func json(_ e: CareEvent, species: String? = nil, photos: [(Photo, String)] = []) -> JSON {
         var pairs: [(String, JSON)] = [
             ("id", .string(e.id.lowercaseText)), ("treeId", .string(e.treeID.lowercaseText)),
         ]
@@ -88,6 +89,7 @@ enum CareValues {
             ("health", .optional(e.health?.rawValue)), ("who", .optional(e.who)),
             ("createdAt", .string(ISOTime.string(e.createdAt))), ("updatedAt", .string(ISOTime.string(e.updatedAt))),
         ]
+        if !photos.isEmpty { pairs.append(("photos", .array(photos.map { $0.0.json(path: $0.1) }))) }
         return .object(pairs)
     }
 }
@@ -112,6 +114,8 @@ struct CareAddCommand: AsyncParsableCommand {
     var health: String?
     @Option(help: ArgumentHelp("Who did it.", valueName: "name"))
     var who: String?
+    @Option(name: .customLong("photo"), help: ArgumentHelp("A photo taken for it (JPEG, PNG or HEIC); repeat for more. Each tree's event gets it.", valueName: "file"))
+    var photos: [String] = []
     @Flag(help: "Print the new events as JSON.") var json = false
 
     func run() async throws {
@@ -130,7 +134,13 @@ struct CareAddCommand: AsyncParsableCommand {
         }
         let db = try store.open(forWriting: true)
         let when = try CareValues.doneDate(date, now: db.now())
-        let events = try db.write { w -> [CareEvent] in
+        // Photos are copied into the library first, outside the transaction; rows follow with the events.
+        let library = db.photoLibrary
+        let staged = try PhotoErrors.mapped { try library.stage(files: photos) }
+        for warning in staged.warnings { StandardError.write("warning: \(warning)\n") }
+        var attached: [UUID: [Photo]] = [:]
+        let events: [CareEvent]
+        do { events = try db.write { w -> [CareEvent] in
             var trees = try ids.map { try CareValues.tree($0, in: w.reader) }
             if let collection {
                 let c = try CareValues.collection(collection, in: w.reader)
@@ -145,12 +155,16 @@ struct CareAddCommand: AsyncParsableCommand {
                 let e = CareEvent(treeID: t.id, kind: kind, date: when, notes: Values.text(notes), quantity: q, health: status,
                                   who: person, createdAt: w.now)
                 try w.insert(e)
+                if !photos.isEmpty { attached[e.id] = try library.attach(staged, to: t.id, careEvent: e.id, in: w).added }
                 events.append(e)
             }
             return events
+        } } catch {
+            library.discard(staged, store: db)
+            throw error
         }
         if json {
-            Output.json(.array(events.map { CareValues.json($0) }))
+            Output.json(.array(events.map { e in CareValues.json(e, photos: (attached[e.id] ?? []).map { ($0, library.path(of: $0)) }) }))
         } else {
             for e in events { Output.line(ShortID.of(e.id)) }
         }
@@ -185,21 +199,32 @@ struct CareListCommand: AsyncParsableCommand {
             return try r.careEntries(filter)
         }
         if json {
-            Output.json(.array(entries.map { CareValues.json($0.event, species: $0.species) }))
+            let library = db.photoLibrary
+            let photos = try db.read { r in
+                try entries.filter { $0.photoCount > 0 }.map { ($0.event.id, try r.photos(ofCareEvent: $0.event.id)) }
+            }
+            let byEvent = Dictionary(uniqueKeysWithValues: photos)
+            Output.json(.array(entries.map { entry in
+                CareValues.json(entry.event, species: entry.species,
+                                photos: (byEvent[entry.event.id] ?? []).map { ($0, library.path(of: $0)) })
+            }))
             return
         }
         guard !entries.isEmpty else {
             StandardError.write("no care events\n")
             return
         }
-        var table = TextTable(headers: ["EVENT", "TREE", "SPECIES", "DATE", "KIND", "QUANTITY", "HEALTH", "WHO", "NOTES"])
+        // A photos column once any listed event has photos.
+        let withPhotos = entries.contains { $0.photoCount > 0 }
+        var table = TextTable(headers: ["EVENT", "TREE", "SPECIES", "DATE", "KIND", "QUANTITY", "HEALTH", "WHO"]
+                              + (withPhotos ? ["PHOTOS"] : []) + ["NOTES"])
         for entry in entries {
             let e = entry.event
             table.rows.append([
                 ShortID.of(e.id), ShortID.of(e.treeID), TerminalText.escaped(entry.species), Format.date(e.date),
                 TerminalText.escaped(e.kind.name), TerminalText.escaped(e.quantity?.text ?? ""), e.health?.rawValue ?? "",
-                TerminalText.escaped(e.who ?? ""), TerminalText.escaped(e.notes ?? ""),
-            ])
+                TerminalText.escaped(e.who ?? ""),
+            ] + (withPhotos ? [entry.photoCount == 0 ? "" : String(entry.photoCount)] : []) + [TerminalText.escaped(e.notes ?? "")])
         }
         Output.human(table.render(terminal: .current))
     }
@@ -257,11 +282,13 @@ struct CareRemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let db = try store.open(forWriting: true)
-        let removed = try db.write { w -> CareEvent in
+        let (removed, photos) = try db.write { w -> (CareEvent, Int) in
             let e: CareEvent
             do { e = try w.reader.careEvent(matching: id) } catch let error as StoreError { throw CLIError(error.description, status: .usage) }
-            return try w.deleteCareEvent(e.id)
+            let photos = try w.reader.photos(ofCareEvent: e.id).count
+            return (try w.deleteCareEvent(e.id), photos)
         }
-        Output.line("deleted care event \(ShortID.of(removed.id)) (\(removed.kind.name) of \(ShortID.of(removed.treeID)))")
+        let kept = photos == 0 ? "" : "; its \(photos) photo\(photos == 1 ? "" : "s") stay\(photos == 1 ? "s" : "") with the tree"
+        Output.line("deleted care event \(ShortID.of(removed.id)) (\(removed.kind.name) of \(ShortID.of(removed.treeID)))\(kept)")
     }
 }
