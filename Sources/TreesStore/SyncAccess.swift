@@ -174,15 +174,27 @@ extension StoreReader {
 
     public func remote(named name: String) throws -> SyncRemote? { try remotes().first { $0.name.lowercased() == name.lowercased() } }
 
-    /// Trees changed after `cursor` (sequence number, id) up to sequence `through`, in that order.
-    public func changedTrees(after cursor: (seq: Int64, id: String), through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncTreeRow)] {
+    /// Trees changed after sequence number `pushed` up to `through`, in (sequence number, id) order,
+    /// a page of `limit` at a time: the first page with `resuming` nil, each next one after the
+    /// (sequence number, id) of the last tree of the page before.
+    ///
+    /// `pushed` is a remote's `pushedSeq`: the trees stamped with it are on the server already, and
+    /// there may be many (an import stamps all its trees with one number, a pull its whole page).
+    public func changedTrees(after pushed: Int64, resuming: (seq: Int64, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncTreeRow)] {
         let columns = SyncTreeRow.columnNames.map { "t.\($0)" }.joined(separator: ", ")
-        let rows = try Row.fetchCursor(db, sql: """
+        // Two statements, each a seek in treeVersion_seq: given both conditions, SQLite seeks on
+        // the sequence number alone and steps over the trees of the pages before one by one.
+        let (start, arguments): (String, StatementArguments) = if let resuming {
+            ("(v.seq, v.treeId) > (?, ?)", [resuming.seq, resuming.id])
+        } else {
+            ("v.seq > ?", [pushed])
+        }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT v.seq, t.id, \(columns), v.version, v.device,
                    (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldVersion f WHERE f.treeId = t.id)
             FROM treeVersion v JOIN tree t ON t.id = v.treeId
-            WHERE (v.seq, v.treeId) > (?, ?) AND v.seq <= ? ORDER BY v.seq, v.treeId LIMIT ?
-            """, arguments: [cursor.seq, cursor.id, through, limit])
+            WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.treeId LIMIT ?
+            """), arguments: arguments + [through, limit])
         var out: [(Int64, SyncTreeRow)] = []
         let n = SyncTreeRow.columnNames.count
         while let row = try rows.next() {

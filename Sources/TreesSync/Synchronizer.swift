@@ -101,10 +101,10 @@ public struct Synchronizer {
             report.pushed.collections += collections.count
             done += collections.count
         }
-        var cursor: (seq: Int64, id: String) = (remote.pushedSeq, "")
+        var cursor: (seq: Int64, id: String)?
         while true {
             let c = cursor
-            let page = try storeCall { try store.read { try $0.changedTrees(after: c, through: through, limit: pageSize) } }
+            let page = try storeCall { try store.read { try $0.changedTrees(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
             guard let last = page.last else { break }
             let rows = page.map(\.row)
             let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in

@@ -1,69 +1,168 @@
 import Foundation
 
-/// `trees-bench sync --url postgres://USER@HOST:PORT/DB`: team sync against a real PostgreSQL with
-/// PostGIS. The database is emptied first (its `trees` tables dropped), so give it one of its own.
+/// `trees-bench sync [--url postgres://USER@HOST:PORT/DB]`: team sync against a real PostgreSQL
+/// with PostGIS, each step a whole `trees sync` process timed with its peak memory. Without `--url`
+/// the benchmark starts a server of its own; a database given by `--url` is emptied first (its
+/// `trees` tables dropped), so give it one of its own.
 ///
-/// Measures, with peak memory of the `trees` process: the first sync of 100,000 trees up (one
-/// laptop pushes them) and down (a second laptop pulls them); then, with the server grown to
-/// 1,000,000 trees, an incremental sync of 100 changed trees (push 100, pull nothing new). Sizes
-/// are options: `--first N` (100000), `--server N` (1000000), `--changes N` (100).
+/// Laptop a imports `--first` trees (100,000) and pushes them; laptop b pulls them all. Then, with
+/// the server at that size, `--rounds` times (5) each: trees change on a straight after its own
+/// bulk push (its store put back as the push left it, each round) and a syncs; trees change on b,
+/// which is caught up, and b syncs; b's changes are pulled by a. Laptop c grows the server to
+/// `--server` trees (1,000,000), b catches up, and the rounds of b's changes, pulled by c, run
+/// again. Each change is one transaction editing the notes of `--changes` (100) random trees. Times
+/// are medians of the rounds, peak memory their largest; every line says what `trees sync --json`
+/// reported moving.
 func runSyncBenchmark(arguments: [String]) throws {
-    guard let url = Harness.option("--url", in: arguments) else {
-        throw BenchError("trees-bench sync needs --url postgres://USER@HOST:PORT/DB (a database it may empty)")
-    }
     let trees = Harness.treesBinary(arguments)
     let first = Int(Harness.option("--first", in: arguments) ?? "") ?? 100_000
     let serverSize = Int(Harness.option("--server", in: arguments) ?? "") ?? 1_000_000
     let changes = Int(Harness.option("--changes", in: arguments) ?? "") ?? 100
+    let rounds = max(1, Int(Harness.option("--rounds", in: arguments) ?? "") ?? 5)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-sync-\(getpid())").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
 
-    let drop = ["DROP VIEW IF EXISTS trees_layer", "DROP TABLE IF EXISTS tree, collection, photo, photo_file, photo_chunk, tombstone, tree_conflict, change, trees_schema",
-                "DROP FUNCTION IF EXISTS trees_time_text(timestamptz)"]
-    for sql in drop {
-        let m = try Harness.measure("/usr/bin/psql", ["-X", "-q", "-d", url, "-c", sql])
-        guard m.status == 0 else { throw BenchError("psql could not reset the database: \(sql)") }
+    let scratch: ScratchPostgres?
+    let url: String
+    if let given = Harness.option("--url", in: arguments) {
+        scratch = nil
+        url = given
+        let drop = ["DROP VIEW IF EXISTS trees_layer", "DROP TABLE IF EXISTS tree, collection, photo, photo_file, photo_chunk, tombstone, tree_conflict, change, trees_schema",
+                    "DROP FUNCTION IF EXISTS trees_time_text(timestamptz)"]
+        for sql in drop {
+            let m = try Harness.measure("/usr/bin/psql", ["-X", "-q", "-d", url, "-c", "SET client_min_messages = warning; " + sql])
+            guard m.status == 0 else { throw BenchError("psql could not reset the database: \(sql)") }
+        }
+    } else {
+        let server = try ScratchPostgres(folder: folder + "/server")
+        scratch = server
+        url = server.url
+        print("server: PostgreSQL 15 of its own on port \(server.port), fsync off")
     }
+    defer { scratch?.stop() }
 
-    func store(_ name: String) -> [String: String] { ["TREES_DB": folder + "/" + name + ".sqlite"] }
-    func run(_ name: String, _ args: [String]) throws -> Measurement {
-        let m = try Harness.measure(trees, args, environment: store(name))
-        guard m.status == 0 else { throw BenchError("trees \(args.joined(separator: " ")) exited \(m.status)") }
-        return m
-    }
-    func report(_ what: String, _ m: Measurement, count: Int) {
-        print(Harness.row([what, String(format: "%.2f s", m.seconds), String(format: "%.0f trees/s", Double(count) / m.seconds),
-                           String(format: "peak %.1f MB", m.peakMB)]))
-    }
+    let a = BenchLaptop(name: "a", folder: folder, trees: trees)
+    let b = BenchLaptop(name: "b", folder: folder, trees: trees)
+    let c = BenchLaptop(name: "c", folder: folder, trees: trees)
+    _ = try a.run(["server", "init", url])
+    for laptop in [a, b, c] { _ = try laptop.run(["remote", "add", "office", url]) }
 
-    _ = try run("a", ["server", "init", url])
-    for name in ["a", "b", "c"] { _ = try run(name, ["remote", "add", "office", url]) }
+    func report(_ what: String, _ m: Measurement, _ counts: SyncCounts) {
+        print(Harness.row([what, String(format: "%.2f s", m.seconds), String(format: "peak %.1f MB", m.peakMB), counts.description]))
+    }
+    /// Runs `body` `rounds` times; prints the median time, every time, the largest peak and the counts
+    /// (those of every round when they differ).
+    func median(_ what: String, _ body: () throws -> (Measurement, SyncCounts)) throws {
+        var runs: [(Measurement, SyncCounts)] = []
+        for _ in 0..<rounds { runs.append(try body()) }
+        let times = runs.map(\.0.seconds).sorted()
+        let counts = Set(runs.map(\.1.description))
+        print(Harness.row([what, String(format: "median %.2f s", times[times.count / 2]), "(" + runs.map { String(format: "%.2f", $0.0.seconds) }.joined(separator: " ") + ")",
+                           String(format: "peak %.1f MB", runs.map(\.0.peakMB).max() ?? 0), counts.sorted().joined(separator: " | ")]))
+    }
 
     let csv = folder + "/first.csv"
     try writeTreesCSV(count: first, seed: 1, path: csv)
-    _ = try run("a", ["import", csv])
+    _ = try a.run(["import", csv])
     print("first sync: \(first) trees")
-    report("push (laptop a)", try run("a", ["sync", "office"]), count: first)
-    report("pull (laptop b)", try run("b", ["sync", "office"]), count: first)
+    let push = try a.sync()
+    report("push (laptop a)", push.0, push.1)
+    let pull = try b.sync()
+    report("pull (laptop b, empty store)", pull.0, pull.1)
 
-    if serverSize > first {
-        let more = folder + "/more.csv"
-        try writeTreesCSV(count: serverSize - first, seed: 2, path: more)
-        _ = try run("c", ["import", more])
-        let grow = try run("c", ["sync", "office"])
-        print("server grown to \(serverSize) trees (laptop c pushed \(serverSize - first) in \(String(format: "%.1f", grow.seconds)) s, peak \(String(format: "%.1f", grow.peakMB)) MB)")
-        let catchUp = try run("a", ["sync", "office"])
-        print("laptop a pulled them in \(String(format: "%.1f", catchUp.seconds)) s, peak \(String(format: "%.1f", catchUp.peakMB)) MB")
+    print("\(rounds) rounds of \(changes) changed trees, server of \(first) trees")
+    try a.keepStore()
+    try median("a: straight after its own bulk push") {
+        try a.restoreStore()
+        try a.edit(changes)
+        return try a.sync()
     }
-    // Changes as a user's edits would make them: one transaction, one tick of the store's clock.
-    let edit = "BEGIN; UPDATE syncState SET hlc = hlc + 65536, seq = seq + 1; "
-        + "UPDATE tree SET notes = 'checked ' || hex(randomblob(4)), updatedAt = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE rowid IN (SELECT rowid FROM tree ORDER BY random() LIMIT \(changes)); COMMIT;"
-    let sqlite = try Harness.measure("/usr/bin/sqlite3", [folder + "/a.sqlite", edit])
-    guard sqlite.status == 0 else { throw BenchError("sqlite3 could not edit the store") }
-    print("incremental sync: \(changes) changed trees, server of \(max(serverSize, first)) trees")
-    report("push + pull (laptop a)", try run("a", ["sync", "office"]), count: changes)
-    report("pull (laptop b)", try run("b", ["sync", "office"]), count: changes + max(0, serverSize - first))
+    _ = try b.sync()
+    try median("b: caught up") {
+        try b.edit(changes)
+        return try b.sync()
+    }
+    _ = try a.sync()
+    try median("a: pull of b's changes") {
+        try b.edit(changes)
+        _ = try b.sync()
+        return try a.sync()
+    }
+
+    guard serverSize > first else { return }
+    let more = folder + "/more.csv"
+    try writeTreesCSV(count: serverSize - first, seed: 2, path: more)
+    _ = try c.run(["import", more])
+    try FileManager.default.removeItem(atPath: more)
+    let grow = try c.sync()
+    report("server grown to \(serverSize) trees: push (laptop c)", grow.0, grow.1)
+    let catchUp = try b.sync()
+    report("catch-up pull (laptop b)", catchUp.0, catchUp.1)
+
+    print("\(rounds) rounds of \(changes) changed trees, server of \(serverSize) trees")
+    try median("b: caught up") {
+        try b.edit(changes)
+        return try b.sync()
+    }
+    _ = try c.sync()
+    try median("c: pull of b's changes") {
+        try b.edit(changes)
+        _ = try b.sync()
+        return try c.sync()
+    }
+}
+
+/// What `trees sync --json` says it moved.
+private struct SyncCounts: CustomStringConvertible {
+    var pushed = 0, pulled = 0
+    var description: String { "pushed \(pushed), pulled \(pulled)" }
+}
+
+/// One laptop of the benchmark: a store in the benchmark's folder and the `trees` that uses it.
+private struct BenchLaptop {
+    let name: String
+    let folder: String
+    let trees: String
+
+    var store: String { folder + "/" + name + ".sqlite" }
+    private var kept: String { folder + "/" + name + "-kept.sqlite" }
+
+    func run(_ args: [String], stdoutPath: String = "/dev/null") throws -> Measurement {
+        let m = try Harness.measure(trees, args, stdoutPath: stdoutPath, environment: ["TREES_DB": store])
+        guard m.status == 0 else { throw BenchError("trees \(args.joined(separator: " ")) on laptop \(name) exited \(m.status)") }
+        return m
+    }
+
+    /// `trees sync office --json`, timed as a whole process, and the counts it reports.
+    func sync() throws -> (Measurement, SyncCounts) {
+        let output = folder + "/" + name + "-sync.json"
+        let m = try run(["sync", "office", "--json"], stdoutPath: output)
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any]
+        func trees(_ direction: String) -> Int { ((report?[direction] as? [String: Any])?["trees"] as? Int) ?? -1 }
+        return (m, SyncCounts(pushed: trees("pushed"), pulled: trees("pulled")))
+    }
+
+    /// Changes the notes of `count` random trees in one transaction with one tick of the store's
+    /// clock (its wall-clock reading, or one more than the last), as `trees edit` would.
+    func edit(_ count: Int) throws {
+        let sql = "BEGIN; UPDATE syncState SET hlc = max(hlc + 1, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) << 16), seq = seq + 1; "
+            + "UPDATE tree SET notes = 'checked ' || hex(randomblob(4)), updatedAt = strftime('%Y-%m-%d %H:%M:%f', 'now') "
+            + "WHERE rowid IN (SELECT rowid FROM tree ORDER BY random() LIMIT \(count)); COMMIT;"
+        let m = try Harness.measure("/usr/bin/sqlite3", [store, sql])
+        guard m.status == 0 else { throw BenchError("sqlite3 could not edit the store of laptop \(name)") }
+    }
+
+    /// Keeps a copy of the store (closed: `trees` leaves no write-ahead log behind) to put back later.
+    func keepStore() throws {
+        try? FileManager.default.removeItem(atPath: kept)
+        try FileManager.default.copyItem(atPath: store, toPath: kept)
+    }
+
+    func restoreStore() throws {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        try FileManager.default.copyItem(atPath: kept, toPath: store)
+    }
 }
 
 /// A CSV of `count` trees with every text column filled, positions along rows of an orchard block.

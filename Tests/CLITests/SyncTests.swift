@@ -228,6 +228,31 @@ struct SyncTests {
         #expect(classes.stdout.contains("accuracy_class (String) = Acceptable"), "\(classes)")
     }
 
+    @Test func aSyncSendsOnlyTheTreesChangedSinceTheLastPushOrPull() throws {
+        try Tool.postgres.require()
+        let team = try Team(2)
+        #expect(try team[0].run(["import", try Self.csv(team[0].folder, count: 50)]).status == 0)
+        let id = { (i: Int) in String(format: "%08x-0000-4000-8000-%012x", Int("t".utf8.first ?? 0), i) }
+        let first = try Self.report(try team.sync(0))
+        #expect(Self.count(first, "pushed", "trees") == 50 && Self.count(first, "pulled", "trees") == 0)
+        let pulled = try Self.report(try team.sync(1))
+        #expect(Self.count(pulled, "pushed", "trees") == 0 && Self.count(pulled, "pulled", "trees") == 50)
+
+        // Right after its own push of the whole import (every tree of one change number)…
+        for i in 0..<3 { #expect(try team[0].run(["edit", id(i), "--notes", "checked"]).status == 0) }
+        let own = try Self.report(try team.sync(0))
+        #expect(Self.count(own, "pushed", "trees") == 3 && Self.count(own, "pulled", "trees") == 0, "\(own)")
+        // …and right after pulling them (one change number for the page).
+        for i in 10..<12 { #expect(try team[1].run(["edit", id(i), "--variety", "Jazz"]).status == 0) }
+        let afterPull = try Self.report(try team.sync(1))
+        #expect(Self.count(afterPull, "pushed", "trees") == 2 && Self.count(afterPull, "pulled", "trees") == 3, "\(afterPull)")
+        let last = try Self.report(try team.sync(0))
+        #expect(Self.count(last, "pushed", "trees") == 0 && Self.count(last, "pulled", "trees") == 2, "\(last)")
+
+        #expect(try team.export(1) == team.export(0))
+        #expect(try team.server.psql("SELECT count(*) FROM change WHERE kind = 'tree'", database: "team") == "55")
+    }
+
     /// A CSV of `count` trees with ids of their own, numbered from `first`.
     static func csv(_ folder: URL, count: Int, first: Int = 0, tag: String = "t") throws -> String {
         var text = "id,latitude,longitude,horizontalAccuracy,species,variety,notes\n"

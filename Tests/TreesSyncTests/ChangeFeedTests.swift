@@ -35,7 +35,7 @@ struct ChangeFeedTests {
 
         // Laptop a's push takes its transaction id first and stays open…
         let slow = try PostgresConnection(target: RemoteTarget(parsing: url))
-        let rows = try a.read { r in try r.changedTrees(after: (0, ""), through: try r.syncState().seq, limit: 10) }.map(\.row)
+        let rows = try a.read { r in try r.changedTrees(after: 0, resuming: nil, through: try r.syncState().seq, limit: 10) }.map(\.row)
         let device = try a.read { try $0.syncState().deviceId }
         try slow.execute("BEGIN")
         _ = try ServerWriter.pushTrees(rows, device: device, slow)
