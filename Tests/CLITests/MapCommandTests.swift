@@ -95,6 +95,32 @@ import TreesTestSupport
         #expect(variety.contains("fill=\"#d6332a\""), "the 24 m tree is drawn in the Poor colour")
     }
 
+    /// Trees whose latest inspection found them unwell get a coloured outline, with a legend of
+    /// the outlined statuses; healthy trees keep the plain marker.
+    @Test func unwellTreesAreOutlinedByTheirHealth() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(t.run(["list", "--json"]).stdout.utf8)) as? [[String: Any]])
+        func id(_ species: String, _ variety: String) throws -> String {
+            try #require(list.first { $0["species"] as? String == species && $0["variety"] as? String == variety }?["id"] as? String)
+        }
+        let gala = try id("Apple", "Gala"), cox = try id("Apple", "Cox"), pear = try id("Pear", "Conference")
+        #expect(try t.run(["care", "add", gala, "inspect", "--health", "diseased", "--date", "2026-04-01"]).status == 0)
+        #expect(try t.run(["care", "add", cox, "inspect", "--health", "stressed", "--date", "2026-04-01"]).status == 0)
+        #expect(try t.run(["care", "add", pear, "inspect", "--health", "diseased", "--date", "2026-03-01"]).status == 0)
+        // The latest inspection counts: the pear has recovered.
+        #expect(try t.run(["care", "add", pear, "inspect", "--health", "healthy", "--date", "2026-04-10"]).status == 0)
+        let page = t.folder.appendingPathComponent("map.html")
+        #expect(try t.run(["map", "--out", page.path]).status == 0)
+        let dom = try Self.dumpDOM(page.absoluteString, in: t.folder)
+        #expect(dom.contains("data-ready=\"true\""))
+        #expect(dom.components(separatedBy: "class=\"dot unwell\"").count - 1 == 2)
+        #expect(dom.components(separatedBy: "--outline: #c2185b").count - 1 == 1, "diseased")
+        #expect(dom.components(separatedBy: "--outline: #e6a100").count - 1 == 1, "stressed")
+        #expect(dom.contains("<strong>Health (outline)</strong>"))
+        #expect(try Self.matches(#"<span>(stressed|diseased)</span><small>(\d+)</small>"#, in: dom) == ["stressed", "diseased"])
+    }
+
     @Test func theLabelsChoiceIsRememberedAndPhotosAreEmbedded() throws {
         let t = try populated()
         defer { t.cleanUp() }

@@ -70,6 +70,7 @@ struct MapCommand: AsyncParsableCommand {
                 chosenLabels = try r.preference(.mapLabels).flatMap(MapPage.Labels.init(rawValue:)) ?? .species
             }
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
+            let health = try r.healthByTree()
             var items: [MapPage.Item] = []
             try r.forEachTree(filter) { t in
                 let photos = try r.photos(of: t.id).map { p in
@@ -80,7 +81,7 @@ struct MapCommand: AsyncParsableCommand {
                     }
                     return MapPage.EmbeddedPhoto(id: p.id, format: p.format, capturedAt: p.capturedAt, dataURI: uri)
                 }
-                items.append(MapPage.Item(tree: t, collectionName: t.collectionID.flatMap { names[$0] }, photos: photos))
+                items.append(MapPage.Item(tree: t, collectionName: t.collectionID.flatMap { names[$0] }, photos: photos, health: health[t.id]))
             }
             // Refused inside the transaction, so a remembered --labels choice is not stored either.
             guard !items.isEmpty else { throw CLIError("no trees to map", status: .failure) }

@@ -8,6 +8,8 @@ enum MapAssets {
         .acc { stroke-width: 1.5; fill-opacity: 0.08; stroke-opacity: 0.7; }
         .tree { cursor: pointer; }
         .tree .dot { stroke: #fff; stroke-width: 2; }
+        .tree .dot.unwell { stroke: var(--outline); stroke-width: 3.5; }
+        #legend i.ring { background: #fff !important; border: 3px solid; width: 8px; height: 8px; }
         .tree.selected .dot { stroke: #111; stroke-width: 3; }
         .tree text { font-size: 13px; font-weight: 600; fill: #111; paint-order: stroke; stroke: #fff; stroke-width: 3.5px; stroke-linejoin: round; pointer-events: none; }
         .tree text.none { fill: #777; font-style: italic; font-weight: 400; }
@@ -108,7 +110,8 @@ enum MapAssets {
             var g = el('g', { 'class': 'tree', 'data-id': t.id, tabindex: 0, role: 'button' }, markersLayer);
             var title = el('title', {}, g);
             title.textContent = t.species + (t.variety ? ' ' + t.variety : '');
-            var dot = el('circle', { 'class': 'dot', r: 6 }, g);
+            var dot = el('circle', { 'class': t.outline ? 'dot unwell' : 'dot', r: 6 }, g);
+            if (t.outline) dot.style.setProperty('--outline', t.outline);
             var text = el('text', { x: 9, y: 4.5 }, g);
             g.addEventListener('click', function (e) { e.stopPropagation(); select(i); });
             g.addEventListener('keydown', function (e) { if (e.key === 'Enter') select(i); });
@@ -170,6 +173,15 @@ enum MapAssets {
               html('span', r.name + (r.range ? ' ' + r.range : ''), row);
               html('small', String(r.count), row);
             });
+            if (data.legend.health.length) {
+              html('strong', 'Health (outline)', box);
+              data.legend.health.forEach(function (r) {
+                var row = html('div', null, box);
+                html('i', null, row, 'ring').style.borderColor = r.colour;
+                html('span', r.name, row);
+                html('small', String(r.count), row);
+              });
+            }
           }
           document.querySelectorAll('button[data-labels]').forEach(function (b) {
             b.addEventListener('click', function () { state.labels = b.getAttribute('data-labels'); applyLabels(); });
@@ -303,6 +315,7 @@ enum MapAssets {
             badge.style.background = t.accColour;
             acc.insertBefore(badge, acc.firstChild);
             if (t.altitude != null) row('altitude', t.altitude.toFixed(1) + ' m');
+            row('health', t.health);
             row('notes', t.notes);
             row('created', t.created.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
             if (t.photos.length) {

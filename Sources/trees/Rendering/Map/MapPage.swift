@@ -18,6 +18,21 @@ struct MapPage {
         var tree: Tree
         var collectionName: String?
         var photos: [EmbeddedPhoto]
+        /// The tree's health from its latest inspection, if any.
+        var health: HealthStatus? = nil
+    }
+
+    /// The outline a marker gets for its tree's health: none for healthy or unknown, so that a
+    /// glance finds the trees that need attention.
+    static func outline(_ health: HealthStatus?) -> String? {
+        switch health {
+        case .stressed: "#e6a100"
+        case .diseased: "#c2185b"
+        case .pest: "#7b1fa2"
+        case .damaged: "#5d4037"
+        case .dead: "#000000"
+        case .healthy, .unknown, nil: nil
+        }
     }
 
     /// A photo with its preview, when one could be embedded.
@@ -65,6 +80,8 @@ struct MapPage {
 
         var classCounts: [AccuracyClass: Int] = [:]
         for item in items { classCounts[item.tree.accuracyClass, default: 0] += 1 }
+        var healthCounts: [HealthStatus: Int] = [:]
+        for item in items { if let h = item.health { healthCounts[h, default: 0] += 1 } }
 
         let trees: [JSON] = items.map { item in
             let t = item.tree
@@ -87,6 +104,8 @@ struct MapPage {
                 ("collection", .optional(item.collectionName)),
                 ("altitude", .optional(t.altitude)),
                 ("created", .string(ISOTime.string(t.createdAt))),
+                ("health", .optional(item.health?.rawValue)),
+                ("outline", .optional(Self.outline(item.health))),
                 ("photos", .array(item.photos.map { p in
                     .object([
                         ("id", .string(ShortID.of(p.id))),
@@ -112,6 +131,11 @@ struct MapPage {
                 ("accuracy", .array(Self.classes.map { c, range in
                     .object([("name", .string(c == .unknown ? "Unknown" : c.title)), ("range", .string(range)),
                              ("colour", .string(c.colour.hex)), ("count", .int(classCounts[c] ?? 0))])
+                })),
+                // Outlined statuses present on the page, in the order of the statuses.
+                ("health", .array(HealthStatus.allCases.compactMap { h in
+                    guard let colour = Self.outline(h), let n = healthCounts[h] else { return nil }
+                    return .object([("name", .string(h.rawValue)), ("colour", .string(colour)), ("count", .int(n))])
                 })),
             ])),
             ("trees", .array(trees)),
