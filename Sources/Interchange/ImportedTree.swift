@@ -109,6 +109,7 @@ extension ImportedTree {
         fields.ellipsoidHeight = ext.ellipsoidHeight ?? (ours ? nil : p.geoidHeight.flatMap { g in p.elevation.map { $0 + g } })
         fields.variety = ext.variety
         fields.rootstock = ext.rootstock
+        care = TreeCare(events: ext.care, schedules: ext.schedules)
         if ours {
             fields.notes = ext.notes
         } else {

@@ -243,6 +243,50 @@ import TreesTestSupport
         #expect(try c.dump() == before)
     }
 
+    /// GPX carries a tree's events and own schedules in our namespace: the file stays valid GPX 1.1,
+    /// and another store reads back the same log. An event whose attributes cannot be read is
+    /// left out with a warning; the rest of the file imports.
+    @Test(.enabled(if: Tool.xmllint.shouldRun)) func careTravelsInGPX() throws {
+        let a = try TreesProcess()
+        defer { a.cleanUp() }
+        let tree = try Self.add(a, ["--species", "Apple"])
+        #expect(try a.run(["care", "add", tree, "harvest", "--date", "2026-04-10T06:30:00.250Z", "--quantity", "12.5 kg",
+                           "--who", "Ana \"& co\" <north>", "--notes", "two lines\nand <markup> & more"]).status == 0)
+        #expect(try a.run(["care", "add", tree, "inspect", "--date", "2026-04-12", "--health", "pest"]).status == 0)
+        #expect(try a.run(["schedule", "set", tree, "prune", "--every", "365d", "--from", "2026-12-01", "--season", "11-01..03-31"]).status != 0)
+        #expect(try a.run(["schedule", "set", tree, "prune", "--every", "365d", "--from", "2026-12-01", "--season", "11-01..12-31"]).status == 0)
+        let gpx = a.folder.appendingPathComponent("orchard.gpx")
+        #expect(try a.run(["export", "--format", "gpx", "--out", gpx.path]).status == 0)
+        let text = try String(contentsOf: gpx, encoding: .utf8)
+        #expect(text.components(separatedBy: "<trees:care ").count - 1 == 2)
+        #expect(text.contains(" quantity=\"12.5\" unit=\"kg\" who=\"Ana &quot;&amp; co&quot; &lt;north&gt;\" "))
+        #expect(text.contains(">two lines\nand &lt;markup&gt; &amp; more</trees:care>"))
+        #expect(text.contains("<trees:schedule ") && text.contains(" everyDays=\"365\" from=\"2026-12-01\" season=\"11-01..12-31\" "))
+        let lint = try Program.run("/usr/bin/xmllint", ["--noout", "--schema", Corpus.path("schema/gpx11.xsd"), gpx.path])
+        #expect(lint.status == 0, "\(lint)")
+
+        let b = try TreesProcess()
+        defer { b.cleanUp() }
+        let imported = try b.run(["import", gpx.path])
+        #expect(imported.stdout == "Imported 1 tree from \(gpx.path); 0 already present, 0 skipped.\n  2 care events\n", "\(imported)")
+        for table in ["careEvent", "careSchedule", "careLatest", "treeHealth"] {
+            let query = "SELECT * FROM \(table) ORDER BY 1, 2"
+            let left = try Program.run("/usr/bin/sqlite3", [a.database, query]).stdout
+            #expect(!left.isEmpty, "\(table)")
+            #expect(try Program.run("/usr/bin/sqlite3", [b.database, query]).stdout == left, "\(table)")
+        }
+
+        // An event with a kind of spaces only is left out with a warning; the tree and the other event import.
+        let damaged = a.folder.appendingPathComponent("damaged.gpx")
+        try Data(text.replacingOccurrences(of: "kind=\"inspect\"", with: "kind=\"  \"").utf8).write(to: damaged)
+        let c = try TreesProcess()
+        defer { c.cleanUp() }
+        let partial = try c.run(["import", damaged.path])
+        #expect(partial.status == 0, "\(partial)")
+        #expect(partial.stdout.contains("<trees:care> kind \"  \" is not a kind of care; the event is left out"), "\(partial)")
+        #expect(partial.stdout.contains("  1 care event\n"), "\(partial)")
+    }
+
     /// Every refusal names the value and what would be right, exits 64 and leaves the store as it was.
     @Test func badInputChangesNothing() throws {
         let t = try TreesProcess()

@@ -67,6 +67,8 @@ struct GPXParser: XMLHandler {
         case gpx, metadata, point, route, track, segment, pointExtensions
         /// Text of a field being captured.
         case field(Field)
+        /// The notes of a care event (`<trees:care>`) being captured; nil when its attributes were unusable.
+        case care(CareEvent?)
     }
 
     private enum Field: Equatable {
@@ -207,6 +209,14 @@ struct GPXParser: XMLHandler {
         case .pointExtensions:
             if isTrees(name.namespace), let field = Self.treesField(name.local) {
                 capture(.trees(field))
+            } else if isTrees(name.namespace), name.local == "care" {
+                let event = try careEvent(attributes, line: line)
+                frames.append(.care(event))
+                capturing = true
+                text.removeAll(keepingCapacity: true)
+            } else if isTrees(name.namespace), name.local == "schedule" {
+                if let s = try schedule(attributes, line: line) { point.trees.schedules.append(s) }
+                skip(name)
             } else {
                 skip(name)
             }
@@ -233,10 +243,59 @@ struct GPXParser: XMLHandler {
         case .segment:
             guard inGPX, name.local == "trkpt" else { skip(name); return }
             startPoint(.trackPoint, attributes: attributes, line: line)
-        case .field:
+        case .field, .care:
             // Markup inside a simple field: keep the field's own text, ignore the child.
             skip(name)
         }
+    }
+
+    /// A `<trees:care>` element's attributes as an event; a value that cannot be read leaves the
+    /// event out with a warning naming it, as other unreadable values of our extension are.
+    private mutating func careEvent(_ a: XMLAttributes, line: Int) throws -> CareEvent? {
+        func fail(_ reason: String) -> CareEvent? { diagnose(line, "<trees:care> \(reason); the event is left out"); return nil }
+        guard let idText = a.string("id"), let id = ByteParsing.uuid(idText) else { return fail("has no UUID id") }
+        guard let kindText = a.string("kind"), let kind = try? CareKind(kindText) else { return fail("kind \"\(a.string("kind") ?? "")\" is not a kind of care") }
+        guard let date = try attributeTime(a, "date", line: line) else { return fail("has no ISO 8601 date") }
+        var quantity: CareQuantity?
+        if let q = a.string("quantity") {
+            guard let v = ByteParsing.double(Array(q.utf8)[...]), v.isFinite else { return fail("quantity \"\(q)\" is not a number") }
+            quantity = CareQuantity(value: v, unit: a.string("unit"))
+        }
+        var health: HealthStatus?
+        if let h = a.string("health") {
+            guard let s = HealthStatus(rawValue: h) else { return fail("health \"\(h)\" is not a status") }
+            health = s
+        }
+        let created = try attributeTime(a, "createdAt", line: line) ?? date
+        return CareEvent(id: id, treeID: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), kind: kind, date: date,
+                         quantity: quantity, health: health, who: a.string("who"), createdAt: created,
+                         updatedAt: try attributeTime(a, "updatedAt", line: line) ?? created)
+    }
+
+    /// A `<trees:schedule>` element's attributes as a schedule of the point's tree.
+    private mutating func schedule(_ a: XMLAttributes, line: Int) throws -> CareSchedule? {
+        func fail(_ reason: String) -> CareSchedule? { diagnose(line, "<trees:schedule> \(reason); the schedule is left out"); return nil }
+        guard let idText = a.string("id"), let id = ByteParsing.uuid(idText) else { return fail("has no UUID id") }
+        guard let kindText = a.string("kind"), let kind = try? CareKind(kindText) else { return fail("kind \"\(a.string("kind") ?? "")\" is not a kind of care") }
+        guard let days = a.string("everyDays").flatMap({ Int($0) }), days > 0 else { return fail("everyDays \"\(a.string("everyDays") ?? "")\" is not a number of days") }
+        guard let fromText = a.string("from"), let from = try? Day(parsing: fromText) else { return fail("from \"\(a.string("from") ?? "")\" is not a YYYY-MM-DD date") }
+        var season: Season?
+        if let s = a.string("season") {
+            guard let parsed = try? Season(parsing: s) else { return fail("season \"\(s)\" is not MM-DD..MM-DD") }
+            season = parsed
+        }
+        let created = try attributeTime(a, "createdAt", line: line) ?? Date(timeIntervalSince1970: 0)
+        return CareSchedule(id: id, target: .tree(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), kind: kind, everyDays: days,
+                            from: from, season: season, createdAt: created, updatedAt: try attributeTime(a, "updatedAt", line: line) ?? created)
+    }
+
+    /// An ISO 8601 time attribute; a time a store cannot hold refuses the file.
+    private func attributeTime(_ a: XMLAttributes, _ local: String, line: Int) throws -> Date? {
+        guard let s = a.string(local), let d = TextCodec.parseISO8601(s) else { return nil }
+        if let problem = StorableDates.problem(d, text: s) {
+            throw InterchangeError.unstorableValue(line: line, reason: "<trees:care> \(local) \(problem)")
+        }
+        return d
     }
 
     private mutating func root(_ name: XMLName, attributes: XMLAttributes, line: Int, column: Int) throws {
@@ -362,6 +421,12 @@ struct GPXParser: XMLHandler {
         case .field(let field):
             capturing = false
             try setField(field, line: line)
+        case .care(let event):
+            capturing = false
+            if var event {
+                event.notes = text.isEmpty ? nil : string
+                point.trees.care.append(event)
+            }
         }
     }
 

@@ -91,6 +91,10 @@ public struct TreesPointFields: Sendable, Equatable {
     public var fixTime: Date?
     public var averagedEpochs: Int?
     public var locationSource: String?
+    /// The tree's care events (`<trees:care>`); each event's tree is a placeholder.
+    public var care: [CareEvent] = []
+    /// The tree's own care schedules (`<trees:schedule>`).
+    public var schedules: [CareSchedule] = []
 
     public init() {}
 

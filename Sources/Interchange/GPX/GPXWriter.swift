@@ -96,6 +96,14 @@ public struct GPXWriter: TreeWriter {
     }
 
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
+        try write(tree, photos: photos, care: TreeCare())
+    }
+
+    /// Writes one waypoint; its care log goes into our extension, an event as
+    /// `<trees:care id kind date [quantity unit health who] createdAt updatedAt>notes</trees:care>`
+    /// and a schedule as `<trees:schedule id kind everyDays from [season] createdAt updatedAt/>`,
+    /// dates to the millisecond.
+    public mutating func write(_ tree: Tree, photos: [ExportPhoto], care: TreeCare) throws {
         out.append("  <wpt lat=\"")
         out.appendDecimal(tree.latitude)
         out.append("\" lon=\"")
@@ -138,6 +146,34 @@ public struct GPXWriter: TreeWriter {
         if let v = tree.capture.fixTime { out.append("      <trees:fixTime>"); out.appendISO8601(v); out.append("</trees:fixTime>\n") }
         if let v = tree.capture.averagedEpochs { element("      <trees:averagedEpochs>", raw: String(v), "</trees:averagedEpochs>\n") }
         if let v = tree.capture.locationSource { element("      <trees:locationSource>", v, "</trees:locationSource>\n") }
+        for e in care.events {
+            out.append("      <trees:care id=\""); out.appendUUID(e.id)
+            out.append("\" kind=\""); out.appendXMLEscaped(e.kind.name)
+            out.append("\" date=\""); out.appendISO8601(e.date, fraction: .milliseconds)
+            if let q = e.quantity, q.value.isFinite {
+                out.append("\" quantity=\""); out.appendDecimal(q.value)
+                if let u = q.unit { out.append("\" unit=\""); out.appendXMLEscaped(u) }
+            }
+            if let h = e.health { out.append("\" health=\""); out.append(h.rawValue) }
+            if let w = e.who { out.append("\" who=\""); out.appendXMLEscaped(w) }
+            out.append("\" createdAt=\""); out.appendISO8601(e.createdAt, fraction: .milliseconds)
+            out.append("\" updatedAt=\""); out.appendISO8601(e.updatedAt, fraction: .milliseconds)
+            if let notes = e.notes {
+                element("\">", notes, "</trees:care>\n")
+            } else {
+                out.append("\"/>\n")
+            }
+        }
+        for s in care.schedules {
+            out.append("      <trees:schedule id=\""); out.appendUUID(s.id)
+            out.append("\" kind=\""); out.appendXMLEscaped(s.kind.name)
+            out.append("\" everyDays=\""); out.append(String(s.everyDays))
+            out.append("\" from=\""); out.append(s.from.description)
+            if let season = s.season { out.append("\" season=\""); out.append(season.description) }
+            out.append("\" createdAt=\""); out.appendISO8601(s.createdAt, fraction: .milliseconds)
+            out.append("\" updatedAt=\""); out.appendISO8601(s.updatedAt, fraction: .milliseconds)
+            out.append("\"/>\n")
+        }
         out.append("    </extensions>\n  </wpt>\n")
         try out.flushIfFull()
     }

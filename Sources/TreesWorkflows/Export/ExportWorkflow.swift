@@ -175,7 +175,7 @@ public struct ExportWorkflow: Sendable {
                 context.reserveBounds = patchBounds
                 context.treeTracker = treeTracker
                 // Our collection JSON carries the care log: collections' schedules here, trees' own with each tree.
-                let withCare = try format == .json && treeTracker == nil && r.hasCareLog()
+                let withCare = try (format == .json || format == .gpx) && treeTracker == nil && r.hasCareLog()
                 if withCare {
                     for c in listed { context.collectionSchedules[c.id] = try r.careSchedules(for: .collection(c.id)) }
                 }
