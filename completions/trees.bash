@@ -943,7 +943,7 @@ _trees_care() {
 _trees_care_add() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
-    repeating_options=()
+    repeating_options=(--photo)
     non_repeating_options=(--db --collection --date --notes --quantity --health --who)
     __trees_offer_flags_options -1
 
@@ -968,6 +968,9 @@ _trees_care_add() {
         return
         ;;
     '--who')
+        return
+        ;;
+    '--photo')
         return
         ;;
     esac

@@ -102,7 +102,7 @@ function __trees_parse_tokens -S
             __trees_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'add'
-                __trees_parse_subcommand -r 1 'db=' 'collection=' 'date=' 'notes=' 'quantity=' 'health=' 'who=' 'json' 'version' 'h/help'
+                __trees_parse_subcommand -r 1 'db=' 'collection=' 'date=' 'notes=' 'quantity=' 'health=' 'who=' 'photo=+' 'json' 'version' 'h/help'
             case 'list'
                 __trees_parse_subcommand 1 'db=' 'collection=' 'kind=' 'since=' 'limit=' 'json' 'version' 'h/help'
             case 'edit'
@@ -424,6 +424,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care add" quantity' -l 'quantity' -d 'An amount and its unit, e.g. \'12 kg\' or \'40 l\'.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care add" health' -l 'health' -d 'The health found (inspect events): healthy, stressed, diseased, pest, damaged, dead, unknown.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care add" who' -l 'who' -d 'Who did it.' -rfka ''
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care add"' -l 'photo' -d 'A photo taken for it (JPEG, PNG or HEIC); repeat for more. Each tree\'s event gets it.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care add" json' -l 'json' -d 'Print the new events as JSON.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care add" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care add" h help' -s 'h' -l 'help' -d 'Show help information.'
