@@ -151,13 +151,13 @@ struct DueCommand: AsyncParsableCommand {
             var scope = CareFilter.Scope.all
             if let collection { scope = .collection(try CareValues.collection(collection, in: r).id) }
             let items = try r.dueCare(today: today, within: days, zone: zone, scope: scope)
-            let collections = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
+            // The names of the listed trees' collections, by collection id.
             var names: [UUID: String] = [:]
-            for item in items { if let c = item.collectionID, let name = collections[c] { names[item.treeID] = name } }
+            for id in Set(items.compactMap(\.collectionID)) { names[id] = try r.collection(id: id)?.name }
             return (items, names)
         }
         if ics {
-            let bytes = ICSWriter.calendar(items.map { ICSWriter.Item(due: $0, collection: names[$0.treeID]) }, now: now)
+            let bytes = ICSWriter.calendar(items.map { ICSWriter.Item(due: $0, collection: $0.collectionID.flatMap { names[$0] }) }, now: now)
             bytes.withUnsafeBytes { Output.write($0) }
             return
         }
@@ -165,7 +165,7 @@ struct DueCommand: AsyncParsableCommand {
             Output.json(.array(items.map { d in
                 .object([
                     ("treeId", .string(d.treeID.lowercaseText)), ("species", .string(d.species)),
-                    ("variety", .optional(d.variety)), ("collection", .optional(names[d.treeID])), ("kind", .string(d.kind.name)),
+                    ("variety", .optional(d.variety)), ("collection", .optional(d.collectionID.flatMap { names[$0] })), ("kind", .string(d.kind.name)),
                     ("lastDone", .optional(d.lastDone?.description)), ("due", .string(d.due.description)),
                     ("daysOverdue", .int(d.daysOverdue)), ("uid", .string(d.stableID)),
                 ])
@@ -182,7 +182,7 @@ struct DueCommand: AsyncParsableCommand {
             let status = DueText.status(d)
             table.rows.append([
                 d.treeID.lowercaseText.prefix(ShortID.length).description, TerminalText.escaped(d.species),
-                TerminalText.escaped(names[d.treeID] ?? ""), TerminalText.escaped(d.kind.name), d.lastDone?.description ?? "never",
+                TerminalText.escaped(d.collectionID.flatMap { names[$0] } ?? ""), TerminalText.escaped(d.kind.name), d.lastDone?.description ?? "never",
                 d.due.description, d.isOverdue ? terminal.paint(status, .red) : status,
             ])
         }
