@@ -137,31 +137,46 @@ extension CareEvent {
     static let columnList = "careEvent.rowid, careEvent.id, careEvent.treeId, careEvent.kind, careEvent.date, careEvent.notes, "
         + "careEvent.quantity, careEvent.unit, careEvent.health, careEvent.who, careEvent.createdAt, careEvent.updatedAt"
 
+    /// Column kinds, for reading back and for `trees doctor`.
+    static let columns: [(String, ColumnKind)] = [
+        ("id", .id), ("treeId", .id), ("kind", .nonBlankText), ("date", .date), ("notes", .optionalText), ("quantity", .optionalReal),
+        ("unit", .optionalText), ("health", .optionalText), ("who", .optionalText), ("createdAt", .date), ("updatedAt", .date),
+    ]
+
+    /// What is wrong with a stored health text, or nil when it is a status.
+    static func healthProblem(_ text: String) -> String? {
+        HealthStatus(rawValue: text) == nil ? "'\(text.prefix(40))' is not a health status" : nil
+    }
+
+    /// Decodes a row; every value is checked, a damaged one is a `StoreError.damagedRow`.
     init(row: Row) throws {
         let r = CheckedRow(table: "careEvent", row: row)
         let kindText = try r.text("kind", .nonBlankText)
-        let healthText: String? = row["health"]
         var health: HealthStatus?
-        if let healthText {
-            guard let h = HealthStatus(rawValue: healthText) else {
-                throw StoreError.damagedRow(table: "careEvent", row: r.rowID, id: r.idText, column: "health",
-                                            reason: "'\(healthText)' is not a health status")
+        if let healthText = try r.optionalText("health") {
+            if let problem = Self.healthProblem(healthText) {
+                throw StoreError.damagedRow(table: "careEvent", row: r.rowID, id: r.idText, column: "health", reason: problem)
             }
-            health = h
+            health = HealthStatus(rawValue: healthText)
         }
-        let value: Double? = row["quantity"]
+        let unit = try r.optionalText("unit")
         self.init(id: try r.id("id"), treeID: try r.id("treeId"), kind: try CareKind(kindText), date: try r.date("date"),
-                  notes: row["notes"], quantity: value.map { CareQuantity(value: $0, unit: row["unit"]) },
-                  health: health, who: row["who"], createdAt: try r.date("createdAt"), updatedAt: try r.date("updatedAt"))
+                  notes: try r.optionalText("notes"), quantity: try r.optionalReal("quantity").map { CareQuantity(value: $0, unit: unit) },
+                  health: health, who: try r.optionalText("who"), createdAt: try r.date("createdAt"), updatedAt: try r.date("updatedAt"))
     }
 }
 
 extension CareSchedule {
+    /// Column kinds, for reading back and for `trees doctor`.
+    static let columns: [(String, ColumnKind)] = [
+        ("id", .id), ("treeId", .optionalID), ("collectionId", .optionalID), ("kind", .nonBlankText), ("everyDays", .integer),
+        ("fromDay", .text), ("season", .optionalText), ("createdAt", .date), ("updatedAt", .date),
+    ]
+
     init(row: Row) throws {
         let r = CheckedRow(table: "careSchedule", row: row)
-        let treeID: String? = row["treeId"]
-        let target: Target = treeID != nil ? .tree(try r.id("treeId")) : .collection(try r.id("collectionId"))
-        let seasonText: String? = row["season"]
+        let target: Target = try r.optionalID("treeId").map { .tree($0) } ?? .collection(try r.id("collectionId"))
+        let seasonText = try r.optionalText("season")
         do {
             self.init(id: try r.id("id"), target: target, kind: try CareKind(try r.text("kind", .nonBlankText)),
                       everyDays: max(1, try r.integer("everyDays")), from: try Day(parsing: try r.text("fromDay")),

@@ -66,6 +66,10 @@ extension TreeStore {
                     left += 1
                 }
             }
+            // The last event of each kind, health, monthly counts and harvests follow the mended log.
+            if found.contains(where: { $0.finding.table == "careEvent" && (mended + removed) > 0 }) {
+                try w.rebuildCareSummaries()
+            }
             return StoreRepairReport(findings: found.map(\.finding), mended: mended, removed: removed, left: left)
         }
     }
@@ -93,6 +97,8 @@ struct StoreDoctor {
         ("photo", Photo.columns),
         ("treeHistory", [("treeId", .id), ("changedAt", .date), ("change", .text)]),
         ("preference", [("key", .text), ("value", .text)]),
+        ("careEvent", CareEvent.columns),
+        ("careSchedule", CareSchedule.columns),
     ]
 
     func scan() throws -> [Item] {
@@ -122,6 +128,21 @@ struct StoreDoctor {
                 problems[column] = StoredValue.nulReason
             } else if case .failure(let p) = StoredValue.check(row[column] as DatabaseValue, as: kind) {
                 problems[column] = p.reason
+            }
+        }
+        // Text the care log reads as a status, a day or a season.
+        if table == "careEvent", problems["health"] == nil, let h = StoredValue.text(row["health"]), let p = CareEvent.healthProblem(h) {
+            problems["health"] = p
+        }
+        if table == "careSchedule" {
+            if problems["fromDay"] == nil, let d = StoredValue.text(row["fromDay"]), (try? Day(parsing: d)) == nil {
+                problems["fromDay"] = "'\(d.prefix(40))' is not a YYYY-MM-DD day"
+            }
+            if problems["season"] == nil, let s = StoredValue.text(row["season"]), (try? Season(parsing: s)) == nil {
+                problems["season"] = "'\(s.prefix(40))' is not a MM-DD..MM-DD season"
+            }
+            if problems["everyDays"] == nil, let n = (row["everyDays"] as DatabaseValue).storage.int64Value, n < 1 {
+                problems["everyDays"] = "\(n) is not a number of days"
             }
         }
         guard !problems.isEmpty else { return [] }
@@ -171,6 +192,8 @@ struct StoreDoctor {
                 set("Collection \(rowID)".databaseValue, "renamed Collection \(rowID)")
             case ("photo", "byteCount", _):
                 remedy = nil
+            case ("careEvent", "health", _):
+                set(.null, "cleared")
             case ("treeHistory", _, _), ("preference", _, _):
                 action = .delete(table: table, row: rowID)
                 remedy = table == "preference" ? "preference removed" : "history line removed"
@@ -200,10 +223,21 @@ struct StoreDoctor {
         for r in rows {
             guard let table = StoredValue.text(r[0]), let rowID = (r[1] as DatabaseValue).storage.int64Value,
                   let parent = StoredValue.text(r[2]) else { continue }
-            let id = try DatabaseValue.fetchOne(db, sql: "SELECT id FROM \(table) WHERE rowid = ?", arguments: [rowID])
+            // Not every table has an id column (treeHealth is keyed by its tree).
+            let id = (try? DatabaseValue.fetchOne(db, sql: "SELECT id FROM \(table) WHERE rowid = ?", arguments: [rowID]))?
                 .flatMap(StoredValue.text)
-            switch table {
-            case "tree":
+            switch (table, parent) {
+            case ("photo", "careEvent"):
+                items.append(Item(
+                    finding: StoreFinding(table: table, row: rowID, id: id, column: "careEventId",
+                                          reason: "it refers to a care event that does not exist", remedy: "cleared (the photo stays with its tree)"),
+                    action: .set(table: table, row: rowID, column: "careEventId", value: .null, note: "careEventId referred to a missing event")))
+            case ("careSchedule", "collection"):
+                items.append(Item(
+                    finding: StoreFinding(table: table, row: rowID, id: id, column: "collectionId",
+                                          reason: "it refers to a collection that does not exist", remedy: "row removed"),
+                    action: .delete(table: table, row: rowID)))
+            case ("tree", _):
                 items.append(Item(
                     finding: StoreFinding(table: table, row: rowID, id: id, column: "collectionId",
                                           reason: "it refers to a \(parent) that does not exist", remedy: "cleared (no collection)"),

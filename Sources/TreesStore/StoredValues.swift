@@ -244,6 +244,22 @@ struct CheckedRow {
         }
     }
 
+    func optionalText(_ column: String) throws -> String? {
+        switch try value(column, .optionalText) {
+        case .null: return nil
+        case .text(let v): return v
+        default: throw unreachable(column)
+        }
+    }
+
+    func optionalReal(_ column: String) throws -> Double? {
+        switch try value(column, .optionalReal) {
+        case .null: return nil
+        case .real(let v): return v
+        default: throw unreachable(column)
+        }
+    }
+
     func text(_ column: String, _ kind: ColumnKind = .text) throws -> String {
         guard case .text(let v) = try value(column, kind) else { throw unreachable(column) }
         return v

@@ -149,6 +149,53 @@ import TreesTestSupport
         #expect(try sqlite(t, "SELECT collectionId IS NULL FROM tree") == "1\n")
     }
 
+    /// Damaged care log rows (a hand edit, an older version) never crash a reader: each read says
+    /// which value is damaged, `trees doctor` lists the same, and the repair mends what it can,
+    /// bringing the last events and health up to date with the mended log.
+    @Test func careLogDamageIsFoundAndMended() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        let short = String(id.prefix(8))
+        #expect(try t.run(["care", "add", short, "harvest", "--date", "2026-04-02", "--quantity", "12 kg"]).status == 0)
+        #expect(try t.run(["care", "add", short, "inspect", "--date", "2026-04-03", "--health", "pest", "--notes", "aphids"]).status == 0)
+        #expect(try t.run(["schedule", "set", short, "water", "--every", "14d"]).status == 0)
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+        let harvest = try sqlite(t, "SELECT id FROM careEvent WHERE kind = 'harvest'").trimmingCharacters(in: .whitespacesAndNewlines)
+        let inspect = try sqlite(t, "SELECT id FROM careEvent WHERE kind = 'inspect'").trimmingCharacters(in: .whitespacesAndNewlines)
+        let schedule = try sqlite(t, "SELECT id FROM careSchedule").trimmingCharacters(in: .whitespacesAndNewlines)
+        try sqlite(t, """
+            UPDATE careEvent SET quantity = 'lots' WHERE kind = 'harvest';
+            UPDATE careEvent SET health = 'sickly', date = 'soon' WHERE kind = 'inspect';
+            UPDATE careSchedule SET fromDay = 'spring';
+            """)
+        for command in [["care", "list", short], ["show", short], ["due"], ["export", "--format", "json", "--out", "-"]] {
+            let r = try t.run(command)
+            #expect(r.status == 65, "\(command): \(r)")
+            #expect(r.stderr.hasPrefix("trees: the store holds a damaged value: care"), "\(command): \(r.stderr)")
+        }
+        let listed = try t.run(["doctor"])
+        #expect(listed.status == 65)
+        #expect(listed.stdout == """
+            careEvent row 1 (\(harvest)) quantity: "lots" is not a number; repairable: cleared
+            careEvent row 2 (\(inspect)) date: "soon" is not a date; repairable: set to its updatedAt
+            careEvent row 2 (\(inspect)) health: 'sickly' is not a health status; repairable: cleared
+            careSchedule row 1 (\(schedule)) fromDay: 'spring' is not a YYYY-MM-DD day; not repairable: 'trees doctor --repair --remove-unrepairable' removes the row
+            4 problems found, 3 repairable: run 'trees doctor --repair'.
+
+            """)
+        let removed = try t.run(["doctor", "--repair", "--remove-unrepairable"])
+        #expect(removed.status == 0, "\(removed)")
+        #expect(removed.stdout.hasSuffix("4 problems found: 3 mended, 1 row removed.\n"), "\(removed)")
+        #expect(try sqlite(t, "SELECT kind, quantity IS NULL, notes IS NULL, health IS NULL, date = updatedAt FROM careEvent ORDER BY rowid")
+                == "harvest|1|1|1|0\ninspect|1|0|1|1\n")
+        // The inspection no longer sets a health; the harvest no longer counts a quantity.
+        #expect(try sqlite(t, "SELECT COUNT(*) FROM treeHealth") == "0\n")
+        #expect(try sqlite(t, "SELECT COUNT(*) FROM careHarvest") == "0\n")
+        #expect(try sqlite(t, "SELECT COUNT(*) FROM careSchedule") == "0\n")
+        #expect(try t.run(["care", "list", short]).status == 0)
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+    }
+
     /// GPX times are kept exactly or the file is refused: never stored as another year.
     @Test(arguments: ["12345-01-01T00:00:00Z", "-0001-06-01T00:00:00Z", "999999-01-01T00:00:00Z", "9999-12-31T23:59:59.9999Z"])
     func gpxTimesOutsideTheStoreAreRefusedWithTheirLine(time: String) throws {
