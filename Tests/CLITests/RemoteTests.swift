@@ -250,6 +250,60 @@ struct RemoteTests {
         #expect(FileManager.default.fileExists(atPath: laptop.database))
     }
 
+    /// A socket on 127.0.0.1 that takes connections and never answers: a client that reaches it
+    /// waits for the server's first word. Returns the socket and its port.
+    static func silentListener() throws -> (socket: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw PostgresServer.Failure(description: "socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            close(fd)
+            throw PostgresServer.Failure(description: "cannot listen on 127.0.0.1")
+        }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// The command lines (what `ps` shows) of process `pid` and of every process it started.
+    static func commandLines(of pid: Int32) -> [String] {
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        let children = processes.compactMap(Int32.init).filter { candidate in
+            // /proc/PID/stat: "PID (NAME) STATE PPID …"; NAME may hold spaces, so read after its ')'.
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(after: close)...].split(separator: " ").dropFirst().first == Substring("\(pid)")
+        }
+        return ([pid] + children).compactMap { p in
+            FileManager.default.contents(atPath: "/proc/\(p)/cmdline").map { String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\0", with: " ") }
+        }
+    }
+
+    @Test func aSyncWaitingOnItsServerShowsNoPasswordToPs() throws {
+        let listener = try Self.silentListener()
+        defer { close(listener.socket) }
+        var laptop = try Self.laptop()
+        defer { laptop.cleanUp() }
+        try Self.addRemote(laptop, "team", "postgres://trees@localhost:\(listener.port)/team?sslmode=verify-full&connect_timeout=60")
+        laptop.environment["PGPASSWORD"] = Self.password
+        let sync = try laptop.start(["sync", "team"])
+        // Connected (the kernel completed the handshake) and waiting for an answer that never comes.
+        let established = String(format: "0100007F:%04X 01", listener.port)
+        let waiting = SyncTests.wait(seconds: 30) {
+            !sync.isRunning || ((try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? "").contains(established)
+        }
+        #expect(waiting && sync.isRunning, "the sync never reached the listener")
+        let lines = Self.commandLines(of: sync.processIdentifier)
+        sync.send(SIGKILL)
+        _ = sync.wait()
+        #expect(lines.first?.hasSuffix("trees sync team ") == true, "\(lines)")
+        #expect(lines.count == 1, "trees started another program: \(lines)")
+        #expect(!lines.contains { $0.contains(Self.password) }, "\(lines)")
+    }
+
     @Test(.enabled(if: Tool.sqlite3.shouldRun))
     func aPasswordAStoreHoldsFromAnOlderTreesIsMaskedAndItsRemoteRefused() throws {
         let sqlite3 = try Tool.sqlite3.require()
