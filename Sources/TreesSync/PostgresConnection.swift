@@ -15,16 +15,20 @@ package final class PostgresConnection {
     /// Opens a connection. `target` is a `postgres://` or `postgresql://` URL, or a libpq service name.
     package init(target: RemoteTarget) throws(SyncError) {
         displayName = target.display
-        var keys: [String] = ["dbname", "application_name", "connect_timeout", "keepalives_idle"]
-        var values: [String] = [target.libpqDatabaseValue, "trees", "10", "30"]
-        if case .service(let name) = target {
-            keys[0] = "service"; values[0] = name
+        // libpq applies the keywords in order, a later one replacing an earlier: trees' defaults
+        // come first so that what the URL sets wins. A service file only fills in what no keyword
+        // set, so the name shown to the server is a fallback that yields to the service's own.
+        var keys = ["fallback_application_name", "connect_timeout", "keepalives_idle"]
+        var values = ["trees", "10", "30"]
+        switch target {
+        case .url(let url):
+            // expand_dbname = 1: a URL given as dbname is parsed as a connection string.
+            keys.append("dbname"); values.append(url)
+        case .service(let name):
+            keys.append("service"); values.append(name)
         }
         let conn: OpaquePointer? = Self.withCStrings(keys) { k in
-            Self.withCStrings(values) { v in
-                // expand_dbname = 1: a URL given as dbname is parsed as a connection string.
-                PQconnectdbParams(k, v, 1)
-            }
+            Self.withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
         }
         guard let conn else { throw .connection(target: target.display, reason: "out of memory") }
         if PQstatus(conn) != CONNECTION_OK {

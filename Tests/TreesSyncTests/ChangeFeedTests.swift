@@ -85,6 +85,17 @@ struct ChangeFeedTests {
         #expect(throws: SyncError.self) { try RemoteTarget(parsing: "postgres://crew:secret@db.example.org/trees") }
         #expect(throws: SyncError.self) { try RemoteTarget(parsing: "postgresql://crew@db.example.org/trees?password=secret") }
         #expect(throws: SyncError.self) { try RemoteTarget(parsing: "host=db password=x") }
+        // A client key's passphrase is a password too; no message repeats what was typed.
+        let carries = SyncError.badRemote("the URL carries a password; remove it and give it through PGPASSWORD, ~/.pgpass or a service file")
+        #expect(throws: carries) { try RemoteTarget(parsing: "postgres://crew@db.example.org/trees?sslmode=verify-full&sslpassword=secret") }
+        #expect(throws: carries) { try RemoteTarget(parsing: "postgres://crew@db.example.org/trees?PassWord=secret") }
+        #expect(throws: SyncError.badRemote("the URL is malformed")) { try RemoteTarget(parsing: "postgres://db example.org/trees?password=secret") }
+        #expect(throws: SyncError.badRemote("key=value connection strings are not taken; give a postgres:// URL (no password) or a service name")) {
+            try RemoteTarget(parsing: "host=db password=secret")
+        }
+        #expect(throws: SyncError.badRemote("the remote is neither a postgres:// URL nor a service name (letters, digits, '_', '.', '-')")) {
+            try RemoteTarget(parsing: "crew:secret@db.example.org/trees")
+        }
         #expect(try RemoteTarget(parsing: "orchard-office") == .service("orchard-office"))
         let url = "postgres://crew@db.example.org:5433/trees?sslmode=verify-full"
         #expect(try RemoteTarget(parsing: url) == .url(url))

@@ -66,6 +66,8 @@ package struct Tool: Sendable {
     /// PostgreSQL 15's server programs (`initdb`, `pg_ctl`); PostGIS is checked when the server starts.
     package static let postgres = Tool(name: "PostgreSQL 15 (initdb)", paths: ["/usr/lib/postgresql/15/bin/initdb"],
                                        package: "postgresql postgresql-15-postgis-3", tier: .postgres)
+    /// Makes the certificate authority and the server certificate of a server that needs TLS.
+    package static let openssl = Tool(name: "openssl", paths: ["/usr/bin/openssl"], package: "openssl", tier: .postgres)
     package static let socatProxy = Tool(name: "socat", paths: ["/usr/bin/socat"], package: "socat", tier: .postgres)
 }
 

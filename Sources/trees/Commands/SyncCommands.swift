@@ -183,12 +183,21 @@ enum SyncRendering {
     }
 }
 
-/// The remote as shown: a password in a stored target (there should never be one) is masked.
+/// The remote as shown: a password in a stored target (there should never be one, but an older
+/// `trees` took `sslpassword=`) is masked, in the URL's user part or in its query.
 enum RemoteDisplay {
+    static let secrets: Set<String> = ["password", "sslpassword"]
+
     static func masked(_ target: String) -> String {
-        guard var parts = URLComponents(string: target), parts.password != nil else { return target }
-        parts.password = "****"
-        return parts.string ?? target
+        guard var parts = URLComponents(string: target) else { return target }
+        let isSecret = { (item: URLQueryItem) in secrets.contains((item.name.removingPercentEncoding ?? item.name).lowercased()) }
+        let query = parts.percentEncodedQueryItems ?? []
+        guard parts.password != nil || query.contains(where: isSecret) else { return target }
+        if parts.password != nil { parts.password = "****" }
+        if query.contains(where: isSecret) {
+            parts.percentEncodedQueryItems = query.map { isSecret($0) ? URLQueryItem(name: $0.name, value: "****") : $0 }
+        }
+        return parts.string ?? "a URL that holds a password"
     }
 }
 
