@@ -36,10 +36,12 @@ public struct StoreReader {
         return result
     }
 
-    /// Visits trees matching `filter`, newest first, without holding them all in memory.
-    public func forEachTree(_ filter: TreeFilter, limit: Int? = nil, _ body: (Tree) throws -> Void) throws {
+    /// Visits trees matching `filter`, newest first, without holding them all in memory. With
+    /// `newestFirst` false they come in the order the table keeps them, which reads the file
+    /// front to back (for tallies, where order does not matter).
+    public func forEachTree(_ filter: TreeFilter, limit: Int? = nil, newestFirst: Bool = true, _ body: (Tree) throws -> Void) throws {
         let (whereSQL, arguments) = Self.whereClause(filter)
-        var clauses = "\(whereSQL) ORDER BY createdAt DESC, id DESC"
+        var clauses = "\(whereSQL) ORDER BY " + (newestFirst ? "createdAt DESC, id DESC" : "rowid")
         if let limit { clauses += " LIMIT \(max(0, limit))" }
         try forEachTree(clauses, arguments, body)
     }

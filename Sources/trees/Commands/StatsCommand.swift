@@ -29,11 +29,11 @@ struct StatsCommand: AsyncParsableCommand {
             }
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
             var stats = TreeStats()
-            // Photos are looked up only for the trees that have any, not once per tree.
+            // Which trees have photos, from one query rather than one per tree.
             let withPhotos = try r.treeIDsWithPhotos()
-            try r.forEachTree(filter) { t in
+            try r.forEachTree(filter, newestFirst: false) { t in
                 stats.add(t, collectionName: t.collectionID.flatMap { names[$0] },
-                          photoCount: withPhotos.contains(t.id) ? try r.photos(of: t.id).count : 0)
+                          hasPhotos: withPhotos.contains(t.id))
             }
             let scope: UUID? = if case .collection(let id) = filter.collection { id } else { nil }
             return (stats, try CareStats.read(r, collection: scope))
@@ -56,14 +56,24 @@ struct TreeStats {
     var days = DayReckoner(zone: .current)
     /// Counts of a text attribute, grouped ignoring case; shown in the group's most used spelling.
     struct Tally {
-        var counts: [String: (spellings: [String: Int], count: Int)] = [:]
+        /// Trees per exact spelling; grouped ignoring case only when read, so each spelling is
+        /// lowered once rather than once per tree.
+        var spellings: [String: Int] = [:]
         var missing = 0
 
         mutating func add(_ value: String?) {
             guard let value else { missing += 1; return }
-            let key = value.lowercased()
-            counts[key, default: ([:], 0)].count += 1
-            counts[key, default: ([:], 0)].spellings[value, default: 0] += 1
+            spellings[value, default: 0] += 1
+        }
+
+        var counts: [String: (spellings: [String: Int], count: Int)] {
+            var groups: [String: (spellings: [String: Int], count: Int)] = [:]
+            for (spelling, n) in spellings {
+                let key = spelling.lowercased()
+                groups[key, default: ([:], 0)].count += n
+                groups[key, default: ([:], 0)].spellings[spelling] = n
+            }
+            return groups
         }
 
         private static func name(_ spellings: [String: Int]) -> String {
@@ -88,9 +98,9 @@ struct TreeStats {
     var accuracies: [Double] = []
     var perDay: [Day: Int] = [:]
 
-    mutating func add(_ t: Tree, collectionName: String?, photoCount: Int) {
+    mutating func add(_ t: Tree, collectionName: String?, hasPhotos: Bool) {
         total += 1
-        if photoCount > 0 { withPhotos += 1 }
+        if hasPhotos { withPhotos += 1 }
         species.add(t.species)
         varieties.add(t.variety)
         rootstocks.add(t.rootstock)
