@@ -51,6 +51,7 @@ struct TreeImporter {
 
     mutating func add(_ c: ImportedCollection) throws {
         guard forced == nil else { return }
+        try storeQueue()
         if try w.reader.collection(id: c.id) != nil {
             collectionMap[c.id] = c.id
         } else if let existing = try? w.reader.collection(named: c.name) {
@@ -156,8 +157,18 @@ struct TreeImporter {
     }
 
     private mutating func store(_ t: ImportedTree, collectionID: UUID?) throws {
+        if conflict == .skip, let given = t.id, t.photos.isEmpty, t.care.isEmpty {
+            // The common case: insert unless the id is already stored, many trees a statement.
+            do {
+                count(try bulk.queueIfNew(t.tree(id: given, collectionID: collectionID, now: w.now)))
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: t.line)
+            }
+            return
+        }
+        try storeQueue()
         if conflict == .skip, let given = t.id {
-            // The common case in one statement: insert unless the id is already stored.
+            // One statement: insert unless the id is already stored.
             let inserted: Bool
             do {
                 inserted = try bulk.insertIfNew(t.tree(id: given, collectionID: collectionID, now: w.now))
@@ -206,6 +217,19 @@ struct TreeImporter {
         try keepCare(of: t, treeID: id)
     }
 
+    /// Stores the trees queued in the bulk writer, which comes before anything else that reads or
+    /// writes the store.
+    private mutating func storeQueue() throws {
+        // Failures here are the store's (the trees were checked when queued), not the file's.
+        count(try bulk.storeQueue())
+    }
+
+    private mutating func count(_ outcomes: [Bool]) {
+        for inserted in outcomes {
+            if inserted { report.imported += 1 } else { report.alreadyPresent += 1 }
+        }
+    }
+
     /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
     ///
     /// An in-memory index of stored positions (built on the first tree without an id) names the
@@ -241,6 +265,7 @@ struct TreeImporter {
     }
 
     mutating func finish() throws {
+        try storeQueue()
         let late = waiting
         waiting = []
         for t in late {
