@@ -187,6 +187,10 @@ public struct StoreWriter {
     let db: Database
     /// The transaction's time stamp, used for createdAt/updatedAt.
     public let now: Date
+    /// What must be written before the transaction commits (what bulk writers have queued).
+    let end = TransactionEnd()
+
+    init(db: Database, now: Date) { self.db = db; self.now = now }
 
     public var reader: StoreReader { StoreReader(db: db) }
 

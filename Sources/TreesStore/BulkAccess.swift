@@ -14,8 +14,26 @@ extension StoreWriter {
         try db.execute(sql: "PRAGMA cache_size = -\(max(2, megabytes) * 1024)")
     }
 
-    /// Prepared statements for storing many trees in this transaction (an import).
-    public func bulkTrees() -> BulkTreeWriter { BulkTreeWriter(db: db) }
+    /// Prepared statements for storing many trees in this transaction (an import). What it has
+    /// queued is stored before the transaction commits, should the caller not have.
+    public func bulkTrees() -> BulkTreeWriter {
+        let writer = BulkTreeWriter(db: db)
+        end.add { _ = try writer.storeQueue() }
+        return writer
+    }
+}
+
+/// Work left for the end of a transaction, done before it commits.
+final class TransactionEnd {
+    private var steps: [() throws -> Void] = []
+
+    func add(_ step: @escaping () throws -> Void) { steps.append(step) }
+
+    func run() throws {
+        let due = steps
+        steps = []
+        for step in due { try step() }
+    }
 }
 
 extension StoreReader {
@@ -58,6 +76,9 @@ public final class BulkTreeWriter {
     private let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
     /// Trees `queueIfNew` has checked and bound to the chunk statement, not yet stored.
     private var queue: [Tree] = []
+    /// While set, the sync trigger stands aside (`syncState.applying` is 1) and every tree stored
+    /// after this rowid gets its version row when the queue is next stored by `storeQueue()`.
+    private var versionsAfter: Int64?
 
     /// How many queued trees one statement inserts.
     ///
@@ -67,7 +88,10 @@ public final class BulkTreeWriter {
     /// pages. 32 trees a statement took about a third off the store's time per tree.
     public static let chunkSize = 32
 
-    private enum Kind: Int, CaseIterable { case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release }
+    private enum Kind: Int, CaseIterable {
+        case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release
+        case triggerActive, lastRowID, standAside, standBack, idsDescend, versions, versionsDescending
+    }
 
     init(db: Database) { self.db = db }
 
@@ -82,45 +106,69 @@ public final class BulkTreeWriter {
     /// Inserts a new tree; fails when its id is stored.
     public func insert(_ tree: Tree) throws {
         try StoreWriter.check(tree)
-        assert(queue.isEmpty, "trees are queued: storeQueue() first")
+        assert(queue.isEmpty && versionsAfter == nil, "trees are queued: storeQueue() first")
         _ = try run(.insert, tree)
     }
 
     /// Inserts or replaces the tree with the same id.
     public func upsert(_ tree: Tree) throws {
         try StoreWriter.check(tree)
-        assert(queue.isEmpty, "trees are queued: storeQueue() first")
+        assert(queue.isEmpty && versionsAfter == nil, "trees are queued: storeQueue() first")
         _ = try run(.upsert, tree)
     }
 
     /// Inserts a new tree unless one with the same id is stored; true when it was inserted.
     public func insertIfNew(_ tree: Tree) throws -> Bool {
         try StoreWriter.check(tree)
-        assert(queue.isEmpty, "trees are queued: storeQueue() first")
+        assert(queue.isEmpty && versionsAfter == nil, "trees are queued: storeQueue() first")
         return try run(.insertIfNew, tree)
     }
+
+    /// True when a tree with this id is stored.
+    public func exists(_ id: UUID) throws -> Bool {
+        assert(queue.isEmpty && versionsAfter == nil, "trees are queued: storeQueue() first")
+        let s = try statement(.exists)
+        sqlite3_reset(s)
+        bindUUID(id, 1, s)
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_ROW || rc == SQLITE_DONE else { throw failure() }
+        return rc == SQLITE_ROW
+    }
+
+    // MARK: Queued inserts
 
     /// Queues a tree to be inserted unless one with the same id is stored by then, as
     /// `insertIfNew` does; it is checked now, and stored with the next `chunkSize` trees in one
     /// statement. Returns, when this tree filled the queue, whether each queued tree was inserted,
     /// in queue order; else nothing.
     ///
-    /// Nothing else may read or write trees while trees are queued: `storeQueue()` first.
+    /// Nothing else may read or write the store while trees are queued: `storeQueue()` first
+    /// (the transaction does it before it commits).
     public func queueIfNew(_ tree: Tree) throws -> [Bool] {
         try StoreWriter.check(tree)
         let s = try statement(.insertIfNewChunk)
         try bind(tree, to: s, from: Int32(queue.count * TreeColumn.allCases.count))
         queue.append(tree)
-        return queue.count == Self.chunkSize ? try storeFullQueue(s) : []
+        guard queue.count == Self.chunkSize else { return [] }
+        let outcomes = try storeFullQueue(s)
+        if versionsAfter == nil, outcomes.contains(true) { try standTriggerAside() }
+        return outcomes
     }
 
-    /// Stores the queued trees; whether each was inserted, in queue order.
+    /// Stores the queued trees and the version rows of the trees stored since the sync trigger
+    /// stood aside; whether each queued tree was inserted, in queue order.
     public func storeQueue() throws -> [Bool] {
-        guard !queue.isEmpty else { return [] }
-        guard queue.count < Self.chunkSize else { return try storeFullQueue(try statement(.insertIfNewChunk)) }
-        // Fewer than a chunk: one statement each, which binds them again.
-        defer { queue.removeAll(keepingCapacity: true) }
-        return try queue.map { try run(.insertIfNew, $0) }
+        var outcomes: [Bool] = []
+        if queue.count == Self.chunkSize {
+            outcomes = try storeFullQueue(try statement(.insertIfNewChunk))
+        } else if !queue.isEmpty {
+            // Fewer than a chunk: one statement each, which binds them again.
+            defer { queue.removeAll(keepingCapacity: true) }
+            outcomes = try queue.map { try run(.insertIfNew, $0) }
+        }
+        try writeVersions()
+        return outcomes
     }
 
     /// How many trees are queued.
@@ -151,29 +199,68 @@ public final class BulkTreeWriter {
         return outcomes
     }
 
-    /// Runs a statement that returns no rows.
-    private func step(_ kind: Kind) throws {
+    // MARK: Version rows in one statement
+
+    // For every tree inserted, the trigger `tree_sync_insert` writes the tree's version row with
+    // the transaction's tick (see `SyncSchema`): one more statement per tree, and one in the order
+    // of the file. A file exported by trees holds its trees newest first, so their ids (which
+    // grow with time) come in decreasing order and every row went to the left edge of the version
+    // table and its index, where SQLite leaves the pages it splits half full. Once the queue has
+    // stored trees (so the transaction changes the store whatever follows), the trigger stands
+    // aside as it does while a sync applies what it pulled, and `writeVersions` writes the same
+    // rows for every tree stored since, in increasing id order when the file's ids decrease.
+    // The trigger's INSERT OR REPLACE takes the INSERT OR IGNORE of the statement that fired it,
+    // so the rows are written INSERT OR IGNORE here too.
+
+    /// Makes the sync trigger stand aside from the next tree on, unless it already does.
+    private func standTriggerAside() throws {
+        // Past this rowid SQLite might choose rowids at random rather than the next one up, and
+        // `rowid > versionsAfter` would no longer name the trees stored since.
+        guard try value(.triggerActive) == 1, let last = try value(.lastRowID), last < Int64.max - (1 << 40) else { return }
+        try step(.standAside)
+        versionsAfter = last
+    }
+
+    /// Writes the version rows of the trees stored since the trigger stood aside, and brings it back.
+    private func writeVersions() throws {
+        guard let after = versionsAfter else { return }
+        let descending = try value(.idsDescend, after) == 1
+        try step(descending ? .versionsDescending : .versions, after)
+        try step(.standBack)
+        versionsAfter = nil
+    }
+
+    // MARK: Statements
+
+    /// Runs a statement that returns no rows, with `rowID` as its parameter when given.
+    private func step(_ kind: Kind, _ rowID: Int64? = nil) throws {
         let s = try statement(kind)
         sqlite3_reset(s)
+        if let rowID { sqlite3_bind_int64(s, 1, rowID) }
         let rc = sqlite3_step(s)
         sqlite3_reset(s)
         guard rc == SQLITE_DONE else { throw failure() }
     }
 
-    /// True when a tree with this id is stored.
-    public func exists(_ id: UUID) throws -> Bool {
-        assert(queue.isEmpty, "trees are queued: storeQueue() first")
-        let s = try statement(.exists)
+    /// The integer a one-value query returns (nil for NULL or no row), with `rowID` as its parameter when given.
+    private func value(_ kind: Kind, _ rowID: Int64? = nil) throws -> Int64? {
+        let s = try statement(kind)
         sqlite3_reset(s)
-        bindUUID(id, 1, s)
-        let rc = sqlite3_step(s)
-        sqlite3_reset(s)
-        guard rc == SQLITE_ROW || rc == SQLITE_DONE else { throw failure() }
-        return rc == SQLITE_ROW
+        defer { sqlite3_reset(s) }
+        if let rowID { sqlite3_bind_int64(s, 1, rowID) }
+        switch sqlite3_step(s) {
+        case SQLITE_ROW: return sqlite3_column_type(s, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(s, 0)
+        case SQLITE_DONE: return nil
+        default: throw failure()
+        }
     }
 
     private func statement(_ kind: Kind) throws -> OpaquePointer {
         if let s = statements[kind.rawValue] { return s }
+        let versions = """
+            INSERT OR IGNORE INTO treeVersion (treeId, seq, version, device)
+            SELECT t.id, s.seq, s.hlc, s.deviceId FROM tree t, syncState s WHERE t.rowid > ?1 ORDER BY t.rowid
+            """
         let sql = switch kind {
         case .insert: Tree.insertSQL
         case .insertIfNew: Tree.insertIfNewSQL
@@ -183,6 +270,14 @@ public final class BulkTreeWriter {
         case .savepoint: "SAVEPOINT bulkTrees"
         case .rollbackTo: "ROLLBACK TO bulkTrees"
         case .release: "RELEASE bulkTrees"
+        case .triggerActive: "SELECT applying = 0 FROM syncState"
+        case .lastRowID: "SELECT max(rowid) FROM tree"
+        case .standAside: "UPDATE syncState SET applying = 1"
+        case .standBack: "UPDATE syncState SET applying = 0"
+        case .idsDescend:
+            "SELECT (SELECT id FROM tree WHERE rowid > ?1 ORDER BY rowid LIMIT 1) > (SELECT id FROM tree ORDER BY rowid DESC LIMIT 1)"
+        case .versions: versions
+        case .versionsDescending: versions + " DESC"
         }
         var s: OpaquePointer?
         guard sqlite3_prepare_v3(db.sqliteConnection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &s, nil) == SQLITE_OK, let s else {

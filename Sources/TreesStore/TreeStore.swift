@@ -225,7 +225,9 @@ public final class TreeStore: Sendable {
             let previous = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM syncState")
             try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
             let ticked = db.totalChangesCount
-            result = try body(StoreWriter(db: db, now: now))
+            let writer = StoreWriter(db: db, now: now)
+            result = try body(writer)
+            try writer.end.run()
             // A transaction that changed nothing (an import of trees already present) leaves
             // the store as it was, the clock included: no version was stamped with the tick.
             if db.totalChangesCount == ticked, let previous {

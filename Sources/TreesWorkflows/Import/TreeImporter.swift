@@ -95,6 +95,7 @@ struct TreeImporter {
         if let forced { return .some(forced.id) }
         if let cid = t.collectionID {
             if let mapped = collectionMap[cid] { return .some(mapped) }
+            try storeQueue()
             if try w.reader.collection(id: cid) != nil {
                 collectionMap[cid] = cid
                 return .some(cid)
@@ -124,6 +125,7 @@ struct TreeImporter {
     private mutating func named(_ name: String, id: UUID?, line: Int) throws -> UUID {
         let key = name.lowercased()
         if let known = namedCollections[key] { return known }
+        try storeQueue()
         let resolved: UUID
         if let existing = try? w.reader.collection(named: name) {
             resolved = existing.id
@@ -217,8 +219,8 @@ struct TreeImporter {
         try keepCare(of: t, treeID: id)
     }
 
-    /// Stores the trees queued in the bulk writer, which comes before anything else that reads or
-    /// writes the store.
+    /// Stores the trees queued in the bulk writer (and their version rows), which comes before
+    /// anything else that reads or writes the store.
     private mutating func storeQueue() throws {
         // Failures here are the store's (the trees were checked when queued), not the file's.
         count(try bulk.storeQueue())
