@@ -17,7 +17,7 @@ extension StoreWriter {
     /// Prepared statements for storing many trees in this transaction (an import). What it has
     /// queued is stored before the transaction commits, should the caller not have.
     public func bulkTrees() -> BulkTreeWriter {
-        let writer = BulkTreeWriter(db: db)
+        let writer = BulkTreeWriter(db: db, end: end)
         end.add { _ = try writer.storeQueue() }
         return writer
     }
@@ -26,6 +26,9 @@ extension StoreWriter {
 /// Work left for the end of a transaction, done before it commits.
 final class TransactionEnd {
     private var steps: [() throws -> Void] = []
+    /// Changes SQLite counted that were undone by others in the same transaction (a flag set and
+    /// cleared): the transaction changed the store only if it made more changes than these.
+    var neutralChanges = 0
 
     func add(_ step: @escaping () throws -> Void) { steps.append(step) }
 
@@ -72,6 +75,9 @@ extension StoreReader {
 /// of the `StoreWriter` that made it.
 public final class BulkTreeWriter {
     private let db: Database
+    /// The transaction's record of changes that leave the store as it was (weak: the transaction
+    /// holds this writer until it ends).
+    private weak var end: TransactionEnd?
     private var statements: [OpaquePointer?] = Array(repeating: nil, count: Kind.allCases.count)
     private let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
     /// Trees `queueIfNew` has checked and bound to the chunk statement, not yet stored.
@@ -93,7 +99,7 @@ public final class BulkTreeWriter {
         case triggerActive, lastRowID, standAside, standBack, idsDescend, versions, versionsDescending
     }
 
-    init(db: Database) { self.db = db }
+    init(db: Database, end: TransactionEnd) { self.db = db; self.end = end }
 
     deinit {
         for s in statements { sqlite3_finalize(s) }
@@ -151,15 +157,14 @@ public final class BulkTreeWriter {
         try bind(tree, to: s, from: Int32(queue.count * TreeColumn.allCases.count))
         queue.append(tree)
         guard queue.count == Self.chunkSize else { return [] }
-        let outcomes = try storeFullQueue(s)
-        if versionsAfter == nil, outcomes.contains(true) { try standTriggerAside() }
-        return outcomes
+        return try storeFullQueue(s)
     }
 
     /// Stores the queued trees and the version rows of the trees stored since the sync trigger
     /// stood aside; whether each queued tree was inserted, in queue order.
     public func storeQueue() throws -> [Bool] {
         var outcomes: [Bool] = []
+        if !queue.isEmpty, versionsAfter == nil { try standTriggerAside() }
         if queue.count == Self.chunkSize {
             outcomes = try storeFullQueue(try statement(.insertIfNewChunk))
         } else if !queue.isEmpty {
@@ -179,6 +184,7 @@ public final class BulkTreeWriter {
     /// trees stored one by one, which says it of each.
     private func storeFullQueue(_ s: OpaquePointer) throws -> [Bool] {
         defer { queue.removeAll(keepingCapacity: true) }
+        if versionsAfter == nil { try standTriggerAside() }
         try step(.savepoint)
         var released = false
         defer { if !released { try? step(.rollbackTo); try? step(.release) } }
@@ -205,18 +211,23 @@ public final class BulkTreeWriter {
     // the transaction's tick (see `SyncSchema`): one more statement per tree, and one in the order
     // of the file. A file exported by trees holds its trees newest first, so their ids (which
     // grow with time) come in decreasing order and every row went to the left edge of the version
-    // table and its index, where SQLite leaves the pages it splits half full. Once the queue has
-    // stored trees (so the transaction changes the store whatever follows), the trigger stands
-    // aside as it does while a sync applies what it pulled, and `writeVersions` writes the same
-    // rows for every tree stored since, in increasing id order when the file's ids decrease.
-    // The trigger's INSERT OR REPLACE takes the INSERT OR IGNORE of the statement that fired it,
-    // so the rows are written INSERT OR IGNORE here too.
+    // table and its index, where SQLite leaves the pages it splits half full. While queued trees
+    // are stored the trigger stands aside, as it does while a sync applies what it pulled, and
+    // `writeVersions` then writes the same rows for every tree stored meanwhile, in increasing id
+    // order when the file's ids decrease. The trigger's INSERT OR REPLACE takes the INSERT OR
+    // IGNORE of the statement that fired it, so the rows are written INSERT OR IGNORE here too.
+    //
+    // The trigger stands aside before the first tree, not after it: version pages the trigger
+    // changed once and SQLite then wrote out of its cache (into the WAL) would be changed again
+    // by `writeVersions`, and a page written twice in one transaction makes SQLite read back and
+    // rewrite the header of every WAL frame after the first such page when it commits.
 
     /// Makes the sync trigger stand aside from the next tree on, unless it already does.
     private func standTriggerAside() throws {
         // Past this rowid SQLite might choose rowids at random rather than the next one up, and
         // `rowid > versionsAfter` would no longer name the trees stored since.
-        guard try value(.triggerActive) == 1, let last = try value(.lastRowID), last < Int64.max - (1 << 40) else { return }
+        let last = try value(.lastRowID) ?? 0
+        guard try value(.triggerActive) == 1, last < Int64.max - (1 << 40) else { return }
         try step(.standAside)
         versionsAfter = last
     }
@@ -224,10 +235,17 @@ public final class BulkTreeWriter {
     /// Writes the version rows of the trees stored since the trigger stood aside, and brings it back.
     private func writeVersions() throws {
         guard let after = versionsAfter else { return }
-        let descending = try value(.idsDescend, after) == 1
-        try step(descending ? .versionsDescending : .versions, after)
-        try step(.standBack)
         versionsAfter = nil
+        if let last = try value(.lastRowID), last > after {
+            let descending = try value(.idsDescend, after) == 1
+            try step(descending ? .versionsDescending : .versions, after)
+            try step(.standBack)
+        } else {
+            // Nothing was stored: setting the flag and clearing it again leaves the store as it
+            // was, which the transaction must not count as a change (see `TreeStore.write`).
+            try step(.standBack)
+            end?.neutralChanges += 2
+        }
     }
 
     // MARK: Statements

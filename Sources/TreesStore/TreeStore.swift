@@ -230,7 +230,7 @@ public final class TreeStore: Sendable {
             try writer.end.run()
             // A transaction that changed nothing (an import of trees already present) leaves
             // the store as it was, the clock included: no version was stamped with the tick.
-            if db.totalChangesCount == ticked, let previous {
+            if db.totalChangesCount - writer.end.neutralChanges == ticked, let previous {
                 try db.execute(sql: "UPDATE syncState SET hlc = ?, seq = ?", arguments: [previous["hlc"], previous["seq"]])
             }
             return .commit
