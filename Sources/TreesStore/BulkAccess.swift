@@ -80,6 +80,11 @@ public final class BulkTreeWriter {
     private weak var end: TransactionEnd?
     private var statements: [OpaquePointer?] = Array(repeating: nil, count: Kind.allCases.count)
     private let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+    /// The date written last and its text (`BulkText.write`), kept for the next date column: a
+    /// tree's update time is mostly its creation time.
+    private var lastDate: Date?
+    private let lastDateText = UnsafeMutablePointer<UInt8>.allocate(capacity: 32)
+    private var lastDateLength = 0
     /// Trees `queueIfNew` has checked and bound to the chunk statement, not yet stored.
     private var queue: [Tree] = []
     /// While set, the sync trigger stands aside (`syncState.applying` is 1) and every tree stored
@@ -104,6 +109,7 @@ public final class BulkTreeWriter {
     deinit {
         for s in statements { sqlite3_finalize(s) }
         scratch.deallocate()
+        lastDateText.deallocate()
     }
 
     /// The rowid of the tree this writer inserted last.
@@ -350,8 +356,13 @@ public final class BulkTreeWriter {
         func date(_ value: Date?) throws {
             index += 1
             guard let value else { sqlite3_bind_null(s, index); return }
-            let n = try BulkText.write(date: value, into: scratch)
-            scratch.withMemoryRebound(to: CChar.self, capacity: n) { _ = sqlite3_bind_text(s, index, $0, Int32(n), bulkTransient) }
+            if value != lastDate {
+                lastDateLength = try BulkText.write(date: value, into: lastDateText)
+                lastDate = value
+            }
+            lastDateText.withMemoryRebound(to: CChar.self, capacity: lastDateLength) {
+                _ = sqlite3_bind_text(s, index, $0, Int32(lastDateLength), bulkTransient)
+            }
         }
         for column in TreeColumn.allCases {
             switch column.field(of: tree) {

@@ -147,7 +147,8 @@ struct TreeImporter {
         if let old = t.unusableID {
             report.warnings.append(.init(line: t.line, reason: "id \"\(old)\" is not a UUID; the tree gets a new id"))
         }
-        guard t.species.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+        // White space as Unicode defines it; ASCII answered without a property lookup.
+        guard t.species.unicodeScalars.contains(where: { $0.isASCII ? !($0 == " " || (0x09...0x0D).contains($0.value)) : !$0.properties.isWhitespace }) else {
             report.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
             return
         }
