@@ -231,10 +231,17 @@ public final class GeoPackageReader {
                 guard !s.isNull(c) else { continue }
                 try read(field, column: c, from: s, into: &t, row: fid, layer: layer.name)
             }
-            if t.species.trimmingCharacters(in: .whitespaces).isEmpty { try skipped(fid, "no species"); continue }
+            if Self.isBlank(t.species) { try skipped(fid, "no species"); continue }
             try body(t)
         }
         progress(1)
+    }
+
+    /// True when the text is empty or holds only what `CharacterSet.whitespaces` holds (what
+    /// `trimmingCharacters(in: .whitespaces)` would leave empty), looked at scalar by scalar
+    /// rather than through a trimmed copy.
+    static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.isASCII ? ($0 == " " || $0 == "\t") : CharacterSet.whitespaces.contains($0) }
     }
 
     private func read(_ field: GeoPackageField, column c: Int32, from s: SQLiteFile.Statement, into t: inout ImportedTree,
@@ -256,7 +263,8 @@ public final class GeoPackageReader {
         switch field {
         case .id:
             if let v = text() {
-                if let id = s.textBytes(c).flatMap({ ByteParsing.uuid(Array($0)[...]) }) { t.id = id } else { t.unusableID = v }
+                // The plain 36 characters read in place; anything else (surrounding spaces) as before.
+                if let id = s.textBytes(c).flatMap({ UUID(text: $0) ?? ByteParsing.uuid(Array($0)[...]) }) { t.id = id } else { t.unusableID = v }
             }
         case .species: t.species = text() ?? ""
         case .variety: t.variety = text()

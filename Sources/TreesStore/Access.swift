@@ -196,6 +196,10 @@ public struct StoreWriter {
     let db: Database
     /// The transaction's time stamp, used for createdAt/updatedAt.
     public let now: Date
+    /// What must be written before the transaction commits (what bulk writers have queued).
+    let end = TransactionEnd()
+
+    init(db: Database, now: Date) { self.db = db; self.now = now }
 
     public var reader: StoreReader { StoreReader(db: db) }
 
@@ -254,14 +258,23 @@ public struct StoreWriter {
             c.isASCII ? (c == " " || (c.value >= 0x09 && c.value <= 0x0D)) : c.properties.isWhitespace
         }
         if blank { throw StoreError.invalidTree("species is empty") }
-        let texts: [(String?, String)] = [(tree.species, "species"), (tree.variety, "variety"), (tree.rootstock, "rootstock"),
-                                          (tree.notes, "notes"), (tree.capture.locationSource, "location source")]
-        for case (let text?, let what) in texts where StoredValue.hasNUL(text) {
-            throw StoreError.invalidTree("\(what) contains a NUL character (U+0000), which no text may hold")
+        // One call per field rather than a loop over an array of them: imports check every tree.
+        func text(_ text: String?, _ what: String) throws {
+            if let text, StoredValue.hasNUL(text) {
+                throw StoreError.invalidTree("\(what) contains a NUL character (U+0000), which no text may hold")
+            }
         }
-        for (value, what) in [(tree.altitude, "altitude"), (tree.ellipsoidHeight, "ellipsoid height"), (tree.capture.hdop, "HDOP")] {
+        func finite(_ value: Double?, _ what: String) throws {
             if let v = value, !v.isFinite { throw StoreError.invalidTree("\(what) \(v) is not a finite number") }
         }
+        try text(tree.species, "species")
+        try text(tree.variety, "variety")
+        try text(tree.rootstock, "rootstock")
+        try text(tree.notes, "notes")
+        try text(tree.capture.locationSource, "location source")
+        try finite(tree.altitude, "altitude")
+        try finite(tree.ellipsoidHeight, "ellipsoid height")
+        try finite(tree.capture.hdop, "HDOP")
         try checkDate(tree.createdAt, "the tree's creation time")
         try checkDate(tree.updatedAt, "the tree's update time")
         if let t = tree.capture.fixTime { try checkDate(t, "the tree's fix time") }

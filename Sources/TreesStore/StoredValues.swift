@@ -164,7 +164,10 @@ enum StoredValue {
     }
 
     /// True when `text` holds a NUL character.
-    static func hasNUL(_ text: String) -> Bool { text.utf8.contains(0) }
+    static func hasNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { hasNUL($0) }
+    }
 
     /// True when `bytes` hold a NUL byte.
     static func hasNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -96,6 +96,10 @@ extension Tree {
     private static let placeholders = storageColumns.map { _ in "?" }.joined(separator: ", ")
     static let insertSQL = "INSERT INTO tree (\(storageColumnList)) VALUES (\(placeholders))"
     static let insertIfNewSQL = "INSERT OR IGNORE INTO tree (\(storageColumnList)) VALUES (\(placeholders))"
+    /// `insertIfNewSQL` for `rows` trees, inserted in the order of their values.
+    static func insertIfNewSQL(rows: Int) -> String {
+        "INSERT OR IGNORE INTO tree (\(storageColumnList)) VALUES " + Array(repeating: "(\(placeholders))", count: rows).joined(separator: ", ")
+    }
     static let replaceSQL = "INSERT OR REPLACE INTO tree (\(storageColumnList)) VALUES (\(placeholders))"
     static let updateSQL = "UPDATE tree SET \(storageColumns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
 

@@ -190,32 +190,53 @@ public final class TreeStore: Sendable {
     // MARK: Transactions
 
     /// Runs `body` in one immediate transaction: everything it writes is stored, or nothing is.
-    public func write<T>(_ body: (StoreWriter) throws -> T) throws -> T {
+    ///
+    /// `bulk` is for a transaction of many statements (an import): SQLite then keeps the undo
+    /// record of each statement (its statement journal, a copy of every page the statement changes)
+    /// in memory. By default that record spills to a temporary file once one statement outgrows
+    /// 64 KiB, and from then on every insert of the transaction wrote its pages there, a system
+    /// call each: most of an import's time went there.
+    public func write<T>(bulk: Bool = false, _ body: (StoreWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.storage("\(path) is read-only for this user (the file or its folder cannot be written)") }
         do {
             let now = now()
             if let problem = StorableDates.problem(now) {
                 throw StoreError.unstorable("the current time: \(problem); check the system clock")
             }
-            return try queue.write { db in
-                // One tick of the hybrid logical clock and one change number for the whole transaction;
-                // the sync triggers stamp what it changes with them (see `SyncSchema`).
-                let previous = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM syncState")
-                try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
-                let ticked = db.totalChangesCount
-                let result = try body(StoreWriter(db: db, now: now))
-                // A transaction that changed nothing (an import of trees already present) leaves
-                // the store as it was, the clock included: no version was stamped with the tick.
-                if db.totalChangesCount == ticked, let previous {
-                    try db.execute(sql: "UPDATE syncState SET hlc = ?, seq = ?", arguments: [previous["hlc"], previous["seq"]])
-                }
-                return result
+            return try queue.writeWithoutTransaction { db in
+                // SQLite decides where statement journals go when the transaction begins.
+                if bulk { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
+                defer { if bulk { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") } }
+                return try transaction(db, now: now, body)
             }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
             throw StoreError.sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? error.description)
         }
+    }
+
+    /// `body` in a transaction as `DatabaseQueue.write` opens it, stamped with one tick of the
+    /// hybrid logical clock and one change number (the sync triggers stamp what it changes with
+    /// them, see `SyncSchema`).
+    private func transaction<T>(_ db: Database, now: Date, _ body: (StoreWriter) throws -> T) throws -> T {
+        var result: T?
+        try db.inTransaction {
+            let previous = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM syncState")
+            try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
+            let ticked = db.totalChangesCount
+            let writer = StoreWriter(db: db, now: now)
+            result = try body(writer)
+            try writer.end.run()
+            // A transaction that changed nothing (an import of trees already present) leaves
+            // the store as it was, the clock included: no version was stamped with the tick.
+            if db.totalChangesCount - writer.end.neutralChanges == ticked, let previous {
+                try db.execute(sql: "UPDATE syncState SET hlc = ?, seq = ?", arguments: [previous["hlc"], previous["seq"]])
+            }
+            return .commit
+        }
+        guard let result else { throw StoreError.database("the transaction ended without a result") }
+        return result
     }
 
     /// Runs `body` on a consistent snapshot.

@@ -8,7 +8,9 @@ import Foundation
 /// default); `ogr2ogr -f GPKG` converting our GeoJSON export of the same trees, in WGS 84 and
 /// reprojected into `crs` (`-t_srs`); and `trees import` of both GeoPackages into empty stores.
 /// Prints seconds, µs a tree, the speed relative to the matching ogr2ogr run and the child's peak
-/// memory (wait4). Median of `runs` (default 3). Targets: at least 3× ogr2ogr's speed, under 100 MB.
+/// memory (wait4). Median of `runs` (default 3); each run measures every step once, ogr2ogr and
+/// trees one after the other, so that a change in the machine's load falls on both. Targets: at
+/// least 3× ogr2ogr's speed, under 100 MB.
 func runGISBenchmark(arguments: [String]) throws {
     let n = Int(Harness.option("--size", in: arguments) ?? "") ?? 1_000_000
     let runs = Int(Harness.option("--runs", in: arguments) ?? "") ?? 3
@@ -20,16 +22,14 @@ func runGISBenchmark(arguments: [String]) throws {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
 
-    func median(_ body: () throws -> Measurement) throws -> Measurement {
-        var all: [Measurement] = []
-        for _ in 0..<max(1, runs) {
-            let m = try body()
-            guard m.status == 0 else { throw BenchError("a measured command exited with \(m.status)") }
-            all.append(m)
-        }
+    func median(_ all: [Measurement]) -> Measurement {
         let sorted = all.sorted { $0.seconds < $1.seconds }
         var m = sorted[sorted.count / 2]
         m.peakBytes = all.map(\.peakBytes).max() ?? m.peakBytes
+        return m
+    }
+    func checked(_ m: Measurement) throws -> Measurement {
+        guard m.status == 0 else { throw BenchError("a measured command exited with \(m.status)") }
         return m
     }
     func remove(_ paths: String...) {
@@ -55,22 +55,33 @@ func runGISBenchmark(arguments: [String]) throws {
     }
 
     let gdalPlain = folder + "/gdal.gpkg", gdalGrid = folder + "/gdal-grid.gpkg"
-    let ogrPlain = try median { remove(gdalPlain); return try Harness.measure(ogr2ogr, ["-f", "GPKG", gdalPlain, geojson]) }
-    let ogrGrid = try median { remove(gdalGrid); return try Harness.measure(ogr2ogr, ["-f", "GPKG", gdalGrid, geojson, "-t_srs", crs]) }
-    remove(gdalPlain, gdalGrid)
-
     let plain = folder + "/plain.gpkg", grid = folder + "/grid.gpkg"
-    let exportPlain = try median { try Harness.measure(trees, ["export", "--format", "gpkg", "--out", plain, "--db", db]) }
-    let exportGrid = try median { try Harness.measure(trees, ["export", "--format", "gpkg", "--crs", crs, "--out", grid, "--db", db]) }
-    report("ogr2ogr GeoJSON → GPKG (WGS 84)", ogrPlain, against: nil, file: nil)
-    report("trees export gpkg (WGS 84)", exportPlain, against: ogrPlain, file: plain)
-    report("ogr2ogr GeoJSON → GPKG -t_srs \(crs)", ogrGrid, against: nil, file: nil)
-    report("trees export gpkg --crs \(crs)", exportGrid, against: ogrGrid, file: grid)
-
     let other = folder + "/imported.sqlite"
-    let importPlain = try median { remove(other); return try Harness.measure(trees, ["import", plain, "--db", other]) }
-    let importGrid = try median { remove(other); return try Harness.measure(trees, ["import", grid, "--db", other]) }
-    report("trees import gpkg (WGS 84)", importPlain, against: ogrPlain, file: nil)
-    report("trees import gpkg (\(crs) → WGS 84)", importGrid, against: ogrGrid, file: nil)
+    var steps: [String: [Measurement]] = [:]
+    func measure(_ step: String, _ executable: String, _ arguments: [String], removing: String? = nil) throws {
+        if let removing { remove(removing) }
+        steps[step, default: []].append(try checked(try Harness.measure(executable, arguments)))
+    }
+    for _ in 0..<max(1, runs) {
+        try measure("ogr", ogr2ogr, ["-f", "GPKG", gdalPlain, geojson], removing: gdalPlain)
+        try measure("export", trees, ["export", "--format", "gpkg", "--out", plain, "--db", db])
+        try measure("import", trees, ["import", plain, "--db", other], removing: other)
+        try measure("ogr grid", ogr2ogr, ["-f", "GPKG", gdalGrid, geojson, "-t_srs", crs], removing: gdalGrid)
+        try measure("export grid", trees, ["export", "--format", "gpkg", "--crs", crs, "--out", grid, "--db", db])
+        try measure("import grid", trees, ["import", grid, "--db", other], removing: other)
+    }
+    remove(gdalPlain, gdalGrid)
+    let ogrPlain = median(steps["ogr"] ?? []), ogrGrid = median(steps["ogr grid"] ?? [])
+    report("ogr2ogr GeoJSON → GPKG (WGS 84)", ogrPlain, against: nil, file: nil)
+    report("trees export gpkg (WGS 84)", median(steps["export"] ?? []), against: ogrPlain, file: plain)
+    report("ogr2ogr GeoJSON → GPKG -t_srs \(crs)", ogrGrid, against: nil, file: nil)
+    report("trees export gpkg --crs \(crs)", median(steps["export grid"] ?? []), against: ogrGrid, file: grid)
+    report("trees import gpkg (WGS 84)", median(steps["import"] ?? []), against: ogrPlain, file: nil)
+    report("trees import gpkg (\(crs) → WGS 84)", median(steps["import grid"] ?? []), against: ogrGrid, file: nil)
+    // Each run's own ratio, ogr2ogr and trees measured one after the other.
+    for (step, against) in [("export", "ogr"), ("import", "ogr"), ("export grid", "ogr grid"), ("import grid", "ogr grid")] {
+        let ratios = zip(steps[against] ?? [], steps[step] ?? []).map { String(format: "%.1f×", $0.seconds / $1.seconds) }
+        print("\(step) vs \(against), each run: \(ratios.joined(separator: " "))")
+    }
     remove(other, plain, grid, geojson, db)
 }

@@ -52,7 +52,7 @@ import TreesKit
         let collection = UUID()
         let trees = Self.trees(collection: collection)
         var dumps: [[[String]]] = []
-        for way in ["single", "bulk insert", "bulk upsert", "bulk insertIfNew"] {
+        for way in ["single", "bulk insert", "bulk upsert", "bulk insertIfNew", "bulk queueIfNew"] {
             let store = try TreeStore(path: "\(folder)/\(way)/trees.sqlite", clock: .fixed(Self.t0))
             try store.write { w in
                 try w.insert(TreeCollection(id: collection, name: "North", createdAt: Self.t0, updatedAt: Self.t0))
@@ -62,9 +62,11 @@ import TreesKit
                     case "single": try w.insert(t)
                     case "bulk insert": try bulk.insert(t)
                     case "bulk upsert": try bulk.upsert(t)
-                    default: #expect(try bulk.insertIfNew(t))
+                    case "bulk insertIfNew": #expect(try bulk.insertIfNew(t))
+                    default: #expect(try bulk.queueIfNew(t).isEmpty)
                     }
                 }
+                if way == "bulk queueIfNew" { #expect(try bulk.storeQueue() == [true, true, true]) }
             }
             dumps.append(try Self.dump(store))
             // Every way reads back as the trees that went in, to the millisecond.
@@ -78,6 +80,112 @@ import TreesKit
         #expect(full[12] == "text 2026-05-03 03:09:37.125")
         #expect(full[13] == "text 2026-05-03 03:10:37.625")
         #expect(full[15] == "int 3")
+    }
+
+    /// Queued inserts, many trees a statement, store what inserting the same trees one by one
+    /// stores, in every table (the sync versions included, and a version row left behind without
+    /// its tree), and say the same of each tree: whole chunks of new trees, of stored ones, chunks
+    /// of both, an id twice in one chunk, and a short last chunk; ids in the order of a file trees
+    /// exported (decreasing), increasing, and in no order.
+    @Test(arguments: ["decreasing", "increasing", "random"])
+    func queuedInsertsStoreWhatOneByOneInsertsStore(ids order: String) throws {
+        let scratch = try TemporaryFolder("rows")
+        let n = BulkTreeWriter.chunkSize
+        let count = 4 * n + 5
+        let collection = UUID()
+        func id(_ i: Int) -> UUID {
+            switch order {
+            case "decreasing": UUID(uuidString: String(format: "01A20FF5-16AA-7724-A1D7-%012d", count - i))!
+            case "increasing": UUID(uuidString: String(format: "01A20FF5-16AA-7724-A1D7-%012d", i))!
+            default: UUID()
+            }
+        }
+        var trees: [Tree] = []
+        for i in 0..<count {
+            let at = Self.t0 + Double(i)
+            let latitude = 47 + Double(i) * 1e-5
+            trees.append(Tree(id: id(i), coordinate: Coordinate(latitude: latitude, longitude: 8), horizontalAccuracy: 2,
+                              species: i % 3 == 0 ? "Pyrus communis" : "Malus domestica", notes: "tree \(i)",
+                              collectionID: i % 2 == 0 ? collection : nil, createdAt: at, updatedAt: at))
+        }
+        // The fourth chunk holds one id twice: the first is inserted, the second is not.
+        trees[3 * n + 9].id = trees[3 * n + 2].id
+        // Stored before: three trees of the second chunk, the whole third chunk, one of the last five.
+        let stored = [n + 1, n + 7, 2 * n - 1] + Array((2 * n)..<(3 * n)) + [4 * n + 2]
+        var dumps: [String] = []
+        var outcomes: [[Bool]] = []
+        for way in ["one by one", "queued"] {
+            let store = try TreeStore(path: "\(scratch.path)/\(way)/trees.sqlite", clock: .fixed(Self.t0))
+            try store.write { w in
+                try w.insert(TreeCollection(id: collection, name: "North", createdAt: Self.t0, updatedAt: Self.t0))
+                for i in stored { try w.insert(trees[i]) }
+            }
+            // Version rows of trees deleted while a sync applied what it pulled (no tombstone):
+            // the trigger keeps them as they are, and so must the queued inserts.
+            try store.queue.write { db in
+                for i in [5, 3 * n + 20] {
+                    try db.execute(sql: "INSERT INTO treeVersion (treeId, seq, version, device) VALUES (?, 0, 7, 'elsewhere')",
+                                   arguments: [trees[i].id.storageKey])
+                }
+            }
+            let said = try store.write(bulk: true) { w in
+                let bulk = w.bulkTrees()
+                var said: [Bool] = []
+                for t in trees {
+                    if way == "queued" { said += try bulk.queueIfNew(t) } else { said.append(try bulk.insertIfNew(t)) }
+                }
+                if way == "queued" {
+                    #expect(bulk.queuedCount == 5)
+                    said += try bulk.storeQueue()
+                    #expect(bulk.queuedCount == 0)
+                }
+                return said
+            }
+            outcomes.append(said)
+            dumps.append(try Self.wholeDump(store))
+        }
+        #expect(outcomes[0] == outcomes[1])
+        #expect(outcomes[0].count(where: { $0 }) == trees.count - stored.count - 1)
+        #expect(dumps[0].contains("treeVersion: "))
+        #expect(dumps[0].contains("7 | \"elsewhere\""))
+        #expect(dumps[0] == dumps[1])
+    }
+
+    /// Trees still queued when the transaction's body returns are stored before it commits, with
+    /// their version rows, and the sync trigger is back.
+    @Test func theTransactionStoresWhatIsStillQueued() throws {
+        let scratch = try TemporaryFolder("rows")
+        let store = try TreeStore(path: "\(scratch.path)/trees.sqlite", clock: .fixed(Self.t0))
+        let count = BulkTreeWriter.chunkSize + 3
+        try store.write(bulk: true) { w in
+            let bulk = w.bulkTrees()
+            for i in 0..<count {
+                let at = Self.t0 + Double(i)
+                _ = try bulk.queueIfNew(Tree(coordinate: Coordinate(latitude: 47, longitude: 8 + Double(i) * 1e-5), species: "Prunus avium",
+                                             createdAt: at, updatedAt: at))
+            }
+            #expect(bulk.queuedCount == 3)
+        }
+        let counts = try store.queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT (SELECT count(*) FROM tree), (SELECT count(*) FROM treeVersion), applying FROM syncState")
+        }
+        #expect(counts.map { [$0[0], $0[1], $0[2]] as [Int] } == [count, count, 0])
+    }
+
+    /// Every row of every table, rowid tables in rowid order; the store's random device id replaced.
+    static func wholeDump(_ store: TreeStore) throws -> String {
+        try store.queue.read { db in
+            let device = try String.fetchOne(db, sql: "SELECT deviceId FROM syncState") ?? ""
+            var lines: [String] = []
+            for table in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") {
+                let name: String = table[0], sql: String = table[1]
+                let select = sql.uppercased().contains("WITHOUT ROWID") ? "SELECT * FROM \"\(name)\"" : "SELECT rowid, * FROM \"\(name)\" ORDER BY rowid"
+                for row in try Row.fetchAll(db, sql: select) {
+                    lines.append(name + ": " + row.databaseValues.map(\.description).joined(separator: " | "))
+                }
+            }
+            return lines.joined(separator: "\n").replacingOccurrences(of: device, with: "DEVICE")
+        }
     }
 
     @Test func everyColumnOfTheTableIsMapped() throws {

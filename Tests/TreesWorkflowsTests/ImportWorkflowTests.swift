@@ -77,6 +77,44 @@ import TreesWorkflows
         #expect(photos.map(\.byteCount) == [Self.jpeg.count])
     }
 
+    /// Trees with ids are stored many to a statement: each is still counted as imported or as
+    /// already present, across whole statements of new trees, of stored ones and of both, an id
+    /// that comes twice in one file, and a dry run.
+    @Test func treesWithIdsAreCountedOneByOneWhateverTheStatementsStoreTogether() throws {
+        func id(_ i: Int) -> String { String(format: "4F1C2E1A-1111-4222-8333-%012d", i) }
+        func file(_ name: String, _ numbers: [Int]) throws -> String {
+            let trees = numbers.map { i in #"{"id": "\#(id(i))", "latitude": 47.\#(1000 + i), "longitude": 8.1, "species": "Apple"}"# }
+            return try folder.write(name, #"{"collections": [], "trees": ["# + trees.joined(separator: ",\n") + "]}")
+        }
+        let first = try file("first.json", Array(0..<70))
+        let report = try ImportWorkflow().run(try InputFile(first), opening: { try folder.store() })
+        #expect(report.imported == 70 && report.alreadyPresent == 0)
+        // 50 new trees after 20 stored ones, and tree 60 a second time.
+        let second = try file("second.json", Array(50..<120) + [60])
+        let dry = try ImportWorkflow(dryRun: true).run(try InputFile(second), opening: { try folder.store() })
+        #expect(dry.imported == 50 && dry.alreadyPresent == 21)
+        #expect(try folder.store().trees().count == 70)
+        let again = try ImportWorkflow().run(try InputFile(second), opening: { try folder.store() })
+        #expect(again.imported == 50 && again.alreadyPresent == 21)
+        #expect(Set(try folder.store().trees().map(\.id.uuidString)) == Set((0..<120).map(id)))
+    }
+
+    /// A file whose trees are all stored already leaves the store exactly as it was, the sync
+    /// clock included, whether its trees fill statements of many or not.
+    @Test(.enabled(if: Tool.sqlite3.shouldRun), arguments: [5, 70])
+    func importingStoredTreesAgainChangesNothing(count: Int) throws {
+        let trees = (0..<count).map { i in
+            String(format: #"{"id": "4F1C2E1A-1111-4222-8333-%012d", "latitude": 47.2, "longitude": 8.\#(1000 + i), "species": "Pear"}"#, i)
+        }
+        let file = try folder.write("trees.json", #"{"collections": [], "trees": ["# + trees.joined(separator: ",\n") + "]}")
+        #expect(try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() }).imported == count)
+        let sqlite3 = try Tool.sqlite3.require()
+        let before = try Program.run(sqlite3, [folder.path("trees.sqlite"), ".dump"]).stdout
+        let again = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(again.imported == 0 && again.alreadyPresent == count)
+        #expect(try Program.run(sqlite3, [folder.path("trees.sqlite"), ".dump"]).stdout == before)
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

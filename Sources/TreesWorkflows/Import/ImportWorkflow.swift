@@ -111,7 +111,7 @@ public struct ImportWorkflow: Sendable {
         let store = try opening()
         do {
             do {
-                try store.write { w in
+                try store.write(bulk: true) { w in
                     // 8 MB holds the right-hand edges of the table and its indexes, where the trees of a
                     // large file go (ids this import makes, and the ids of files trees wrote, increase
                     // with time): a larger cache bought no speed and cost memory.

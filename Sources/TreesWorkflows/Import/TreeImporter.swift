@@ -51,6 +51,7 @@ struct TreeImporter {
 
     mutating func add(_ c: ImportedCollection) throws {
         guard forced == nil else { return }
+        try storeQueue()
         if try w.reader.collection(id: c.id) != nil {
             collectionMap[c.id] = c.id
         } else if let existing = try? w.reader.collection(named: c.name) {
@@ -106,6 +107,7 @@ struct TreeImporter {
         if let forced { return .some(forced.id) }
         if let cid = t.collectionID {
             if let mapped = collectionMap[cid] { return .some(mapped) }
+            try storeQueue()
             if try w.reader.collection(id: cid) != nil {
                 collectionMap[cid] = cid
                 return .some(cid)
@@ -135,6 +137,7 @@ struct TreeImporter {
     private mutating func named(_ name: String, id: UUID?, line: Int) throws -> UUID {
         let key = name.lowercased()
         if let known = namedCollections[key] { return known }
+        try storeQueue()
         let resolved: UUID
         if let existing = try? w.reader.collection(named: name) {
             resolved = existing.id
@@ -156,7 +159,8 @@ struct TreeImporter {
         if let old = t.unusableID {
             report.warnings.append(.init(line: t.line, reason: "id \"\(old)\" is not a UUID; the tree gets a new id"))
         }
-        guard t.species.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+        // White space as Unicode defines it; ASCII answered without a property lookup.
+        guard t.species.unicodeScalars.contains(where: { $0.isASCII ? !($0 == " " || (0x09...0x0D).contains($0.value)) : !$0.properties.isWhitespace }) else {
             report.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
             return
         }
@@ -168,8 +172,18 @@ struct TreeImporter {
     }
 
     private mutating func store(_ t: ImportedTree, collectionID: UUID?) throws {
+        if conflict == .skip, let given = t.id, t.photos.isEmpty, t.care.isEmpty {
+            // The common case: insert unless the id is already stored, many trees a statement.
+            do {
+                count(try bulk.queueIfNew(t.tree(id: given, collectionID: collectionID, now: w.now)))
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: t.line)
+            }
+            return
+        }
+        try storeQueue()
         if conflict == .skip, let given = t.id {
-            // The common case in one statement: insert unless the id is already stored.
+            // One statement: insert unless the id is already stored.
             let inserted: Bool
             do {
                 inserted = try bulk.insertIfNew(t.tree(id: given, collectionID: collectionID, now: w.now))
@@ -218,6 +232,19 @@ struct TreeImporter {
         try keepCare(of: t, treeID: id)
     }
 
+    /// Stores the trees queued in the bulk writer (and their version rows), which comes before
+    /// anything else that reads or writes the store.
+    private mutating func storeQueue() throws {
+        // Failures here are the store's (the trees were checked when queued), not the file's.
+        count(try bulk.storeQueue())
+    }
+
+    private mutating func count(_ outcomes: [Bool]) {
+        for inserted in outcomes {
+            if inserted { report.imported += 1 } else { report.alreadyPresent += 1 }
+        }
+    }
+
     /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
     ///
     /// An in-memory index of stored positions (built on the first tree without an id) names the
@@ -253,6 +280,7 @@ struct TreeImporter {
     }
 
     mutating func finish() throws {
+        try storeQueue()
         let late = waiting
         waiting = []
         for t in late {
