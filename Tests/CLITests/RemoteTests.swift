@@ -285,15 +285,32 @@ struct RemoteTests {
         defer { close(listener.socket) }
         var laptop = try Self.laptop()
         defer { laptop.cleanUp() }
-        try Self.addRemote(laptop, "team", "postgres://trees@localhost:\(listener.port)/team?sslmode=verify-full&connect_timeout=60")
+        try Self.addRemote(laptop, "team", "postgres://trees@127.0.0.1:\(listener.port)/team?sslmode=verify-full&connect_timeout=60")
         laptop.environment["PGPASSWORD"] = Self.password
         let sync = try laptop.start(["sync", "team"])
-        // Connected (the kernel completed the handshake) and waiting for an answer that never comes.
-        let established = String(format: "0100007F:%04X 01", listener.port)
-        let waiting = SyncTests.wait(seconds: 30) {
-            !sync.isRunning || ((try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? "").contains(established)
+        // The sync connects and, asked for TLS, sends its 8-byte SSLRequest (length 8, code
+        // 80877103), then waits for an answer that never comes.
+        var connection: Int32 = -1
+        defer { if connection >= 0 { close(connection) } }
+        var request = [UInt8]()
+        let waiting = SyncTests.wait(seconds: 60) {
+            guard sync.isRunning else { return true }
+            if connection < 0 {
+                var ready = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
+                if poll(&ready, 1, 50) == 1 { connection = accept(listener.socket, nil, nil) }
+                return false
+            }
+            var ready = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 50) == 1 {
+                var buffer = [UInt8](repeating: 0, count: 8 - request.count)
+                let got = read(connection, &buffer, buffer.count)
+                if got <= 0 { return true }
+                request += buffer.prefix(got)
+            }
+            return request.count == 8
         }
         #expect(waiting && sync.isRunning, "the sync never reached the listener")
+        #expect(request == [0, 0, 0, 8, 0x04, 0xD2, 0x16, 0x2F], "\(request)")
         let lines = Self.commandLines(of: sync.processIdentifier)
         sync.send(SIGKILL)
         _ = sync.wait()
