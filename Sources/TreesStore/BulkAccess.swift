@@ -1,3 +1,4 @@
+import CSQLiteConfig
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -17,25 +18,36 @@ extension StoreWriter {
     /// Prepared statements for storing many trees in this transaction (an import). What it has
     /// queued is stored before the transaction commits, should the caller not have.
     public func bulkTrees() -> BulkTreeWriter {
-        let writer = BulkTreeWriter(db: db, end: end)
-        end.add { _ = try writer.storeQueue() }
+        let writer = BulkTreeWriter(db: db)
+        end.add(before: { _ = try writer.storeQueue() }, always: { writer.restoreTriggers() })
         return writer
     }
 }
 
-/// Work left for the end of a transaction, done before it commits.
+/// Work left for the end of a transaction: what must be written before it commits, and what
+/// must be undone on the connection however it ends.
 final class TransactionEnd {
     private var steps: [() throws -> Void] = []
-    /// Changes SQLite counted that were undone by others in the same transaction (a flag set and
-    /// cleared): the transaction changed the store only if it made more changes than these.
-    var neutralChanges = 0
+    private var cleanups: [() -> Void] = []
 
-    func add(_ step: @escaping () throws -> Void) { steps.append(step) }
+    func add(before step: @escaping () throws -> Void, always cleanup: @escaping () -> Void) {
+        steps.append(step)
+        cleanups.append(cleanup)
+    }
 
+    /// The steps before the commit.
     func run() throws {
         let due = steps
         steps = []
         for step in due { try step() }
+    }
+
+    /// The cleanups, once the transaction is over (committed or rolled back, or about to be).
+    func finish() {
+        let due = cleanups
+        cleanups = []
+        steps = []
+        for cleanup in due { cleanup() }
     }
 }
 
@@ -75,9 +87,6 @@ extension StoreReader {
 /// of the `StoreWriter` that made it.
 public final class BulkTreeWriter {
     private let db: Database
-    /// The transaction's record of changes that leave the store as it was (weak: the transaction
-    /// holds this writer until it ends).
-    private weak var end: TransactionEnd?
     private var statements: [OpaquePointer?] = Array(repeating: nil, count: Kind.allCases.count)
     private let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
     /// The date written last and its text (`BulkText.write`), kept for the next date column: a
@@ -87,8 +96,8 @@ public final class BulkTreeWriter {
     private var lastDateLength = 0
     /// Trees `queueIfNew` has checked and bound to the chunk statement, not yet stored.
     private var queue: [Tree] = []
-    /// While set, the sync trigger stands aside (`syncState.applying` is 1) and every tree stored
-    /// after this rowid gets its version row when the queue is next stored by `storeQueue()`.
+    /// While set, the connection fires no triggers and every tree stored after this rowid gets
+    /// its version row when the queue is next stored by `storeQueue()`.
     private var versionsAfter: Int64?
 
     /// How many queued trees one statement inserts.
@@ -101,12 +110,13 @@ public final class BulkTreeWriter {
 
     private enum Kind: Int, CaseIterable {
         case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release
-        case triggerActive, lastRowID, standAside, standBack, idsDescend, versions, versionsDescending
+        case syncTriggersOnly, lastRowID, idsDescend, versions, versionsDescending
     }
 
-    init(db: Database, end: TransactionEnd) { self.db = db; self.end = end }
+    init(db: Database) { self.db = db }
 
     deinit {
+        restoreTriggers()
         for s in statements { sqlite3_finalize(s) }
         scratch.deallocate()
         lastDateText.deallocate()
@@ -214,44 +224,65 @@ public final class BulkTreeWriter {
     // MARK: Version rows in one statement
 
     // For every tree inserted, the trigger `tree_sync_insert` writes the tree's version row with
-    // the transaction's tick (see `SyncSchema`): one more statement per tree, and one in the order
-    // of the file. A file exported by trees holds its trees newest first, so their ids (which
-    // grow with time) come in decreasing order and every row went to the left edge of the version
-    // table and its index, where SQLite leaves the pages it splits half full. While queued trees
-    // are stored the trigger stands aside, as it does while a sync applies what it pulled, and
-    // `writeVersions` then writes the same rows for every tree stored meanwhile, in increasing id
-    // order when the file's ids decrease. The trigger's INSERT OR REPLACE takes the INSERT OR
-    // IGNORE of the statement that fired it, so the rows are written INSERT OR IGNORE here too.
+    // the transaction's tick (see `SyncSchema`): a trigger program run per tree (about a fifth of
+    // SQLite's time per tree even when it stands aside), and rows written in the order of the
+    // file. A file exported by trees holds its trees newest first, so their ids (which grow with
+    // time) come in decreasing order and every row went to the left edge of the version table and
+    // its index, where SQLite leaves the pages it splits half full. While queued trees are stored
+    // the connection fires no triggers (the tree table has no other insert trigger, which is
+    // checked), and `writeVersions` then writes the same rows for every tree stored meanwhile, in
+    // increasing id order when the file's ids decrease. The trigger's INSERT OR REPLACE takes the
+    // INSERT OR IGNORE of the statement that fired it, so the rows are written INSERT OR IGNORE
+    // here too. When the sync flag `applying` is set the trigger would stand aside: nothing
+    // changes then.
     //
-    // The trigger stands aside before the first tree, not after it: version pages the trigger
-    // changed once and SQLite then wrote out of its cache (into the WAL) would be changed again
-    // by `writeVersions`, and a page written twice in one transaction makes SQLite read back and
-    // rewrite the header of every WAL frame after the first such page when it commits.
+    // Triggers are switched off before the first tree, not after it: version pages the trigger
+    // changed once and SQLite then wrote out of its cache (into the WAL) would be changed again by
+    // `writeVersions`, and a page written twice in one transaction makes SQLite read back and
+    // rewrite the header of every WAL frame after the first such page when it commits. Switching
+    // makes SQLite prepare every statement of the connection again at its next use; the
+    // transaction switches them back on however it ends (`TransactionEnd`).
 
-    /// Makes the sync trigger stand aside from the next tree on, unless it already does.
+    /// The trigger `writeVersions` does the work of, as migration `v3-sync-versions` made it.
+    static let versionTrigger = """
+        CREATE TRIGGER tree_sync_insert AFTER INSERT ON tree WHEN (SELECT applying FROM syncState) = 0 BEGIN
+            INSERT OR REPLACE INTO treeVersion (treeId, seq, version, device) SELECT new.id, seq, hlc, deviceId FROM syncState;
+        END
+        """
+
+    /// Switches the connection's triggers off from the next tree on, unless they already are or
+    /// the tree table has triggers this writer does not know.
     private func standTriggerAside() throws {
         // Past this rowid SQLite might choose rowids at random rather than the next one up, and
         // `rowid > versionsAfter` would no longer name the trees stored since.
         let last = try value(.lastRowID) ?? 0
-        guard try value(.triggerActive) == 1, last < Int64.max - (1 << 40) else { return }
-        try step(.standAside)
+        guard try value(.syncTriggersOnly) == 1, last < Int64.max - (1 << 40) else { return }
+        guard setTriggers(on: false) == 0 else {
+            restoreTriggers()
+            return
+        }
         versionsAfter = last
     }
 
-    /// Writes the version rows of the trees stored since the trigger stood aside, and brings it back.
+    /// Switches triggers back on and writes the version rows of the trees stored while they were off.
     private func writeVersions() throws {
         guard let after = versionsAfter else { return }
+        restoreTriggers()
+        guard let last = try value(.lastRowID), last > after else { return }
+        let descending = try value(.idsDescend, after) == 1
+        try step(descending ? .versionsDescending : .versions, after)
+    }
+
+    /// Switches the connection's triggers on or off; the setting then in force (1 on, 0 off, -1 refused).
+    private func setTriggers(on: Bool) -> Int32 {
+        trees_sqlite_enable_triggers(db.sqliteConnection.map { UnsafeMutableRawPointer($0) }, on ? 1 : 0)
+    }
+
+    /// Switches the connection's triggers back on if this writer switched them off.
+    func restoreTriggers() {
+        guard versionsAfter != nil else { return }
         versionsAfter = nil
-        if let last = try value(.lastRowID), last > after {
-            let descending = try value(.idsDescend, after) == 1
-            try step(descending ? .versionsDescending : .versions, after)
-            try step(.standBack)
-        } else {
-            // Nothing was stored: setting the flag and clearing it again leaves the store as it
-            // was, which the transaction must not count as a change (see `TreeStore.write`).
-            try step(.standBack)
-            end?.neutralChanges += 2
-        }
+        _ = setTriggers(on: true)
     }
 
     // MARK: Statements
@@ -294,10 +325,17 @@ public final class BulkTreeWriter {
         case .savepoint: "SAVEPOINT bulkTrees"
         case .rollbackTo: "ROLLBACK TO bulkTrees"
         case .release: "RELEASE bulkTrees"
-        case .triggerActive: "SELECT applying = 0 FROM syncState"
+        case .syncTriggersOnly:
+            // 1 when the sync trigger would write version rows, is the one `writeVersions` stands
+            // in for, and no other trigger fires on a tree's insert.
+            """
+            SELECT (SELECT applying = 0 FROM syncState)
+                AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'tree'
+                                AND name NOT IN ('tree_sync_insert', 'tree_sync_update', 'tree_sync_delete'))
+                AND (SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'tree_sync_insert')
+                    = '\(Self.versionTrigger.replacingOccurrences(of: "'", with: "''"))'
+            """
         case .lastRowID: "SELECT max(rowid) FROM tree"
-        case .standAside: "UPDATE syncState SET applying = 1"
-        case .standBack: "UPDATE syncState SET applying = 0"
         case .idsDescend:
             "SELECT (SELECT id FROM tree WHERE rowid > ?1 ORDER BY rowid LIMIT 1) > (SELECT id FROM tree ORDER BY rowid DESC LIMIT 1)"
         case .versions: versions

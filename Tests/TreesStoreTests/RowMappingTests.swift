@@ -172,6 +172,29 @@ import TreesKit
         #expect(counts.map { [$0[0], $0[1], $0[2]] as [Int] } == [count, count, 0])
     }
 
+    /// A transaction that fails while the bulk writer has the connection's triggers off leaves
+    /// nothing behind, and the next write on the same connection fires the sync trigger again.
+    @Test func triggersAreBackAfterAFailedBulkTransaction() throws {
+        let scratch = try TemporaryFolder("rows")
+        let store = try TreeStore(path: "\(scratch.path)/trees.sqlite", clock: .fixed(Self.t0))
+        func tree(_ i: Int, latitude: Double = 47) -> Tree {
+            Tree(coordinate: Coordinate(latitude: latitude, longitude: 8 + Double(i) * 1e-5), species: "Prunus avium",
+                 createdAt: Self.t0, updatedAt: Self.t0)
+        }
+        #expect(throws: StoreError.self) {
+            try store.write(bulk: true) { w in
+                let bulk = w.bulkTrees()
+                for i in 0..<(BulkTreeWriter.chunkSize + 5) { _ = try bulk.queueIfNew(tree(i)) }
+                _ = try bulk.queueIfNew(tree(99, latitude: 91))
+            }
+        }
+        try store.write { w in try w.insert(tree(100)) }
+        let counts = try store.queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT (SELECT count(*) FROM tree), (SELECT count(*) FROM treeVersion)")
+        }
+        #expect(counts.map { [$0[0], $0[1]] as [Int] } == [1, 1])
+    }
+
     /// Every row of every table, rowid tables in rowid order; the store's random device id replaced.
     static func wholeDump(_ store: TreeStore) throws -> String {
         try store.queue.read { db in
