@@ -104,8 +104,10 @@ import TreesKit
         for i in 0..<count {
             let at = Self.t0 + Double(i)
             let latitude = 47 + Double(i) * 1e-5
+            // Notes long enough to fill more than one block of bound text in a chunk, and one longer than a block's quarter.
+            let notes = i % 2 == 0 ? String(repeating: "tree \(i) ", count: i == 14 ? 3_000 : 600) : "tree \(i)"
             trees.append(Tree(id: id(i), coordinate: Coordinate(latitude: latitude, longitude: 8), horizontalAccuracy: 2,
-                              species: i % 3 == 0 ? "Pyrus communis" : "Malus domestica", notes: "tree \(i)",
+                              species: i % 3 == 0 ? "Pyrus communis" : "Malus domestica", notes: notes,
                               collectionID: i % 2 == 0 ? collection : nil, createdAt: at, updatedAt: at))
         }
         // The fourth chunk holds one id twice: the first is inserted, the second is not.
