@@ -25,8 +25,10 @@ let package = Package(
         .target(name: "NMEA", dependencies: ["TreesKit"]),
         // Pure: GPX, collection JSON, CSV, GeoJSON and KML readers and writers.
         .target(name: "Interchange", dependencies: ["TreesKit"]),
+        // C: the settings of an SQLite connection that only a variadic C function changes.
+        .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         // I/O: the SQLite store and the photo files beside it.
-        .target(name: "TreesStore", dependencies: ["TreesKit", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TreesStore", dependencies: ["TreesKit", "CSQLiteConfig", .product(name: "GRDB", package: "GRDB.swift")]),
         // C system library: gpsd's client library.
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         // C system library: PROJ, for coordinate reference systems.

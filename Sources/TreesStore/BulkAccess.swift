@@ -1,3 +1,4 @@
+import CSQLiteConfig
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -17,25 +18,36 @@ extension StoreWriter {
     /// Prepared statements for storing many trees in this transaction (an import). What it has
     /// queued is stored before the transaction commits, should the caller not have.
     public func bulkTrees() -> BulkTreeWriter {
-        let writer = BulkTreeWriter(db: db, end: end)
-        end.add { _ = try writer.storeQueue() }
+        let writer = BulkTreeWriter(db: db)
+        end.add(before: { _ = try writer.storeQueue() }, always: { writer.restoreTriggers() })
         return writer
     }
 }
 
-/// Work left for the end of a transaction, done before it commits.
+/// Work left for the end of a transaction: what must be written before it commits, and what
+/// must be undone on the connection however it ends.
 final class TransactionEnd {
     private var steps: [() throws -> Void] = []
-    /// Changes SQLite counted that were undone by others in the same transaction (a flag set and
-    /// cleared): the transaction changed the store only if it made more changes than these.
-    var neutralChanges = 0
+    private var cleanups: [() -> Void] = []
 
-    func add(_ step: @escaping () throws -> Void) { steps.append(step) }
+    func add(before step: @escaping () throws -> Void, always cleanup: @escaping () -> Void) {
+        steps.append(step)
+        cleanups.append(cleanup)
+    }
 
+    /// The steps before the commit.
     func run() throws {
         let due = steps
         steps = []
         for step in due { try step() }
+    }
+
+    /// The cleanups, once the transaction is over (committed or rolled back, or about to be).
+    func finish() {
+        let due = cleanups
+        cleanups = []
+        steps = []
+        for cleanup in due { cleanup() }
     }
 }
 
@@ -70,16 +82,15 @@ extension StoreReader {
     }
 }
 
-/// Stores many trees through statements prepared once, binding ids and dates from a scratch
-/// buffer: what `insert(_:)`, `upsert(_:)` store, at import speed. Valid inside the transaction
-/// of the `StoreWriter` that made it.
+/// Stores many trees through statements prepared once, binding texts, ids and dates from buffers
+/// of its own: what `insert(_:)`, `upsert(_:)` store, at import speed. Valid inside the
+/// transaction of the `StoreWriter` that made it.
 public final class BulkTreeWriter {
     private let db: Database
-    /// The transaction's record of changes that leave the store as it was (weak: the transaction
-    /// holds this writer until it ends).
-    private weak var end: TransactionEnd?
     private var statements: [OpaquePointer?] = Array(repeating: nil, count: Kind.allCases.count)
     private let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+    /// The bytes of the texts bound to the chunk statement, and to the statements of one tree.
+    private let chunkTexts = BoundTexts(), rowTexts = BoundTexts()
     /// The date written last and its text (`BulkText.write`), kept for the next date column: a
     /// tree's update time is mostly its creation time.
     private var lastDate: Date?
@@ -87,26 +98,27 @@ public final class BulkTreeWriter {
     private var lastDateLength = 0
     /// Trees `queueIfNew` has checked and bound to the chunk statement, not yet stored.
     private var queue: [Tree] = []
-    /// While set, the sync trigger stands aside (`syncState.applying` is 1) and every tree stored
-    /// after this rowid gets its version row when the queue is next stored by `storeQueue()`.
+    /// While set, the connection fires no triggers and every tree stored after this rowid gets
+    /// its version row when the queue is next stored by `storeQueue()`.
     private var versionsAfter: Int64?
 
     /// How many queued trees one statement inserts.
     ///
     /// Each statement costs the same whatever it inserts: SQLite starts and ends it, opens its
-    /// cursors and keeps a copy of every page it changes (the statement journal, as the sync trigger
-    /// and the collection's foreign key require), and the trees of a file land on the same few
-    /// pages. 32 trees a statement took about a third off the store's time per tree.
+    /// cursors and keeps a copy of every page it changes (the statement journal, which the
+    /// collection's foreign key requires), and the trees of a file land on the same few pages.
+    /// 32 trees a statement took about 30% off the store's time per tree; 64 or 128 no more.
     public static let chunkSize = 32
 
     private enum Kind: Int, CaseIterable {
         case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release
-        case triggerActive, lastRowID, standAside, standBack, idsDescend, versions, versionsDescending
+        case syncTriggersOnly, lastRowID, idsDescend, versions, versionsDescending
     }
 
-    init(db: Database, end: TransactionEnd) { self.db = db; self.end = end }
+    init(db: Database) { self.db = db }
 
     deinit {
+        restoreTriggers()
         for s in statements { sqlite3_finalize(s) }
         scratch.deallocate()
         lastDateText.deallocate()
@@ -160,22 +172,25 @@ public final class BulkTreeWriter {
     public func queueIfNew(_ tree: Tree) throws -> [Bool] {
         try StoreWriter.check(tree)
         let s = try statement(.insertIfNewChunk)
-        try bind(tree, to: s, from: Int32(queue.count * TreeColumn.allCases.count))
+        try bind(tree, to: s, from: Int32(queue.count * TreeColumn.allCases.count), texts: chunkTexts)
         queue.append(tree)
         guard queue.count == Self.chunkSize else { return [] }
         return try storeFullQueue(s)
     }
 
-    /// Stores the queued trees and the version rows of the trees stored since the sync trigger
-    /// stood aside; whether each queued tree was inserted, in queue order.
+    /// Stores the queued trees, then the version rows of the trees stored while triggers were off
+    /// (see `writeVersions`); whether each queued tree was inserted, in queue order.
     public func storeQueue() throws -> [Bool] {
         var outcomes: [Bool] = []
-        if !queue.isEmpty, versionsAfter == nil { try standTriggerAside() }
+        if !queue.isEmpty, versionsAfter == nil { try switchTriggersOff() }
         if queue.count == Self.chunkSize {
             outcomes = try storeFullQueue(try statement(.insertIfNewChunk))
         } else if !queue.isEmpty {
             // Fewer than a chunk: one statement each, which binds them again.
-            defer { queue.removeAll(keepingCapacity: true) }
+            defer {
+                queue.removeAll(keepingCapacity: true)
+                chunkTexts.reset()
+            }
             outcomes = try queue.map { try run(.insertIfNew, $0) }
         }
         try writeVersions()
@@ -189,8 +204,12 @@ public final class BulkTreeWriter {
     /// are stored, or one id comes twice), which ones is not known: the statement is undone and the
     /// trees stored one by one, which says it of each.
     private func storeFullQueue(_ s: OpaquePointer) throws -> [Bool] {
-        defer { queue.removeAll(keepingCapacity: true) }
-        if versionsAfter == nil { try standTriggerAside() }
+        defer {
+            queue.removeAll(keepingCapacity: true)
+            // The next chunk binds every parameter again before the statement runs.
+            chunkTexts.reset()
+        }
+        if versionsAfter == nil { try switchTriggersOff() }
         try step(.savepoint)
         var released = false
         defer { if !released { try? step(.rollbackTo); try? step(.release) } }
@@ -214,44 +233,66 @@ public final class BulkTreeWriter {
     // MARK: Version rows in one statement
 
     // For every tree inserted, the trigger `tree_sync_insert` writes the tree's version row with
-    // the transaction's tick (see `SyncSchema`): one more statement per tree, and one in the order
-    // of the file. A file exported by trees holds its trees newest first, so their ids (which
-    // grow with time) come in decreasing order and every row went to the left edge of the version
-    // table and its index, where SQLite leaves the pages it splits half full. While queued trees
-    // are stored the trigger stands aside, as it does while a sync applies what it pulled, and
-    // `writeVersions` then writes the same rows for every tree stored meanwhile, in increasing id
-    // order when the file's ids decrease. The trigger's INSERT OR REPLACE takes the INSERT OR
-    // IGNORE of the statement that fired it, so the rows are written INSERT OR IGNORE here too.
+    // the transaction's tick (see `SyncSchema`): a trigger program run per tree (about a fifth of
+    // SQLite's time per tree even when it stands aside), and rows written in the order of the
+    // file. A file exported by trees holds its trees newest first, so their ids (which grow with
+    // time) come in decreasing order and every row went to the left edge of the version table and
+    // its index, where SQLite leaves the pages it splits half full. While queued trees are stored
+    // the connection fires no triggers (the tree table has no other insert trigger, which is
+    // checked), and `writeVersions` then writes the same rows for every tree stored meanwhile, in
+    // increasing id order when the file's ids decrease. The trigger's INSERT OR REPLACE takes the
+    // INSERT OR IGNORE of the statement that fired it, so the rows are written INSERT OR IGNORE
+    // here too. When the sync flag `applying` is set the trigger would stand aside: nothing
+    // changes then.
     //
-    // The trigger stands aside before the first tree, not after it: version pages the trigger
-    // changed once and SQLite then wrote out of its cache (into the WAL) would be changed again
-    // by `writeVersions`, and a page written twice in one transaction makes SQLite read back and
-    // rewrite the header of every WAL frame after the first such page when it commits.
+    // Triggers are switched off before the first tree, not after it: version pages the trigger
+    // changed once and SQLite then wrote out of its cache (into the WAL) would be changed again by
+    // `writeVersions`, and a page written twice in one transaction makes SQLite read back and
+    // rewrite the header of every WAL frame after the first such page when it commits. Switching
+    // makes SQLite prepare every statement of the connection again at its next use; the
+    // transaction switches them back on however it ends (`TransactionEnd`).
 
-    /// Makes the sync trigger stand aside from the next tree on, unless it already does.
-    private func standTriggerAside() throws {
+    /// The trigger `writeVersions` does the work of, as migration `v3-sync-versions` made it.
+    static let versionTrigger = """
+        CREATE TRIGGER tree_sync_insert AFTER INSERT ON tree WHEN (SELECT applying FROM syncState) = 0 BEGIN
+            INSERT OR REPLACE INTO treeVersion (treeId, seq, version, device) SELECT new.id, seq, hlc, deviceId FROM syncState;
+        END
+        """
+
+    /// Switches the connection's triggers off from the next tree on, unless they already are or
+    /// the tree table has triggers this writer does not know.
+    private func switchTriggersOff() throws {
         // Past this rowid SQLite might choose rowids at random rather than the next one up, and
         // `rowid > versionsAfter` would no longer name the trees stored since.
         let last = try value(.lastRowID) ?? 0
-        guard try value(.triggerActive) == 1, last < Int64.max - (1 << 40) else { return }
-        try step(.standAside)
+        guard try value(.syncTriggersOnly) == 1, last < Int64.max - (1 << 40) else { return }
+        guard setTriggers(on: false) == 0 else {
+            // SQLite refused: the trigger writes the rows, as it always did.
+            _ = setTriggers(on: true)
+            return
+        }
         versionsAfter = last
     }
 
-    /// Writes the version rows of the trees stored since the trigger stood aside, and brings it back.
+    /// Switches triggers back on and writes the version rows of the trees stored while they were off.
     private func writeVersions() throws {
         guard let after = versionsAfter else { return }
+        restoreTriggers()
+        guard let last = try value(.lastRowID), last > after else { return }
+        let descending = try value(.idsDescend, after) == 1
+        try step(descending ? .versionsDescending : .versions, after)
+    }
+
+    /// Switches the connection's triggers on or off; the setting then in force (1 on, 0 off, -1 refused).
+    private func setTriggers(on: Bool) -> Int32 {
+        trees_sqlite_enable_triggers(db.sqliteConnection.map { UnsafeMutableRawPointer($0) }, on ? 1 : 0)
+    }
+
+    /// Switches the connection's triggers back on if this writer switched them off.
+    func restoreTriggers() {
+        guard versionsAfter != nil else { return }
         versionsAfter = nil
-        if let last = try value(.lastRowID), last > after {
-            let descending = try value(.idsDescend, after) == 1
-            try step(descending ? .versionsDescending : .versions, after)
-            try step(.standBack)
-        } else {
-            // Nothing was stored: setting the flag and clearing it again leaves the store as it
-            // was, which the transaction must not count as a change (see `TreeStore.write`).
-            try step(.standBack)
-            end?.neutralChanges += 2
-        }
+        _ = setTriggers(on: true)
     }
 
     // MARK: Statements
@@ -294,10 +335,17 @@ public final class BulkTreeWriter {
         case .savepoint: "SAVEPOINT bulkTrees"
         case .rollbackTo: "ROLLBACK TO bulkTrees"
         case .release: "RELEASE bulkTrees"
-        case .triggerActive: "SELECT applying = 0 FROM syncState"
+        case .syncTriggersOnly:
+            // 1 when the sync trigger would write version rows, is the one `writeVersions` stands
+            // in for, and no other trigger fires on a tree's insert.
+            """
+            SELECT (SELECT applying = 0 FROM syncState)
+                AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'tree'
+                                AND name NOT IN ('tree_sync_insert', 'tree_sync_update', 'tree_sync_delete'))
+                AND (SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'tree_sync_insert')
+                    = '\(Self.versionTrigger.replacingOccurrences(of: "'", with: "''"))'
+            """
         case .lastRowID: "SELECT max(rowid) FROM tree"
-        case .standAside: "UPDATE syncState SET applying = 1"
-        case .standBack: "UPDATE syncState SET applying = 0"
         case .idsDescend:
             "SELECT (SELECT id FROM tree WHERE rowid > ?1 ORDER BY rowid LIMIT 1) > (SELECT id FROM tree ORDER BY rowid DESC LIMIT 1)"
         case .versions: versions
@@ -318,27 +366,28 @@ public final class BulkTreeWriter {
     private func run(_ kind: Kind, _ tree: Tree) throws -> Bool {
         let s = try statement(kind)
         sqlite3_reset(s)
-        try bind(tree, to: s, from: 0)
+        defer { rowTexts.reset() }
+        try bind(tree, to: s, from: 0, texts: rowTexts)
         let rc = sqlite3_step(s)
         sqlite3_reset(s)
         guard rc == SQLITE_DONE else { throw failure() }
         return sqlite3_changes(db.sqliteConnection) > 0
     }
 
-    /// Binds the tree's columns to parameters `first + 1`… of `s`, in `TreeColumn` order.
-    private func bind(_ tree: Tree, to s: OpaquePointer, from first: Int32) throws {
+    /// Binds the tree's columns to parameters `first + 1`… of `s`, in `TreeColumn` order. Texts
+    /// are bound from copies in `texts`, which must keep them until the statement has run.
+    private func bind(_ tree: Tree, to s: OpaquePointer, from first: Int32, texts: BoundTexts) throws {
         var index = first
+        func bytes(_ count: Int, _ fill: (UnsafeMutablePointer<UInt8>) throws -> Void) rethrows {
+            let p = texts.reserve(count)
+            try fill(p)
+            p.withMemoryRebound(to: CChar.self, capacity: count) { _ = sqlite3_bind_text(s, index, $0, Int32(count), bulkStatic) }
+        }
         func text(_ value: String?) {
             index += 1
             guard var v = value else { sqlite3_bind_null(s, index); return }
-            v.withUTF8 { p in
-                p.withMemoryRebound(to: CChar.self) { c in
-                    if let base = c.baseAddress {
-                        _ = sqlite3_bind_text(s, index, base, Int32(c.count), bulkTransient)
-                    } else {
-                        _ = sqlite3_bind_text(s, index, "", 0, bulkTransient)
-                    }
-                }
+            v.withUTF8 { u in
+                bytes(u.count) { p in if let base = u.baseAddress { p.update(from: base, count: u.count) } }
             }
         }
         func double(_ value: Double?) {
@@ -351,7 +400,8 @@ public final class BulkTreeWriter {
         }
         func uuid(_ value: UUID?) {
             index += 1
-            if let value { bindUUID(value, index, s) } else { sqlite3_bind_null(s, index) }
+            guard let value else { sqlite3_bind_null(s, index); return }
+            bytes(36) { value.writeText(into: $0) }
         }
         func date(_ value: Date?) throws {
             index += 1
@@ -360,9 +410,7 @@ public final class BulkTreeWriter {
                 lastDateLength = try BulkText.write(date: value, into: lastDateText)
                 lastDate = value
             }
-            lastDateText.withMemoryRebound(to: CChar.self, capacity: lastDateLength) {
-                _ = sqlite3_bind_text(s, index, $0, Int32(lastDateLength), bulkTransient)
-            }
+            bytes(lastDateLength) { $0.update(from: lastDateText, count: lastDateLength) }
         }
         for column in TreeColumn.allCases {
             switch column.field(of: tree) {
@@ -383,6 +431,50 @@ public final class BulkTreeWriter {
 
 /// SQLite's "copy the bytes now" destructor.
 private let bulkTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// SQLite's "the bytes stay put until the statement has run" destructor.
+private let bulkStatic: sqlite3_destructor_type? = nil
+
+/// Room for the bytes of texts bound to statements without SQLite copying them (SQLITE_STATIC):
+/// they stay where they are until `reset()`, called once the statements bound from them have run
+/// (or will have every parameter bound again before they run).
+///
+/// SQLite copies a text bound the usual way into memory of its own, allocated for it and freed
+/// when the parameter is bound again: two calls of malloc and free a column, which took a tenth of
+/// the store's time per tree. Blocks are kept from one use to the next.
+final class BoundTexts {
+    private static let blockSize = 64 << 10
+    private var blocks: [UnsafeMutablePointer<UInt8>] = []
+    /// Blocks for texts larger than a block, freed at the next reset.
+    private var large: [UnsafeMutablePointer<UInt8>] = []
+    private var block = 0, used = 0
+
+    /// `count` bytes that stay where they are until the next reset.
+    func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if count > Self.blockSize / 4 {
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count))
+            large.append(p)
+            return p
+        }
+        if blocks.isEmpty || used + count > Self.blockSize {
+            if !blocks.isEmpty { block += 1 }
+            if block == blocks.count { blocks.append(.allocate(capacity: Self.blockSize)) }
+            used = 0
+        }
+        defer { used += count }
+        return blocks[block] + used
+    }
+
+    func reset() {
+        for p in large { p.deallocate() }
+        large.removeAll(keepingCapacity: true)
+        block = 0
+        used = 0
+    }
+
+    deinit {
+        for p in blocks + large { p.deallocate() }
+    }
+}
 
 /// Dates to and from their stored text, on bytes.
 enum BulkText {

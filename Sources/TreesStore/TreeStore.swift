@@ -226,11 +226,12 @@ public final class TreeStore: Sendable {
             try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
             let ticked = db.totalChangesCount
             let writer = StoreWriter(db: db, now: now)
+            defer { writer.end.finish() }
             result = try body(writer)
             try writer.end.run()
             // A transaction that changed nothing (an import of trees already present) leaves
             // the store as it was, the clock included: no version was stamped with the tick.
-            if db.totalChangesCount - writer.end.neutralChanges == ticked, let previous {
+            if db.totalChangesCount == ticked, let previous {
                 try db.execute(sql: "UPDATE syncState SET hlc = ?, seq = ?", arguments: [previous["hlc"], previous["seq"]])
             }
             return .commit

@@ -104,8 +104,10 @@ import TreesKit
         for i in 0..<count {
             let at = Self.t0 + Double(i)
             let latitude = 47 + Double(i) * 1e-5
+            // Notes long enough to fill more than one block of bound text in a chunk, and one longer than a block's quarter.
+            let notes = i % 2 == 0 ? String(repeating: "tree \(i) ", count: i == 14 ? 3_000 : 600) : "tree \(i)"
             trees.append(Tree(id: id(i), coordinate: Coordinate(latitude: latitude, longitude: 8), horizontalAccuracy: 2,
-                              species: i % 3 == 0 ? "Pyrus communis" : "Malus domestica", notes: "tree \(i)",
+                              species: i % 3 == 0 ? "Pyrus communis" : "Malus domestica", notes: notes,
                               collectionID: i % 2 == 0 ? collection : nil, createdAt: at, updatedAt: at))
         }
         // The fourth chunk holds one id twice: the first is inserted, the second is not.
@@ -170,6 +172,29 @@ import TreesKit
             try Row.fetchOne(db, sql: "SELECT (SELECT count(*) FROM tree), (SELECT count(*) FROM treeVersion), applying FROM syncState")
         }
         #expect(counts.map { [$0[0], $0[1], $0[2]] as [Int] } == [count, count, 0])
+    }
+
+    /// A transaction that fails while the bulk writer has the connection's triggers off leaves
+    /// nothing behind, and the next write on the same connection fires the sync trigger again.
+    @Test func triggersAreBackAfterAFailedBulkTransaction() throws {
+        let scratch = try TemporaryFolder("rows")
+        let store = try TreeStore(path: "\(scratch.path)/trees.sqlite", clock: .fixed(Self.t0))
+        func tree(_ i: Int, latitude: Double = 47) -> Tree {
+            Tree(coordinate: Coordinate(latitude: latitude, longitude: 8 + Double(i) * 1e-5), species: "Prunus avium",
+                 createdAt: Self.t0, updatedAt: Self.t0)
+        }
+        #expect(throws: StoreError.self) {
+            try store.write(bulk: true) { w in
+                let bulk = w.bulkTrees()
+                for i in 0..<(BulkTreeWriter.chunkSize + 5) { _ = try bulk.queueIfNew(tree(i)) }
+                _ = try bulk.queueIfNew(tree(99, latitude: 91))
+            }
+        }
+        try store.write { w in try w.insert(tree(100)) }
+        let counts = try store.queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT (SELECT count(*) FROM tree), (SELECT count(*) FROM treeVersion)")
+        }
+        #expect(counts.map { [$0[0], $0[1]] as [Int] } == [1, 1])
     }
 
     /// Every row of every table, rowid tables in rowid order; the store's random device id replaced.

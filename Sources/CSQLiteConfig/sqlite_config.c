@@ -1,0 +1,8 @@
+#include <sqlite3.h>
+#include "sqlite_config.h"
+
+int trees_sqlite_enable_triggers(void *connection, int on) {
+    int now = -1;
+    if (sqlite3_db_config((sqlite3 *)connection, SQLITE_DBCONFIG_ENABLE_TRIGGER, on, &now) != SQLITE_OK) return -1;
+    return now;
+}
