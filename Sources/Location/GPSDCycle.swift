@@ -18,6 +18,8 @@ struct GPSDGST: Sendable, Equatable {
     var time: Date?
     var sigmaLatitude: Double
     var sigmaLongitude: Double
+    /// The height's 1-σ error, when the receiver gave one.
+    var sigmaAltitude: Double? = nil
 }
 
 /// Where a fix's horizontal accuracy comes from, for fixes that arrive through gpsd.
@@ -195,6 +197,20 @@ struct GPSDCycleAssembler {
         if fix.hasPosition {
             fix.horizontalAccuracy = acc.metres
             fix.accuracySource = acc.metres == nil ? nil : acc.source
+            if fix.altitudeMSL != nil || fix.ellipsoidHeight != nil {
+                // The height's 95% interval: GST's height error when given, else gpsd's epv
+                // (VDOP × UERE for an NMEA receiver, the receiver's own figure otherwise).
+                if let s = gst?.sigmaAltitude, s.isFinite, s > 0, s <= 1000 {
+                    fix.verticalAccuracy = AccuracyModel.vertical95(sigma: s)
+                    fix.verticalAccuracySource = .gst
+                } else if let v = sky?.vdop, v > 0, nmea {
+                    fix.verticalAccuracy = AccuracyModel.vertical95(vdop: v, differential: fix.status.isDifferential)
+                    fix.verticalAccuracySource = .dop
+                } else if let e = fix.epv, e > 0 {
+                    fix.verticalAccuracy = e
+                    fix.verticalAccuracySource = nmea ? .dop : .receiver
+                }
+            }
         }
         lastTime = time
         var out: [LocationEvent] = []

@@ -326,7 +326,8 @@ struct GPSDReportReader {
             let t = trees_timespec_seconds(g.utctime)
             return assembler.gst(GPSDGST(
                 time: t.isFinite ? Date(timeIntervalSince1970: t) : nil,
-                sigmaLatitude: g.lat_err_deviation, sigmaLongitude: g.lon_err_deviation))
+                sigmaLatitude: g.lat_err_deviation, sigmaLongitude: g.lon_err_deviation,
+                sigmaAltitude: finite(g.alt_err_deviation)))
         case "ERROR":
             return [.warning("gpsd: " + String(cString: trees_gps_error(data)))]
         default:
@@ -365,6 +366,11 @@ struct GPSDReportReader {
         fix.epx = finite(f.epx)
         fix.epy = finite(f.epy)
         fix.epv = finite(f.epv)
+        if fix.status.isDifferential {
+            // gpsd gives the age in seconds (-1 or NaN when unknown) and the station as -1 when unknown.
+            fix.correctionAge = finite(f.dgps_age).flatMap { $0 >= 0 ? $0 : nil }
+            fix.correctionStation = f.dgps_station >= 0 ? Int(f.dgps_station) : nil
+        }
         return fix
     }
 

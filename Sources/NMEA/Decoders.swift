@@ -210,6 +210,10 @@ extension NMEAFixReader {
         let hdop = try number(f[8], "HDOP")
         let alt = try number(f[9], "altitude")
         let sep = try number(f[11], "geoid separation")
+        // Age of differential data (seconds) and the reference station, when corrections are used;
+        // like gpsd, a malformed one is left out rather than costing the sentence.
+        let age = f[13].decimal()
+        let station = f[14].integer()
 
         var m: Changes = []
         let a = assembler
@@ -222,6 +226,8 @@ extension NMEAFixReader {
                 assembler.cycleEndReliable = false
             }
             assembler.new.status = status
+            assembler.new.correctionAge = age.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            assembler.new.correctionStation = station
             m = [.status]
         }
         // A GGA repeating the previous GGA's time (same talker) means the receiver lost its fix.
@@ -499,8 +505,8 @@ extension NMEAFixReader {
         _ = try number(f[2], "RMS")
         let sLat = try number(f[6], "latitude error")
         let sLon = try number(f[7], "longitude error")
-        _ = try number(f[8], "altitude error")
-        assembler.gst = (sLat, sLon, t)
+        let sAlt = try number(f[8], "altitude error")
+        assembler.gst = (sLat, sLon, sAlt, t)
         assembler.applyGST()
         return [.noise]
     }
@@ -521,6 +527,7 @@ extension NMEAFixReader {
         assembler.new.epv = eAlt
         assembler.new.gbsLatitude = eLat
         assembler.new.gbsLongitude = eLon
+        assembler.new.gbsAltitude = eAlt
         return [.errors]
     }
 

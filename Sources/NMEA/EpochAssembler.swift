@@ -49,6 +49,9 @@ struct MergedFix {
     /// GBS latitude and longitude errors (1σ metres), kept apart for the accuracy figure.
     var gbsLatitude: Double?
     var gbsLongitude: Double?
+    var gbsAltitude: Double?
+    var correctionAge: Double?
+    var correctionStation: Int?
     /// Satellites used as GGA or GNS counted them.
     var satellites: Int?
     var derived: Fix.Derived = []
@@ -114,7 +117,7 @@ struct EpochAssembler {
     var satellitesUsed = 0
     var usedPRNs: [Int] = []
     /// GST σ latitude and σ longitude (metres) and the time of day they are for.
-    var gst: (latitude: Double?, longitude: Double?, timeOfDay: Int?)?
+    var gst: (latitude: Double?, longitude: Double?, altitude: Double?, timeOfDay: Int?)?
 
     // MARK: sentence state
 
@@ -262,7 +265,8 @@ struct EpochAssembler {
         if let e = new.eph { fix.eph = e }
         if let s = new.geoidSeparation { fix.geoidSeparation = s }
         if let v = new.epv { fix.epv = v }
-        if let a = new.gbsLatitude, let b = new.gbsLongitude { fix.gbsLatitude = a; fix.gbsLongitude = b }
+        if let a = new.gbsLatitude, let b = new.gbsLongitude { fix.gbsLatitude = a; fix.gbsLongitude = b; fix.gbsAltitude = new.gbsAltitude }
+        if m.contains(.status) { fix.correctionAge = new.correctionAge; fix.correctionStation = new.correctionStation }
         if let n = new.satellites { fix.satellites = n }
     }
 
@@ -345,6 +349,8 @@ struct EpochAssembler {
         updated.time = p.time
         pending?.horizontalAccuracy = updated.horizontalAccuracy
         pending?.accuracySource = updated.accuracySource
+        pending?.verticalAccuracy = updated.verticalAccuracy
+        pending?.verticalAccuracySource = updated.verticalAccuracySource
     }
 
     /// Reports the cycle being merged if it changed since its last report, then emits the last
@@ -411,6 +417,21 @@ struct EpochAssembler {
         } else if let h = hdop, h > 0 {
             out.horizontalAccuracy = AccuracyModel.radius95(hdop: h, differential: fix.status.isDifferential)
             out.accuracySource = .dop
+        }
+        if fix.status.isDifferential {
+            out.correctionAge = fix.correctionAge
+            out.correctionStation = fix.correctionStation
+        }
+        guard fix.hasAltitude else { return out }
+        if let g = gst, g.timeOfDay == nil || g.timeOfDay == tod, let v = g.altitude, Self.isSaneSigma(v) {
+            out.verticalAccuracy = AccuracyModel.vertical95(sigma: v)
+            out.verticalAccuracySource = .gst
+        } else if let v = fix.gbsAltitude, Self.isSaneSigma(v) {
+            out.verticalAccuracy = AccuracyModel.vertical95(sigma: v)
+            out.verticalAccuracySource = .gbs
+        } else if let v = vdop, v > 0 {
+            out.verticalAccuracy = AccuracyModel.vertical95(vdop: v, differential: fix.status.isDifferential)
+            out.verticalAccuracySource = .dop
         }
         return out
     }

@@ -1,15 +1,17 @@
 /// The accuracy class of a horizontal accuracy figure, as the user sees it.
 ///
 /// Thresholds are on the 95% radius in metres; a value exactly at a threshold belongs to the
-/// worse class (5.0 m is Good, not Excellent).
+/// worse class (5.0 m is Good, not Excellent). `survey` (under 0.1 m) is what RTK fixed and good
+/// RTK float positions reach; the five classes above it are those of a phone or a plain GPS.
 public enum AccuracyClass: String, Sendable, CaseIterable, Codable {
-    case excellent, good, acceptable, marginal, poor
+    case survey, excellent, good, acceptable, marginal, poor
     /// No fix, a stale fix, or no accuracy known.
     case unknown
 
     public init(metres: Double?) {
         guard let m = metres, m.isFinite, m >= 0 else { self = .unknown; return }
         switch m {
+        case ..<0.1: self = .survey
         case ..<5: self = .excellent
         case ..<10: self = .good
         case ..<15: self = .acceptable
@@ -21,6 +23,7 @@ public enum AccuracyClass: String, Sendable, CaseIterable, Codable {
     /// The name shown to users.
     public var title: String {
         switch self {
+        case .survey: "Survey"
         case .excellent: "Excellent"
         case .good: "Good"
         case .acceptable: "Acceptable"
@@ -33,6 +36,7 @@ public enum AccuracyClass: String, Sendable, CaseIterable, Codable {
     /// The colour the class is drawn in.
     public var colour: AccuracyColour {
         switch self {
+        case .survey: .blue
         case .excellent, .good: .green
         case .acceptable: .yellow
         case .marginal: .orange
@@ -44,11 +48,12 @@ public enum AccuracyClass: String, Sendable, CaseIterable, Codable {
 
 /// The colours of the accuracy classes.
 public enum AccuracyColour: String, Sendable, Codable {
-    case green, yellow, orange, red, grey
+    case blue, green, yellow, orange, red, grey
 
     /// A CSS colour for web and KML output.
     public var hex: String {
         switch self {
+        case .blue: "#1f6fd1"
         case .green: "#2e9e44"
         case .yellow: "#e6c200"
         case .orange: "#f08c00"
@@ -110,6 +115,18 @@ public enum AccuracyModel {
     public static func radius95(sigmaLatitude: Double, sigmaLongitude: Double) -> Double {
         let rms = (sigmaLatitude * sigmaLatitude + sigmaLongitude * sigmaLongitude).squareRoot()
         return rms * sigmaTo95 / 2.0.squareRoot()
+    }
+
+    /// Scale from a 1-σ height error to the half-width of its 95% interval (a 1-D normal).
+    public static let verticalSigmaTo95 = 1.959963984540054
+
+    /// Half-width of the 95% interval of the height from its 1-σ error (metres).
+    public static func vertical95(sigma: Double) -> Double { sigma * verticalSigmaTo95 }
+
+    /// Half-width of the 95% interval of the height from VDOP, with the same UERE as the
+    /// horizontal DOP model (gpsd's `epv`).
+    public static func vertical95(vdop: Double, differential: Bool) -> Double {
+        vdop * (differential ? ueresDGPS : ueresGPS)
     }
 
     /// 95% radius from HDOP (gpsd's rule: HDOP × 19 m, or × 4.75 m with differential corrections).

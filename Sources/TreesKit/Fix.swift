@@ -52,6 +52,66 @@ public enum FixStatus: Int, Sendable, Codable, CaseIterable {
 
     /// True when differential corrections were applied (DGPS, RTK), which changes gpsd's UERE.
     public var isDifferential: Bool { self == .dgps || self == .rtkFixed || self == .rtkFloat }
+
+    /// The rank of a position fix's quality for `capture --require-fix`: 0 without corrections
+    /// (or not a positioning status), 1 DGPS, 2 RTK float, 3 RTK fixed.
+    public var correctionRank: Int {
+        switch self {
+        case .dgps: 1
+        case .rtkFloat: 2
+        case .rtkFixed: 3
+        default: 0
+        }
+    }
+
+    /// The short name used in files and columns: `gps`, `dgps`, `rtk-fixed`, `rtk-float`, ….
+    public var name: String {
+        switch self {
+        case .unknown: "unknown"
+        case .gps: "gps"
+        case .dgps: "dgps"
+        case .rtkFixed: "rtk-fixed"
+        case .rtkFloat: "rtk-float"
+        case .deadReckoning: "dead-reckoning"
+        case .gnssDeadReckoning: "gnss-dead-reckoning"
+        case .timeOnly: "time-only"
+        case .simulated: "simulated"
+        case .pps: "pps"
+        }
+    }
+
+    /// The status a short name (`name`) stands for; case is ignored.
+    public init?(name: String) {
+        guard let s = FixStatus.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+        self = s
+    }
+}
+
+/// The fix quality `capture --require-fix` waits for.
+public enum RequiredFix: String, Sendable, Codable, CaseIterable {
+    case dgps
+    case rtkFloat = "rtk-float"
+    case rtkFixed = "rtk-fixed"
+
+    /// The least `FixStatus.correctionRank` that meets it.
+    public var rank: Int {
+        switch self {
+        case .dgps: 1
+        case .rtkFloat: 2
+        case .rtkFixed: 3
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .dgps: "DGPS"
+        case .rtkFloat: "RTK float"
+        case .rtkFixed: "RTK fixed"
+        }
+    }
+
+    /// True when a fix of status `status` is good enough.
+    public func isMet(by status: FixStatus) -> Bool { status.correctionRank >= rank }
 }
 
 /// One position report from a receiver: the result of one receiver cycle (epoch).
@@ -92,6 +152,15 @@ public struct Fix: Sendable, Equatable, Codable {
     public var horizontalAccuracy: Double?
     /// Where `horizontalAccuracy` comes from.
     public var accuracySource: AccuracySource?
+    /// Half-width of the 95% confidence interval of the height, in metres.
+    public var verticalAccuracy: Double?
+    /// Where `verticalAccuracy` comes from.
+    public var verticalAccuracySource: AccuracySource?
+    /// Seconds since the receiver last applied differential corrections (GGA's age of
+    /// differential data, gpsd's `dgpsAge`).
+    public var correctionAge: Double?
+    /// The reference station the corrections come from (gpsd's `dgpsSta`).
+    public var correctionStation: Int?
     /// Values worked out rather than measured: gpsd reports them as if the receiver had sent
     /// them, so human output should say which they are.
     public var derived: Derived = []
@@ -114,7 +183,9 @@ public struct Fix: Sendable, Equatable, Codable {
         ellipsoidHeight: Double? = nil, satellitesUsed: Int? = nil, hdop: Double? = nil,
         vdop: Double? = nil, pdop: Double? = nil, speed: Double? = nil, track: Double? = nil,
         eph: Double? = nil, epx: Double? = nil, epy: Double? = nil, epv: Double? = nil,
-        horizontalAccuracy: Double? = nil, accuracySource: AccuracySource? = nil, derived: Derived = []
+        horizontalAccuracy: Double? = nil, accuracySource: AccuracySource? = nil,
+        verticalAccuracy: Double? = nil, verticalAccuracySource: AccuracySource? = nil,
+        correctionAge: Double? = nil, correctionStation: Int? = nil, derived: Derived = []
     ) {
         self.time = time; self.mode = mode; self.status = status; self.coordinate = coordinate
         self.altitudeMSL = altitudeMSL; self.geoidSeparation = geoidSeparation
@@ -122,12 +193,15 @@ public struct Fix: Sendable, Equatable, Codable {
         self.hdop = hdop; self.vdop = vdop; self.pdop = pdop; self.speed = speed; self.track = track
         self.eph = eph; self.epx = epx; self.epy = epy; self.epv = epv
         self.horizontalAccuracy = horizontalAccuracy; self.accuracySource = accuracySource
+        self.verticalAccuracy = verticalAccuracy; self.verticalAccuracySource = verticalAccuracySource
+        self.correctionAge = correctionAge; self.correctionStation = correctionStation
         self.derived = derived
     }
 
     private enum CodingKeys: String, CodingKey {
         case time, mode, status, coordinate, altitudeMSL, geoidSeparation, ellipsoidHeight, satellitesUsed
-        case hdop, vdop, pdop, speed, track, eph, epx, epy, epv, horizontalAccuracy, accuracySource, derived
+        case hdop, vdop, pdop, speed, track, eph, epx, epy, epv, horizontalAccuracy, accuracySource
+        case verticalAccuracy, verticalAccuracySource, correctionAge, correctionStation, derived
     }
 
     public init(from decoder: any Decoder) throws {
@@ -151,6 +225,10 @@ public struct Fix: Sendable, Equatable, Codable {
         epv = try c.decodeIfPresent(Double.self, forKey: .epv)
         horizontalAccuracy = try c.decodeIfPresent(Double.self, forKey: .horizontalAccuracy)
         accuracySource = try c.decodeIfPresent(AccuracySource.self, forKey: .accuracySource)
+        verticalAccuracy = try c.decodeIfPresent(Double.self, forKey: .verticalAccuracy)
+        verticalAccuracySource = try c.decodeIfPresent(AccuracySource.self, forKey: .verticalAccuracySource)
+        correctionAge = try c.decodeIfPresent(Double.self, forKey: .correctionAge)
+        correctionStation = try c.decodeIfPresent(Int.self, forKey: .correctionStation)
         // Fixes written before the field existed have no derived values.
         derived = try c.decodeIfPresent(Derived.self, forKey: .derived) ?? []
     }

@@ -11,15 +11,32 @@ public struct CaptureInfo: Sendable, Equatable, Codable {
     public var averagedEpochs: Int?
     /// The location source, e.g. `gpsd://localhost:2947` or `replay:orchard-walk.nmea`.
     public var locationSource: String?
+    /// The fix's quality: no corrections, DGPS, RTK float, RTK fixed, dead reckoning, ….
+    public var fixStatus: FixStatus?
+    /// Seconds since the receiver last applied corrections, when it said.
+    public var correctionAge: Double?
+    /// Half-width of the 95% confidence interval of the height, in metres.
+    public var verticalAccuracy: Double?
+    /// Where `verticalAccuracy` comes from.
+    public var verticalAccuracySource: AccuracySource?
+    /// Height of the antenna above the ground at the tree, in metres; already subtracted from
+    /// the tree's altitude and ellipsoid height.
+    public var antennaHeight: Double?
 
     public init(fixTime: Date? = nil, fixMode: FixMode? = nil, satellites: Int? = nil, hdop: Double? = nil,
-                averagedEpochs: Int? = nil, locationSource: String? = nil) {
+                averagedEpochs: Int? = nil, locationSource: String? = nil, fixStatus: FixStatus? = nil,
+                correctionAge: Double? = nil, verticalAccuracy: Double? = nil,
+                verticalAccuracySource: AccuracySource? = nil, antennaHeight: Double? = nil) {
         self.fixTime = fixTime; self.fixMode = fixMode; self.satellites = satellites; self.hdop = hdop
         self.averagedEpochs = averagedEpochs; self.locationSource = locationSource
+        self.fixStatus = fixStatus; self.correctionAge = correctionAge; self.verticalAccuracy = verticalAccuracy
+        self.verticalAccuracySource = verticalAccuracySource; self.antennaHeight = antennaHeight
     }
 
     public var isEmpty: Bool {
         fixTime == nil && fixMode == nil && satellites == nil && hdop == nil && averagedEpochs == nil && locationSource == nil
+            && fixStatus == nil && correctionAge == nil && verticalAccuracy == nil && verticalAccuracySource == nil
+            && antennaHeight == nil
     }
 }
 

@@ -270,6 +270,10 @@ public enum PreferenceKey: String, Sendable {
     case mapLabels
     /// Who does the work: the default name recorded with care events.
     case operatorName = "operator"
+    /// `dgps`, `rtk-float` or `rtk-fixed`: the fix quality `capture` waits for (`--require-fix`).
+    case requireFix
+    /// Height of the antenna above the ground in metres (`capture --antenna-height`).
+    case antennaHeight
 }
 
 /// Which trees a listing shows.

@@ -29,6 +29,9 @@ public struct CaptureSaver: Sendable {
     public let sourceDescription: String
     /// Save even when a tree of the same species lies within the accuracy circle.
     public let allowDuplicate: Bool
+    /// Height of the antenna above the ground (metres), subtracted from the fix's altitude and
+    /// ellipsoid height and recorded with the tree; nil or 0 when the receiver sits on the ground.
+    public var antennaHeight: Double?
     /// Problems with photo files that did not stop the save (a date that could not be used).
     public var onWarning: @Sendable (String) -> Void = { _ in }
 
@@ -82,8 +85,12 @@ public struct CaptureSaver: Sendable {
         }
         let fix = frozen.fix
         let capture = CaptureInfo(fixTime: fix.time, fixMode: fix.mode, satellites: fix.satellitesUsed, hdop: fix.hdop,
-                                  averagedEpochs: frozen.epochs, locationSource: sourceDescription)
-        let ellipsoid = fix.ellipsoidHeight ?? fix.altitudeMSL.flatMap { alt in fix.geoidSeparation.map { alt + $0 } }
+                                  averagedEpochs: frozen.epochs, locationSource: sourceDescription,
+                                  fixStatus: fix.mode.hasPosition ? fix.status : nil, correctionAge: fix.correctionAge,
+                                  verticalAccuracy: fix.verticalAccuracy, verticalAccuracySource: fix.verticalAccuracySource,
+                                  antennaHeight: antennaHeight)
+        let pole = antennaHeight ?? 0
+        let ellipsoid = (fix.ellipsoidHeight ?? fix.altitudeMSL.flatMap { alt in fix.geoidSeparation.map { alt + $0 } }).map { $0 - pole }
         // Photo files are copied and hashed before the store is locked; the transaction records rows only.
         var photos: PhotoLibrary.StagedPhotos?
         if !choices.photos.isEmpty {
@@ -110,13 +117,14 @@ public struct CaptureSaver: Sendable {
                 t.coordinate = frozen.coordinate
                 t.horizontalAccuracy = frozen.horizontalAccuracy
                 t.accuracySource = frozen.accuracySource
-                t.altitude = fix.altitudeMSL
+                t.altitude = fix.altitudeMSL.map { $0 - (antennaHeight ?? 0) }
                 t.ellipsoidHeight = ellipsoid
                 t.capture = capture
                 tree = try w.update(t)
             } else {
                 tree = Tree(coordinate: frozen.coordinate, horizontalAccuracy: frozen.horizontalAccuracy,
-                            accuracySource: frozen.accuracySource, altitude: fix.altitudeMSL, ellipsoidHeight: ellipsoid,
+                            accuracySource: frozen.accuracySource, altitude: fix.altitudeMSL.map { $0 - (antennaHeight ?? 0) },
+                            ellipsoidHeight: ellipsoid,
                             species: choices.species, variety: choices.variety, rootstock: choices.rootstock,
                             notes: choices.notes, collectionID: collection?.id, createdAt: w.now, capture: capture)
                 try w.insert(tree)

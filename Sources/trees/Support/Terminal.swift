@@ -50,6 +50,7 @@ enum ANSI {
     static let reset = "\u{1B}[0m"
     static func code(for colour: AccuracyColour) -> String {
         switch colour {
+        case .blue: "\u{1B}[34m"
         case .green: "\u{1B}[32m"
         case .yellow: "\u{1B}[33m"
         case .orange: "\u{1B}[38;5;208m"

@@ -61,7 +61,7 @@ struct MapPage {
 
     /// Classes in legend order, with the range each covers.
     static let classes: [(AccuracyClass, String)] = [
-        (.excellent, "< 5 m"), (.good, "5–10 m"), (.acceptable, "10–15 m"), (.marginal, "15–20 m"),
+        (.survey, "< 0.1 m"), (.excellent, "0.1–5 m"), (.good, "5–10 m"), (.acceptable, "10–15 m"), (.marginal, "15–20 m"),
         (.poor, "≥ 20 m"), (.unknown, "no figure"),
     ]
 
