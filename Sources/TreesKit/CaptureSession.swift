@@ -105,7 +105,7 @@ public struct CaptureSession: Sendable {
             }
         case .noFix, .fixLost, .sourceLost:
             sourceSaysNoFix = true
-        case .connected, .deviceAdded, .deviceRemoved, .reconnecting, .warning:
+        case .connected, .deviceAdded, .deviceRemoved, .reconnecting, .warning, .corrections:
             break
         }
     }

@@ -269,4 +269,31 @@ public enum LocationEvent: Sendable, Equatable {
     case reconnecting(attempt: Int, delay: Duration)
     /// A recoverable problem worth showing (a skipped sentence, an unknown report).
     case warning(String)
+    /// The correction stream (NTRIP) the source forwards to its receiver changed state.
+    case corrections(CorrectionStreamStatus)
+}
+
+/// The state of a stream of corrections (RTCM from an NTRIP caster) that a location source
+/// forwards to its receiver.
+public struct CorrectionStreamStatus: Sendable, Equatable {
+    public enum State: Sendable, Equatable {
+        /// Connecting, or waiting for the caster's answer.
+        case connecting
+        /// Corrections are arriving and being forwarded.
+        case streaming
+        /// The stream stopped or was refused (`reason` says why); another attempt follows.
+        case failed(reason: String)
+    }
+
+    /// `HOST:PORT/MOUNT`, never a user name or password.
+    public var caster: String
+    public var state: State
+    /// Bytes of corrections forwarded to the receiver so far.
+    public var bytes: Int
+    /// When the last bytes arrived, by the computer's clock.
+    public var lastData: Date?
+
+    public init(caster: String, state: State, bytes: Int = 0, lastData: Date? = nil) {
+        self.caster = caster; self.state = state; self.bytes = bytes; self.lastData = lastData
+    }
 }

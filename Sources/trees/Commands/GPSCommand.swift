@@ -218,6 +218,17 @@ struct GPSPrinter {
         case let .warning(text):
             pairs.append(("event", .string("warning")))
             pairs.append(("message", .string(text)))
+        case let .corrections(status):
+            pairs.append(("event", .string("corrections")))
+            pairs.append(("caster", .string(status.caster)))
+            switch status.state {
+            case .connecting: pairs.append(("state", .string("connecting")))
+            case .streaming: pairs.append(("state", .string("streaming")))
+            case let .failed(reason):
+                pairs.append(("state", .string("failed")))
+                pairs.append(("reason", .string(reason)))
+            }
+            pairs.append(("bytes", .int(status.bytes)))
         }
         return JSON.object(pairs).serialized(indent: nil)
     }

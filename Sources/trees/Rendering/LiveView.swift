@@ -26,6 +26,8 @@ struct LiveView {
     static let messageLines = 3
     /// The source has gone away (gpsd stopped, device unplugged) and is being reconnected.
     private(set) var sourceDown = false
+    /// The correction stream the source forwards to the receiver, when there is one (NTRIP).
+    private(set) var corrections: CorrectionStreamStatus?
 
     init(sourceName: String, staleAfter: Duration = .seconds(5)) {
         self.sourceName = sourceName
@@ -53,6 +55,8 @@ struct LiveView {
             sourceDown = true
         case .noFix, .fixLost, .warning:
             break
+        case let .corrections(status):
+            corrections = status
         }
         messages.append((now, Self.describe(event)))
         if messages.count > Self.messageLines { messages.removeFirst(messages.count - Self.messageLines) }
@@ -144,6 +148,12 @@ struct LiveView {
         case let .sourceLost(reason): "lost the source: \(reason)"
         case let .reconnecting(attempt, delay): "reconnecting in \(seconds(delay)) (attempt \(attempt))"
         case let .warning(text): text
+        case let .corrections(status):
+            switch status.state {
+            case .connecting: "corrections: connecting to \(status.caster)"
+            case .streaming: "corrections: streaming from \(status.caster)"
+            case let .failed(reason): "corrections: \(reason)"
+            }
         }
     }
 
