@@ -266,7 +266,7 @@ struct EpochAssembler {
         if let s = new.geoidSeparation { fix.geoidSeparation = s }
         if let v = new.epv { fix.epv = v }
         if let a = new.gbsLatitude, let b = new.gbsLongitude { fix.gbsLatitude = a; fix.gbsLongitude = b; fix.gbsAltitude = new.gbsAltitude }
-        if m.contains(.status) { fix.correctionAge = new.correctionAge; fix.correctionStation = new.correctionStation }
+        if m.contains(.status), let age = new.correctionAge { fix.correctionAge = age; fix.correctionStation = new.correctionStation }
         if let n = new.satellites { fix.satellites = n }
     }
 

@@ -8,9 +8,16 @@ public struct CaptureGate: Sendable, Equatable {
     public var encourage: Double
     /// A fix older than this (by the session's clock) no longer counts.
     public var stale: Duration
+    /// The fix quality capture waits for (DGPS, RTK float, RTK fixed); nil accepts any.
+    public var requiredFix: RequiredFix?
 
-    public init(require: Double = 20, encourage: Double = 10, stale: Duration = .seconds(3)) {
-        self.require = require; self.encourage = encourage; self.stale = stale
+    public init(require: Double = 20, encourage: Double = 10, stale: Duration = .seconds(3), requiredFix: RequiredFix? = nil) {
+        self.require = require; self.encourage = encourage; self.stale = stale; self.requiredFix = requiredFix
+    }
+
+    /// True when `fix` has the quality the gate requires.
+    public func qualityIsMet(by fix: Fix) -> Bool {
+        requiredFix.map { $0.isMet(by: fix.status) } ?? true
     }
 }
 
@@ -29,6 +36,9 @@ public enum SearchReason: Sendable, Equatable {
     case stale(age: Duration)
     /// The last fix has a position but no accuracy figure, so the gate cannot judge it.
     case noAccuracy
+    /// The last fix has a position but not the quality `--require-fix` asks for: `status` is what
+    /// the receiver has, `correctionAge` how old its corrections are (when it says).
+    case fixQuality(status: FixStatus, required: RequiredFix, correctionAge: Double?)
 }
 
 /// A fix that has been frozen for saving; nothing that arrives later changes it.
@@ -120,6 +130,9 @@ public struct CaptureSession: Sendable {
         guard fix.hasPosition else { return .searching(.noPosition) }
         let age = now - at
         if age > gate.stale { return .searching(.stale(age: age)) }
+        if let required = gate.requiredFix, !required.isMet(by: fix.status) {
+            return .searching(.fixQuality(status: fix.status, required: required, correctionAge: fix.correctionAge))
+        }
         guard let a = fix.horizontalAccuracy, a.isFinite else { return .searching(.noAccuracy) }
         if a >= gate.require { return .poor(accuracy: a, excess: a - gate.require) }
         if a >= gate.encourage { return .acceptable(accuracy: a) }
@@ -141,11 +154,24 @@ public struct CaptureSession: Sendable {
         case .searching(.noPosition): "the receiver has no 2D/3D fix"
         case .searching(.stale(let age)): "the last fix is \(Int(age.components.seconds)) s old"
         case .searching(.noAccuracy): "the fix has no accuracy estimate"
+        case let .searching(.fixQuality(status, required, age)): Self.qualityText(status, required, age)
         case .poor(let a, _): String(format: "accuracy %.1f m is not under %.0f m", a, gate.require)
         case .averaging: "averaging is under way"
         case .frozen: "already frozen"
         case .acceptable, .good: nil
         }
+    }
+
+    /// "RTK float — waiting for RTK fixed; corrections 3 s old".
+    public static func qualityText(_ status: FixStatus, _ required: RequiredFix, _ correctionAge: Double?) -> String {
+        let have = status.correctionRank == 0 ? "no corrections (\(status.title))" : status.title
+        var text = "\(have) — waiting for \(required.title)"
+        if let age = correctionAge {
+            text += "; corrections \(age < 10 ? String(format: "%.1f", age) : String(Int(age.rounded()))) s old"
+        } else if status.correctionRank == 0 {
+            text += "; no corrections reach the receiver"
+        }
+        return text
     }
 
     /// Whether accuracy is improving over the last 15 s (least-squares slope beyond ±0.05 m/s).
@@ -175,7 +201,8 @@ public struct CaptureSession: Sendable {
     /// Freezes a fix chosen elsewhere (the best acceptable one, at a timeout). It must pass the gate's accuracy.
     @discardableResult
     public mutating func freeze(_ fix: Fix) -> FrozenFix? {
-        guard frozen == nil, fix.hasPosition, let c = fix.coordinate, let a = fix.horizontalAccuracy, a < gate.require else { return nil }
+        guard frozen == nil, fix.hasPosition, gate.qualityIsMet(by: fix), let c = fix.coordinate, let a = fix.horizontalAccuracy,
+              a < gate.require else { return nil }
         frozen = FrozenFix(fix: fix, coordinate: c, horizontalAccuracy: a, accuracySource: fix.accuracySource ?? .receiver,
                            epochs: 1, outliers: 0, spread: nil)
         return frozen
@@ -218,7 +245,7 @@ public struct CaptureSession: Sendable {
     }
 
     private func passesGate(_ fix: Fix) -> Bool {
-        guard fix.hasPosition, let a = fix.horizontalAccuracy, a.isFinite else { return false }
+        guard fix.hasPosition, gate.qualityIsMet(by: fix), let a = fix.horizontalAccuracy, a.isFinite else { return false }
         return a < gate.require
     }
 }

@@ -60,6 +60,11 @@ public enum FixJSON {
         number("hdop", fix.hdop)
         number("vdop", fix.vdop)
         number("pdop", fix.pdop)
+        number("dgpsAge", fix.correctionAge)
+        if let n = fix.correctionStation {
+            key("dgpsSta")
+            TextCodec.appendInteger(n, to: &out)
+        }
         if let n = fix.satellitesUsed {
             key("satellites")
             TextCodec.appendInteger(n, to: &out)
@@ -67,6 +72,13 @@ public enum FixJSON {
         number("horizontalAccuracy", fix.horizontalAccuracy)
         if let source = fix.accuracySource {
             key("accuracySource")
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: source.rawValue.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        number("verticalAccuracy", fix.verticalAccuracy)
+        if let source = fix.verticalAccuracySource {
+            key("verticalAccuracySource")
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: source.rawValue.utf8)
             out.append(UInt8(ascii: "\""))

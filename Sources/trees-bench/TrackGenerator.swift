@@ -90,32 +90,40 @@ struct NMEATextWriter {
         integer(hundredths, width: 2)
     }
 
-    /// Latitude as `ddmm.mmmmm,N` (five decimals of minutes, about 2 cm).
+    /// Decimals of minutes in positions: 5 (about 2 cm), or 7 as RTK receivers write them.
+    var minuteDecimals = 5
+
+    /// Latitude as `ddmm.mmmmm,N` (`minuteDecimals` decimals of minutes).
     mutating func latitude(_ lat: Double) {
-        let total = Int((abs(lat) * 60 * 100_000).rounded())
-        integer(total / 6_000_000, width: 2)
-        integer(total % 6_000_000 / 100_000, width: 2)
-        bytes.append(UInt8(ascii: "."))
-        integer(total % 100_000, width: 5)
+        angle(lat, degreeDigits: 2)
         bytes.append(UInt8(ascii: ","))
         bytes.append(lat < 0 ? UInt8(ascii: "S") : UInt8(ascii: "N"))
     }
 
     /// Longitude as `dddmm.mmmmm,E`.
     mutating func longitude(_ lon: Double) {
-        let total = Int((abs(lon) * 60 * 100_000).rounded())
-        integer(total / 6_000_000, width: 3)
-        integer(total % 6_000_000 / 100_000, width: 2)
-        bytes.append(UInt8(ascii: "."))
-        integer(total % 100_000, width: 5)
+        angle(lon, degreeDigits: 3)
         bytes.append(UInt8(ascii: ","))
         bytes.append(lon < 0 ? UInt8(ascii: "W") : UInt8(ascii: "E"))
     }
 
-    /// The degrees a reader gets back from `latitude`/`longitude` (rounded to 1e-5 minutes).
-    static func readBack(_ degrees: Double) -> Double {
-        let total = Int((abs(degrees) * 60 * 100_000).rounded())
-        let v = Double(total / 6_000_000) + Double(total % 6_000_000) / 6_000_000
+    private mutating func angle(_ value: Double, degreeDigits: Int) {
+        var unit = 1
+        for _ in 0..<minuteDecimals { unit *= 10 }
+        let total = Int((abs(value) * 60 * Double(unit)).rounded())
+        integer(total / (60 * unit), width: degreeDigits)
+        integer(total % (60 * unit) / unit, width: 2)
+        bytes.append(UInt8(ascii: "."))
+        integer(total % unit, width: minuteDecimals)
+    }
+
+    /// The degrees a reader gets back from `latitude`/`longitude` (rounded to 1e-5 minutes, or
+    /// 1e-`decimals`).
+    static func readBack(_ degrees: Double, decimals: Int = 5) -> Double {
+        var unit = 1
+        for _ in 0..<decimals { unit *= 10 }
+        let total = Int((abs(degrees) * 60 * Double(unit)).rounded())
+        let v = Double(total / (60 * unit)) + Double(total % (60 * unit)) / Double(60 * unit)
         return degrees < 0 ? -v : v
     }
 }
@@ -147,6 +155,9 @@ struct GeneratedEpoch {
     var vdop = 99.0
     var pdop = 99.0
     var quality = 1
+    /// GGA's age of differential data (seconds) and reference station, with corrections.
+    var correctionAge: Double?
+    var station: Int?
     var used: [Int] = []
     var sky: [GeneratedSatellite] = []
 }
@@ -159,6 +170,8 @@ struct TrackStyle {
     var zda = false
     /// GN talker with one GSA per constellation (NMEA 4.10 system IDs) and GSV per constellation.
     var multiGNSS = false
+    /// An RTK receiver: positions with 7 decimals of minutes, GST errors in millimetres.
+    var rtk = false
 }
 
 enum TrackGenerator {
@@ -173,8 +186,11 @@ enum TrackGenerator {
             w.latitude(e.latitude); w.comma(); w.longitude(e.longitude); w.comma()
             w.integer(e.quality); w.comma(); w.integer(e.used.count, width: 2); w.comma()
             w.fixed(e.hdop, places: 1); w.comma()
-            if e.kind == .threeD { w.fixed(e.altitude, places: 1) }
-            w.append(",M,"); w.fixed(e.geoidSeparation, places: 1); w.append(",M,,")
+            if e.kind == .threeD { w.fixed(e.altitude, places: style.rtk ? 3 : 1) }
+            w.append(",M,"); w.fixed(e.geoidSeparation, places: 1); w.append(",M,")
+            if let age = e.correctionAge { w.fixed(age, places: 1) }
+            w.comma()
+            if let station = e.station, e.correctionAge != nil { w.integer(station, width: 4) }
         } else {
             w.append(",,,,0,"); w.integer(e.used.count, width: 2); w.append(",99.9,,M,,M,,")
         }
@@ -202,14 +218,15 @@ enum TrackGenerator {
         }
         // GST
         if style.gst, let sLat = e.sigmaLatitude, let sLon = e.sigmaLongitude, fix {
+            let places = style.rtk ? 3 : 2
             w.begin(style.multiGNSS ? "GNGST" : "GPGST"); w.comma(); w.time(sod); w.comma()
-            w.fixed((sLat * sLat + sLon * sLon).squareRoot() * 0.8, places: 2); w.comma()
-            w.fixed(max(sLat, sLon) * 1.1, places: 2); w.comma()
-            w.fixed(min(sLat, sLon) * 0.9, places: 2); w.comma()
+            w.fixed((sLat * sLat + sLon * sLon).squareRoot() * 0.8, places: places); w.comma()
+            w.fixed(max(sLat, sLon) * 1.1, places: places); w.comma()
+            w.fixed(min(sLat, sLon) * 0.9, places: places); w.comma()
             w.fixed(35.0, places: 1); w.comma()
-            w.fixed(sLat, places: 2); w.comma()
-            w.fixed(sLon, places: 2); w.comma()
-            w.fixed(max(sLat, sLon) * 1.6, places: 2)
+            w.fixed(sLat, places: places); w.comma()
+            w.fixed(sLon, places: places); w.comma()
+            w.fixed(max(sLat, sLon) * 1.6, places: places)
             w.end()
         }
         // ZDA
@@ -232,7 +249,8 @@ enum TrackGenerator {
         }
         w.integer(day, width: 2); w.integer(month, width: 2); w.integer(year % 100, width: 2)
         w.append(",,,")
-        w.append(fix ? (e.quality == 2 ? "D" : "A") : "N")
+        // FAA mode: D differential, R RTK fixed, F RTK float, A autonomous, N no fix.
+        w.append(!fix ? "N" : e.quality == 2 ? "D" : e.quality == 4 ? "R" : e.quality == 5 ? "F" : "A")
         w.end()
     }
 
@@ -310,9 +328,11 @@ struct TrackBuilder {
     var errorEast = 0.0
     var facts: TrackFacts
     var lastTrack: Double?
+    var lastSigma = 0.0
 
     init(name: String, style: TrackStyle, start: Int, north: Double, east: Double, seed: UInt64) {
         self.style = style
+        if style.rtk { writer.minuteDecimals = 7 }
         self.time = start
         self.north = north
         self.east = east
@@ -360,7 +380,13 @@ struct TrackBuilder {
 
     /// Writes one epoch at the walker's position and advances the time by a second.
     mutating func emit(_ kind: GeneratedEpoch.Kind, sigma: Double, hdop: Double, used count: Int,
-                       moving: Bool = false, quality: Int = 1, strength: Double = 1) {
+                       moving: Bool = false, quality: Int = 1, strength: Double = 1, correctionAge: Double? = nil) {
+        // A solution that becomes much better at once (RTK fixing) brings its error down with it.
+        if sigma > 0, lastSigma > 0, sigma < lastSigma / 2 {
+            errorNorth *= sigma / lastSigma
+            errorEast *= sigma / lastSigma
+        }
+        if sigma > 0 { lastSigma = sigma }
         // Correlated error: an AR(1) walk whose spread is `sigma` per axis.
         let keep = 0.92
         let spread = sigma * (1 - keep * keep).squareRoot()
@@ -371,10 +397,13 @@ struct TrackBuilder {
         var e = GeneratedEpoch(time: time, kind: kind, latitude: lat, longitude: lon,
                                altitude: 44.0 + north * 0.02 + errorNorth * 0.5)
         e.quality = quality
+        e.correctionAge = correctionAge
+        e.station = correctionAge == nil ? nil : 24
         e.speed = moving ? 1.0 + 0.05 * random.gaussian() : 0
         e.track = moving ? lastTrack : nil
-        let sLat = ((sigma * (1.05 + 0.1 * random.unit())) * 100).rounded() / 100
-        let sLon = ((sigma * (0.85 + 0.1 * random.unit())) * 100).rounded() / 100
+        let places = style.rtk ? 1000.0 : 100.0
+        let sLat = ((sigma * (1.05 + 0.1 * random.unit())) * places).rounded() / places
+        let sLon = ((sigma * (0.85 + 0.1 * random.unit())) * places).rounded() / places
         e.sigmaLatitude = sLat
         e.sigmaLongitude = sLon
         e.hdop = (hdop * 10).rounded() / 10
@@ -398,7 +427,8 @@ struct TrackBuilder {
                 accuracy = AccuracyModel.radius95(hdop: e.hdop, differential: quality == 2)
                 source = "dop"
             }
-            let seen = (time, NMEATextWriter.readBack(lat), NMEATextWriter.readBack(lon), accuracy, source)
+            let decimals = writer.minuteDecimals
+            let seen = (time, NMEATextWriter.readBack(lat, decimals: decimals), NMEATextWriter.readBack(lon, decimals: decimals), accuracy, source)
             if accuracy < 10 && facts.firstUnder10 == nil { facts.firstUnder10 = seen }
             if accuracy < 20 && facts.firstUnder20 == nil { facts.firstUnder20 = seen }
             facts.best = min(facts.best ?? .infinity, accuracy)
@@ -562,7 +592,61 @@ extension TrackGenerator {
         return b
     }
 
-    static var all: [TrackBuilder] { [orchardWalk(), coldStart(), signalLoss(), noGST(), multiGNSS(), noFix()] }
+    /// An RTK receiver with a 2 m pole along row 5: 20 s without corrections, RTK float settling
+    /// for 30 s, RTK fixed at three trees, then the corrections stop for 40 s (fixed, float, then
+    /// no corrections as their age grows) and come back: float, then fixed again at a fourth tree.
+    static func rtkWalk() -> TrackBuilder {
+        var style = TrackStyle()
+        style.rtk = true
+        let first = Orchard.tree(row: 5, index: 0)
+        var b = TrackBuilder(name: "rtk-walk.nmea", style: style, start: start(13, 0), north: first.north - 3, east: first.east - 1, seed: 7)
+        var age = 1.0
+        var t = 0
+        /// One epoch of the corrections' story at second `t`.
+        func epoch(_ b: inout TrackBuilder, moving: Bool) {
+            let jitter = 0.05 * Double(t % 7)
+            switch t {
+            case ..<20:
+                b.emit(.threeD, sigma: 1.4, hdop: 0.8, used: 12, moving: moving)
+            case ..<50:
+                age = 0.8 + jitter
+                let s = 0.12 + 0.5 * exp(-Double(t - 20) / 8)
+                b.emit(.threeD, sigma: s, hdop: 0.7, used: 12, moving: moving, quality: 5, correctionAge: age)
+            case ..<160:
+                age = 0.8 + jitter
+                b.emit(.threeD, sigma: 0.012, hdop: 0.7, used: 12, moving: moving, quality: 4, correctionAge: age)
+            case ..<200:
+                // Corrections lost at 160 s: their age grows; fixed holds 5 s, float until 30 s, then none.
+                let lost = Double(t - 160) + 1
+                if lost <= 5 {
+                    b.emit(.threeD, sigma: 0.015 + 0.01 * lost, hdop: 0.7, used: 12, moving: moving, quality: 4, correctionAge: lost + 0.8)
+                } else if lost <= 30 {
+                    b.emit(.threeD, sigma: 0.1 + 0.05 * lost, hdop: 0.7, used: 12, moving: moving, quality: 5, correctionAge: lost + 0.8)
+                } else {
+                    b.emit(.threeD, sigma: 1.5, hdop: 0.8, used: 12, moving: moving)
+                }
+            case ..<225:
+                age = 0.8 + jitter
+                let s = 0.12 + 0.4 * exp(-Double(t - 200) / 6)
+                b.emit(.threeD, sigma: s, hdop: 0.7, used: 12, moving: moving, quality: 5, correctionAge: age)
+            default:
+                age = 0.8 + jitter
+                b.emit(.threeD, sigma: 0.011, hdop: 0.7, used: 12, moving: moving, quality: 4, correctionAge: age)
+            }
+            t += 1
+        }
+        for k in 0..<4 {
+            let tree = Orchard.tree(row: 5, index: k)
+            while !b.walk(toward: (tree.north, tree.east - 1), speed: 0.5) { epoch(&b, moving: true) }
+            // Waits at the first tree for the fix, at the others 15 s (the last until the end).
+            let wait = k == 0 ? max(15, 60 - t) : k == 3 ? max(15, 260 - t) : 15
+            for _ in 0..<wait { epoch(&b, moving: false) }
+            if k == 2 { while t < 200 { epoch(&b, moving: false) } }
+        }
+        return b
+    }
+
+    static var all: [TrackBuilder] { [orchardWalk(), coldStart(), signalLoss(), noGST(), multiGNSS(), noFix(), rtkWalk()] }
 
     /// ~150 surveyed trees in six rows as GPX 1.1 waypoints (name = species, type = variety).
     static func surveyedTreesGPX() -> String {

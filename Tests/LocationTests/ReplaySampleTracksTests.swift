@@ -25,6 +25,7 @@ import TreesTestSupport
         Claim(file: "no-gst.nmea", epochs: 225, fixes: 225, firstUnder10: nil),
         Claim(file: "multi-gnss.nmea", epochs: 132, fixes: 132, firstUnder10: ("11:40:16", 51.2794790, 0.5425827, 9.91)),
         Claim(file: "no-fix.nmea", epochs: 60, fixes: 0, firstUnder10: nil),
+        Claim(file: "rtk-walk.nmea", epochs: 260, fixes: 260, firstUnder10: ("13:00:00", 51.2795202, 0.5424133, 3.41)),
     ]
 
     static func timeOfDay(_ date: Date?) -> String {
@@ -62,6 +63,33 @@ import TreesTestSupport
         #expect(abs(best - 15.2) < 1e-9)
         let under20 = try #require(fixes.first { ($0.horizontalAccuracy ?? .infinity) < 20 })
         #expect(Self.timeOfDay(under20.time) == "11:06:59")
+    }
+
+    /// The RTK walk's story, as the README tells it: 20 s without corrections, 30 s of RTK float,
+    /// RTK fixed from 13:00:50 (held 5 s after the corrections stop at 13:02:40), float while
+    /// their age grows to 30 s, 10 s without, then float and fixed again from 13:03:45.
+    @Test func rtkWalkGoesFromFloatToFixedAndThroughALossOfCorrections() async throws {
+        var fixes: [Fix] = []
+        _ = try await ReplaySource(path: Self.folder.appendingPathComponent("rtk-walk.nmea").path, speed: .max).run { fixes.append($0) }
+        var runs: [(FixStatus, Int)] = []
+        for f in fixes {
+            if let last = runs.last, last.0 == f.status { runs[runs.count - 1].1 += 1 } else { runs.append((f.status, 1)) }
+        }
+        #expect(runs.map(\.0) == [.gps, .rtkFloat, .rtkFixed, .rtkFloat, .gps, .rtkFloat, .rtkFixed])
+        #expect(runs.map(\.1) == [20, 30, 115, 25, 10, 25, 35])
+        let firstFixed = try #require(fixes.first { $0.status == .rtkFixed })
+        #expect(Self.timeOfDay(firstFixed.time) == "13:00:50")
+        #expect(abs((firstFixed.coordinate?.latitude ?? 0) - 51.2795359) < 1e-7)
+        #expect(abs((firstFixed.coordinate?.longitude ?? 0) - 0.5424163) < 1e-7)
+        #expect(firstFixed.accuracyClass == .survey)
+        #expect(firstFixed.correctionAge == 0.9 && firstFixed.correctionStation == 24)
+        // Corrections have an age exactly when they are applied; the height's accuracy comes from GST.
+        #expect(fixes.allSatisfy { ($0.correctionAge != nil) == $0.status.isDifferential })
+        #expect(fixes.allSatisfy { $0.verticalAccuracySource == .gst && ($0.verticalAccuracy ?? 0) > 0 })
+        let lost = fixes.filter { $0.status.isDifferential }.compactMap(\.correctionAge).max() ?? 0
+        #expect(abs(lost - 30.8) < 1e-9)
+        let fixedAccuracy = fixes.filter { $0.status == .rtkFixed }.compactMap(\.horizontalAccuracy)
+        #expect(fixedAccuracy.filter { $0 < 0.1 }.count == 147, "all but the last 3 s before fixed is lost are Survey class")
     }
 
     @Test func signalLossIsReportedAsSuch() async throws {

@@ -147,4 +147,38 @@ public enum CaptureDefaults {
         guard let id = try store.preference(.lastCollection).flatMap(UUID.init(uuidString:)) else { return nil }
         return try store.read { try $0.collection(id: id) }?.name
     }
+
+    /// Stores a preference, writing only when it changes.
+    private static func remember(_ key: PreferenceKey, _ value: String?, in store: TreeStore) throws {
+        guard try store.preference(key) != value else { return }
+        try store.write { try $0.setPreference(key, value) }
+    }
+
+    /// The antenna heights capture accepts, in metres: from the ground up to a tall survey pole.
+    public static let antennaHeights = 0.0...10.0
+
+    /// `--require-fix dgps|rtk-float|rtk-fixed` (remembered by the store) or `any` (forgets it);
+    /// without the option, the remembered one.
+    public static func requiredFix(_ option: String?, store: TreeStore) throws -> RequiredFix? {
+        if let option {
+            let value = option.trimmingCharacters(in: .whitespaces).lowercased()
+            let required = value == "any" ? nil : RequiredFix(rawValue: value)
+            try remember(.requireFix, required?.rawValue, in: store)
+            return required
+        }
+        return try store.preference(.requireFix).flatMap(RequiredFix.init(rawValue:))
+    }
+
+    /// `--antenna-height M` (remembered by the store; 0 forgets it); without the option, the
+    /// remembered one. A remembered value outside `antennaHeights` (a store edited by hand) is
+    /// ignored.
+    public static func antennaHeight(_ option: Double?, store: TreeStore) throws -> Double? {
+        if let option {
+            let height = option == 0 ? nil : option
+            try remember(.antennaHeight, height.map { String($0) }, in: store)
+            return height
+        }
+        guard let text = try store.preference(.antennaHeight), let h = Double(text), antennaHeights.contains(h), h != 0 else { return nil }
+        return h
+    }
 }

@@ -19,6 +19,12 @@ struct CaptureCommand: AsyncParsableCommand {
             With --auto: waits until the fix is good, or at --timeout (or the end of the source) takes the \
             best acceptable fix seen, saves and prints the tree; exits with status 3, saving nothing, when no \
             fix passed the gate.
+
+            Survey receivers: --require-fix dgps|rtk-float|rtk-fixed lets only fixes of that quality or \
+            better pass the gate (the view says what is missing, e.g. "RTK float — waiting for RTK fixed; \
+            corrections 3.0 s old"); --antenna-height M is subtracted from the altitude and ellipsoid height \
+            and recorded with the tree. The store remembers both for the next capture; --require-fix any \
+            and --antenna-height 0 forget them.
             """
     )
 
@@ -34,6 +40,12 @@ struct CaptureCommand: AsyncParsableCommand {
     var stale: Double = 3
     @Option(help: ArgumentHelp("Freeze the average of this many epochs that pass the gate (with --auto: always; on a terminal: the a key, default 10).", valueName: "n"))
     var average: Int?
+    @Option(name: .customLong("require-fix"), help: ArgumentHelp(
+        "Only fixes of this quality or better pass the gate: dgps, rtk-float, rtk-fixed, or any (remembered).", valueName: "quality"))
+    var requireFix: String?
+    @Option(name: .customLong("antenna-height"), help: ArgumentHelp(
+        "Height of the antenna above the ground, subtracted from the heights saved (remembered; 0 forgets it).", valueName: "m"))
+    var antennaHeight: Double?
     @Flag(help: "Capture without prompts: wait for a good fix (or the best acceptable one at the timeout), save, print.")
     var auto = false
     @Option(help: ArgumentHelp("With --auto: stop waiting after this many seconds.", valueName: "s"))
@@ -56,15 +68,31 @@ struct CaptureCommand: AsyncParsableCommand {
         if let average, average < 1 { throw ValidationError("--average must be 1 or more") }
         if let timeout, !(timeout.isFinite && timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let s = attributes.species, TextTools.nonEmpty(s) == nil { throw ValidationError("--species must not be empty") }
+        if let q = requireFix, q.lowercased() != "any", RequiredFix(rawValue: q.lowercased()) == nil {
+            throw ValidationError("--require-fix must be dgps, rtk-float, rtk-fixed or any, not '\(TerminalText.escaped(q))'")
+        }
+        if let h = antennaHeight, !(h.isFinite && CaptureDefaults.antennaHeights.contains(h)) {
+            throw ValidationError(String(format: "--antenna-height must be from 0 to %.0f metres (the antenna's height above the ground), not %@",
+                                         CaptureDefaults.antennaHeights.upperBound, Format.number(h)))
+        }
     }
 
-    var gate: CaptureGate {
-        CaptureGate(require: require, encourage: encourage, stale: .milliseconds(Int64(stale * 1000)))
+    /// The gate, with the fix quality this capture requires (`survey.requiredFix`).
+    func gate(_ survey: SurveySettings = SurveySettings()) -> CaptureGate {
+        CaptureGate(require: require, encourage: encourage, stale: .milliseconds(Int64(stale * 1000)), requiredFix: survey.requiredFix)
+    }
+
+    /// What a survey receiver's capture remembers between runs.
+    struct SurveySettings {
+        var requiredFix: RequiredFix?
+        var antennaHeight: Double?
     }
 
     func run() async throws {
         let db = try store.open()
         let existing = try update.map { try db.tree(matching: $0) }
+        let survey = SurveySettings(requiredFix: try CaptureDefaults.requiredFix(requireFix, store: db),
+                                    antennaHeight: try CaptureDefaults.antennaHeight(antennaHeight, store: db))
         // Refuse a bad photo before waiting for a fix, not after.
         for path in photos { _ = try PhotoErrors.mapped { try PhotoLibrary.check(file: path) } }
         if auto || !Terminal.current.stdinIsTTY {
@@ -74,9 +102,9 @@ struct CaptureCommand: AsyncParsableCommand {
             guard existing != nil || attributes.species != nil else {
                 throw CLIError("--auto needs --species (or --update ID); name what grows there, e.g. --species Apple", status: .usage)
             }
-            try await AutoCapture(command: self, store: db, existing: existing).run()
+            try await AutoCapture(command: self, store: db, existing: existing, survey: survey).run()
         } else {
-            try await InteractiveCapture(command: self, store: db, existing: existing).run()
+            try await InteractiveCapture(command: self, store: db, existing: existing, survey: survey).run()
         }
     }
 }
@@ -124,10 +152,13 @@ struct AutoCapture {
     let command: CaptureCommand
     let store: TreeStore
     let existing: Tree?
+    let survey: CaptureCommand.SurveySettings
 
     func run() async throws {
         let source = try command.sourceOptions.locationSource()
-        var policy = AutoCapturePolicy(gate: command.gate, average: command.average)
+        let gate = command.gate(survey)
+        var policy = AutoCapturePolicy(gate: gate, average: command.average)
+        var bestStatus: FixStatus?
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = command.timeout.map { start + .milliseconds(Int64($0 * 1000)) }
@@ -141,6 +172,9 @@ struct AutoCapture {
             case .event(let event):
                 frozen = policy.handle(.event(event), at: now)
                 if case .warning(let text) = event { StandardError.write("trees: \(text)\n") }
+                if case .fix(let f) = event, f.hasPosition, f.status.correctionRank >= (bestStatus?.correctionRank ?? -1) {
+                    bestStatus = f.status
+                }
             case .tick:
                 frozen = policy.handle(.tick, at: now)
             case .ended, .key:
@@ -155,6 +189,13 @@ struct AutoCapture {
         if frozen == nil { frozen = policy.finish() }
         guard let frozen else {
             if let failure { throw CLIError(failure.0, status: failure.1) }
+            if let required = gate.requiredFix {
+                let best = bestStatus.map { "the best was \($0.correctionRank == 0 ? "without corrections (\($0.title))" : $0.title)" }
+                    ?? "no fix with a position arrived"
+                throw CLIError(String(format: "no %@ fix under %@ m from %@ (%@); nothing saved", required.title,
+                                      Format.number(command.require), source.description, best),
+                               status: .noAcceptableFix)
+            }
             throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", Format.number(command.require), source.description),
                            status: .noAcceptableFix)
         }
@@ -164,6 +205,7 @@ struct AutoCapture {
             species: species, variety: Values.text(command.attributes.variety), rootstock: Values.text(command.attributes.rootstock),
             notes: Values.text(command.attributes.notes), collectionName: collectionName, photos: command.photos)
         var saver = CaptureSaver(store: store, sourceDescription: source.description, allowDuplicate: command.allowDuplicate)
+        saver.antennaHeight = survey.antennaHeight
         saver.onWarning = { StandardError.write("warning: \(TerminalText.escaped($0))\n") }
         let tree = try saver.save(frozen, choices: choices, existing: existing) { _ in false }
         try store.read { r in

@@ -12,6 +12,7 @@ struct InteractiveCapture {
     let command: CaptureCommand
     let store: TreeStore
     let existing: Tree?
+    let survey: CaptureCommand.SurveySettings
 
     enum Outcome { case saved(Tree), recapture, discard }
 
@@ -20,9 +21,11 @@ struct InteractiveCapture {
         let terminal = Terminal.current
         let raw = RawTerminal()
         let keys = KeyReader()
-        var policy = InteractiveCapturePolicy(gate: command.gate, averageEpochs: command.average ?? 10)
-        var view = LiveView(sourceName: source.description, staleAfter: command.gate.stale)
+        let gate = command.gate(survey)
+        var policy = InteractiveCapturePolicy(gate: gate, averageEpochs: command.average ?? 10)
+        var view = LiveView(sourceName: source.description, staleAfter: gate.stale, requiredFix: gate.requiredFix)
         view.title = "trees capture"
+        view.antennaHeight = survey.antennaHeight
         let clock = ContinuousClock()
         let start = clock.now
         let (inputs, continuation) = source.captureInputs()
@@ -109,7 +112,7 @@ struct InteractiveCapture {
     }
 
     func gateLine(_ session: CaptureSession, terminal: Terminal) -> String {
-        let gate = command.gate
+        let gate = command.gate(survey)
         switch session.state {
         case .searching:
             return terminal.paint("Searching — \(session.whyNot ?? "no fix"). Capture needs under \(Format.number(gate.require)) m.", .grey)
@@ -186,6 +189,7 @@ struct InteractiveCapture {
             switch answer.lowercased().first {
             case nil, "s":
                 var saver = CaptureSaver(store: store, sourceDescription: source, allowDuplicate: command.allowDuplicate)
+                saver.antennaHeight = survey.antennaHeight
                 saver.onWarning = { StandardError.write("warning: \(TerminalText.escaped($0))\n") }
                 do {
                     let tree = try saver.save(frozen, choices: choices, existing: existing) { dup in

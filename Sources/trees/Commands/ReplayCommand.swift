@@ -61,6 +61,10 @@ struct ReplayCommand: AsyncParsableCommand {
         line += "  " + terminal.badge(metres: fix.horizontalAccuracy)
         if let source = fix.accuracySource { line += " (\(source.rawValue))" }
         if let n = fix.satellitesUsed { line += "  \(n) sats" }
+        if fix.status.correctionRank > 0 {
+            line += "  " + fix.status.title
+            if let age = fix.correctionAge { line += String(format: " (corrections %.1f s old)", age) }
+        }
         return line + "\n"
     }
 }

@@ -29,10 +29,13 @@ struct LiveView {
     /// The correction stream the source forwards to the receiver, when there is one (NTRIP).
     private(set) var corrections: CorrectionStreamStatus?
 
-    init(sourceName: String, staleAfter: Duration = .seconds(5)) {
+    /// Height of the antenna above the ground, shown beside the heights it is taken from.
+    var antennaHeight: Double?
+
+    init(sourceName: String, staleAfter: Duration = .seconds(5), requiredFix: RequiredFix? = nil) {
         self.sourceName = sourceName
         self.staleAfter = staleAfter
-        session = CaptureSession(gate: CaptureGate(stale: staleAfter))
+        session = CaptureSession(gate: CaptureGate(stale: staleAfter, requiredFix: requiredFix))
     }
 
     mutating func update(with event: LocationEvent, now: Date) {
@@ -95,6 +98,9 @@ struct LiveView {
             badge = t.paint("No fix", .grey) + (sourceDown ? t.dim("  source lost, reconnecting") : "")
         case .searching(.noAccuracy):
             badge = t.paint("Fix, accuracy unknown", .grey)
+        case let .searching(.fixQuality(status, required, correctionAge)):
+            badge = t.bold(t.badge(metres: fix?.horizontalAccuracy)) + "  "
+                + t.paint(CaptureSession.qualityText(status, required, correctionAge), .orange)
         default:
             badge = t.bold(t.badge(metres: fix?.horizontalAccuracy))
             if let source = fix?.accuracySource { badge += t.dim("  (\(source.rawValue), 95% radius)") }
@@ -105,6 +111,11 @@ struct LiveView {
         let current: Bool = switch state { case .searching: false; default: true }
         let modeText = fix.map { $0.mode.hasPosition ? "\($0.mode.title) fix" : $0.mode.title } ?? "waiting for a fix"
         facts.append(fix != nil && !current && fix?.hasPosition == true ? "last fix \(modeText)" : modeText)
+        if let f = fix, f.hasPosition, f.status != .unknown {
+            var quality = f.status.title
+            if let age = f.correctionAge { quality += ", corrections \(Self.age(age)) old" }
+            facts.append(quality)
+        }
         if let n = fix?.satellitesUsed { facts.append("\(n) satellites") }
         if let h = fix?.hdop { facts.append(String(format: "HDOP %.1f", h)) }
         if let age { facts.append("age \(Self.seconds(age))") }
@@ -112,7 +123,16 @@ struct LiveView {
 
         if let c = fix?.coordinate, fix?.hasPosition == true {
             var p = "\(Format.degrees(c.latitude)), \(Format.degrees(c.longitude))"
-            if let alt = fix?.altitudeMSL { p += String(format: "  alt %.1f m", alt) }
+            if let alt = fix?.altitudeMSL {
+                let pole = antennaHeight ?? 0
+                // Centimetres matter once the height is known that well (RTK).
+                let precise = (fix?.verticalAccuracy ?? .infinity) < 1
+                p += String(format: precise ? "  alt %.3f m" : "  alt %.1f m", alt - pole)
+                if let v = fix?.verticalAccuracy { p += "  ±" + Format.metres(v) + " (95%)" }
+                if pole != 0 { p += String(format: "  (antenna %.2f m above the ground)", pole) }
+            } else if let pole = antennaHeight, pole != 0 {
+                p += String(format: "  antenna %.2f m above the ground", pole)
+            }
             lines.append(p)
         } else {
             lines.append(t.dim("no position"))
@@ -127,6 +147,8 @@ struct LiveView {
             let trend = session.trend == .unknown ? "" : "  " + session.trend.rawValue
             lines.append("last minute \(t.paint(spark, AccuracyClass(metres: values.last).colour))  \(range)\(trend)")
         }
+
+        if let c = corrections { lines.append(correctionsLine(c, terminal: t)) }
 
         for m in messages { lines.append(t.dim(Self.clock(m.at) + "  " + m.text)) }
         for _ in messages.count..<Self.messageLines { lines.append("") }
@@ -155,6 +177,38 @@ struct LiveView {
             case let .failed(reason): "corrections: \(reason)"
             }
         }
+    }
+
+    /// The state of the correction stream: where from, how much, how fresh.
+    func correctionsLine(_ c: CorrectionStreamStatus, terminal t: Terminal) -> String {
+        switch c.state {
+        case .connecting:
+            return t.paint("Corrections: connecting to \(c.caster)", .yellow)
+        case let .failed(reason):
+            return t.paint("Corrections: \(reason)", .red)
+        case .streaming:
+            var text = "Corrections: \(c.caster), \(Self.bytes(c.bytes))"
+            if let last = c.lastData, let now {
+                let age = max(0, now.timeIntervalSince(last))
+                text += ", last \(Self.age(age)) ago"
+                if age > 10 { return t.paint(text, .orange) }
+            }
+            return t.paint(text, .green)
+        }
+    }
+
+    /// Seconds as "0.4 s", "3 s", "2 min".
+    static func age(_ seconds: Double) -> String {
+        if seconds < 10 { return String(format: "%.1f s", seconds) }
+        if seconds < 120 { return "\(Int(seconds.rounded())) s" }
+        return "\(Int((seconds / 60).rounded())) min"
+    }
+
+    /// A byte count as "812 B", "14.2 kB", "3.1 MB".
+    static func bytes(_ n: Int) -> String {
+        if n < 1000 { return "\(n) B" }
+        if n < 1_000_000 { return String(format: "%.1f kB", Double(n) / 1000) }
+        return String(format: "%.1f MB", Double(n) / 1_000_000)
     }
 
     static func deviceText(_ d: DeviceInfo) -> String {
