@@ -354,6 +354,8 @@ struct GPSDReportReader {
             time: seconds.isFinite ? Date(timeIntervalSince1970: seconds) : nil,
             mode: mode,
             status: FixStatus(rawValue: Int(f.status)) ?? .unknown)
+        // gpsd leaves `status` out of a TPV for a plain GPS fix, which libgps reads as 0.
+        if fix.status == .unknown && mode.hasPosition { fix.status = .gps }
         if mode.hasPosition, f.latitude.isFinite, f.longitude.isFinite {
             fix.coordinate = Coordinate(latitude: f.latitude, longitude: f.longitude)
         }

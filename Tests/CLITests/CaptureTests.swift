@@ -65,6 +65,68 @@ import TreesTestSupport
         #expect(try t.dump() == before)
     }
 
+    /// `--require-fix rtk-fixed` waits through 20 s without corrections and 30 s of RTK float and
+    /// saves the first RTK fixed epoch (13:00:50), 2 m of pole taken off both heights; the store
+    /// remembers both settings for the next capture until `any` and `0` forget them.
+    @Test func requiringRTKFixedWaitsThroughFloatAndTheSettingsAreRemembered() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let rtk = "replay:\(Self.tracks.path)/rtk-walk.nmea"
+        func capture(_ source: String, _ extra: [String]) throws -> (TreesProcess.Result, [String: Any]) {
+            let r = try t.run(["capture", "--source", source, "--speed", "max", "--auto", "--species", "Pear", "--allow-duplicate", "--json"] + extra)
+            let tree = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+            return (r, tree)
+        }
+        let (r, tree) = try capture(rtk, ["--require-fix", "rtk-fixed", "--antenna-height", "2"])
+        #expect(r.status == 0, "\(r)")
+        let info = try #require(tree["capture"] as? [String: Any])
+        #expect(info["fixTime"] as? String == "2025-04-12T13:00:50Z")
+        #expect(abs((tree["latitude"] as? Double ?? 0) - 51.2795359) < 1e-7)
+        #expect(abs((tree["longitude"] as? Double ?? 0) - 0.5424163) < 1e-7)
+        #expect((tree["horizontalAccuracy"] as? Double ?? 1) < 0.1)
+        // GGA at 13:00:50: altitude 44.077 m, geoid separation 47.3 m.
+        #expect(abs((tree["altitude"] as? Double ?? 0) - 42.077) < 1e-9)
+        #expect(abs((tree["ellipsoidHeight"] as? Double ?? 0) - 89.377) < 1e-9)
+
+        // Remembered: the plain receiver of the orchard walk never meets it.
+        let before = try t.dump()
+        let (refused, _) = try capture("replay:\(Self.tracks.path)/orchard-walk.nmea", [])
+        #expect(refused.status == 3)
+        #expect(refused.stderr == "trees: no RTK fixed fix under 20 m from replay:\(Self.tracks.path)/orchard-walk.nmea (no fix had corrections); nothing saved\n")
+        #expect(try t.dump() == before)
+
+        // Remembered: the pole again; RTK float is enough when asked for.
+        let (float, floatTree) = try capture(rtk, ["--require-fix", "rtk-float"])
+        #expect(float.status == 0, "\(float)")
+        #expect((floatTree["capture"] as? [String: Any])?["fixTime"] as? String == "2025-04-12T13:00:20Z")
+        #expect(abs((floatTree["altitude"] as? Double ?? 0) - (44.0 - 2)) < 0.5)
+
+        // Forgotten: the first good fix, without corrections, at its own height.
+        let (plain, plainTree) = try capture(rtk, ["--require-fix", "any", "--antenna-height", "0"])
+        #expect(plain.status == 0, "\(plain)")
+        #expect((plainTree["capture"] as? [String: Any])?["fixTime"] as? String == "2025-04-12T13:00:00Z")
+        #expect(abs((plainTree["altitude"] as? Double ?? 0) - 44.404) < 1e-9)
+        let (again, againTree) = try capture(rtk, [])
+        #expect(again.status == 0)
+        #expect((againTree["capture"] as? [String: Any])?["fixTime"] as? String == "2025-04-12T13:00:00Z")
+    }
+
+    @Test(arguments: [
+        (["--antenna-height=-1"], "--antenna-height must be from 0 to 10 metres (the antenna's height above the ground), not -1"),
+        (["--antenna-height", "12.5"], "--antenna-height must be from 0 to 10 metres (the antenna's height above the ground), not 12.5"),
+        (["--antenna-height", "nan"], "--antenna-height must be from 0 to 10 metres (the antenna's height above the ground), not nan"),
+        (["--require-fix", "rtk"], "--require-fix must be dgps, rtk-float, rtk-fixed or any, not 'rtk'"),
+    ])
+    func badSurveySettingsAreRefusedBeforeAnythingHappens(arguments: [String], message: String) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/rtk-walk.nmea", "--speed", "max", "--auto", "--species", "Pear"] + arguments)
+        #expect(r.status == 64)
+        #expect(r.stdout == "")
+        #expect(r.stderr.hasPrefix("trees: \(message)\n"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: t.database), "nothing was created")
+    }
+
     @Test func stricterGateAndAveraging() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -195,4 +257,34 @@ import TreesTestSupport
         #expect(abs((tree["longitude"] as? Double ?? 0) - (epoch["lon"] as? Double ?? 1)) <= 5e-10)
         #expect(abs(accuracy - (epoch["horizontalAccuracy"] as? Double ?? 0)) < 1e-9)
     }
+
+    /// gpsd with an RTK receiver: `--require-fix rtk-fixed` lets no float fix through and saves an
+    /// RTK fixed epoch, its position and heights those of the NMEA reader less the pole.
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func rtkFixedCaptureThroughGPSD() throws {
+        _ = try Tool.gpsfake.require()
+        let log = "\(CaptureTests.tracks.path)/rtk-walk.nmea"
+        let fake = try GPSFake(log: log)
+        defer { fake.stop() }
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "gpsd://127.0.0.1:\(fake.port)", "--auto", "--timeout", "120", "--species", "Pear",
+                           "--require-fix", "rtk-fixed", "--antenna-height", "1.5", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let fixTime = try #require((tree["capture"] as? [String: Any])?["fixTime"] as? String)
+        let replay = try t.run(["replay", log, "--speed", "max", "--jsonl"])
+        let epochs = replay.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let epoch = try #require(epochs.first { ($0["time"] as? String)?.replacingOccurrences(of: ".000Z", with: "Z") == fixTime })
+        #expect(epoch["status"] as? Int == FixStatusNumber.rtkFixed, "saved at \(fixTime)")
+        #expect(abs((tree["latitude"] as? Double ?? 0) - (epoch["lat"] as? Double ?? 1)) <= 5e-10)
+        #expect(abs((tree["longitude"] as? Double ?? 0) - (epoch["lon"] as? Double ?? 1)) <= 5e-10)
+        #expect(abs((tree["altitude"] as? Double ?? 0) - ((epoch["altMSL"] as? Double ?? 0) - 1.5)) < 1e-6)
+        #expect(abs((tree["ellipsoidHeight"] as? Double ?? 0) - ((epoch["altHAE"] as? Double ?? 0) - 1.5)) < 1e-6)
+        #expect((tree["horizontalAccuracy"] as? Double ?? 1) < 0.1)
+    }
+}
+
+/// gpsd's TPV status numbers.
+enum FixStatusNumber {
+    static let rtkFixed = 3
 }

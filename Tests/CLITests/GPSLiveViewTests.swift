@@ -36,6 +36,40 @@ import TreesKit
         ])
     }
 
+    /// An RTK receiver under `--require-fix rtk-fixed` with a 2 m pole and an NTRIP stream: float is
+    /// shown as what it waits for; fixed shows centimetre heights, the status and the corrections.
+    @Test func rtkStatusCorrectionsAndWhatTheGateWaitsFor() {
+        var v = LiveView(sourceName: "serial:/dev/ttyACM0", requiredFix: .rtkFixed)
+        v.antennaHeight = 2
+        var f = fix(0, metres: 0.4)
+        f.status = .rtkFloat
+        f.correctionAge = 3
+        f.verticalAccuracy = 0.62
+        f.verticalAccuracySource = .gst
+        v.update(with: .corrections(CorrectionStreamStatus(caster: "caster.example.org:2101/ORCH", state: .connecting)), now: t0)
+        v.update(with: .corrections(CorrectionStreamStatus(caster: "caster.example.org:2101/ORCH", state: .streaming,
+                                                           bytes: 14_230, lastData: t0 + 0.5)), now: t0 + 0.6)
+        v.update(with: .fix(f), now: t0 + 0.8)
+        let waiting = v.render(width: 120, colour: false)
+        #expect(waiting[1].hasSuffix("RTK float — waiting for RTK fixed; corrections 3.0 s old"), "\(waiting[1])")
+        #expect(waiting[2].hasPrefix("3D fix  RTK float, corrections 3.0 s old  9 satellites"), "\(waiting[2])")
+        #expect(waiting[3] == "51.2795388, 0.5420172  alt 41.900 m  ±0.6 m (95%)  (antenna 2.00 m above the ground)")
+        #expect(waiting[5] == "Corrections: caster.example.org:2101/ORCH, 14.2 kB, last 0.3 s ago")
+        #expect(!v.session.canFreeze)
+
+        f = fix(1, metres: 0.02)
+        f.status = .rtkFixed
+        f.correctionAge = 1
+        f.verticalAccuracy = 0.031
+        v.update(with: .fix(f), now: t0 + 1.2)
+        let fixed = v.render(width: 120, colour: false)
+        #expect(fixed[1].hasPrefix("Survey "), "\(fixed[1])")
+        #expect(fixed[2].hasPrefix("3D fix  RTK fixed, corrections 1.0 s old"), "\(fixed[2])")
+        #expect(v.session.canFreeze)
+        v.tick(now: t0 + 14)
+        #expect(v.render(width: 120, colour: true)[5].contains(ANSI.code(for: .orange) + "Corrections: caster.example.org:2101/ORCH, 14.2 kB, last 14 s ago"))
+    }
+
     @Test func colourOnlyWhenAsked() {
         let v = view(improvingOver: 5)
         #expect(!v.render(width: 100, colour: false).joined().contains("\u{1B}["))

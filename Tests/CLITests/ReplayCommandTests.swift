@@ -52,7 +52,7 @@ import TreesTestSupport
         #expect(r.status == 0, "\(r)")
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines[0] == #"{"class":"TPV","time":"2025-03-15T10:15:00.000Z","mode":3,"status":1,"lat":48.1173,"lon":11.522066666666667,"altMSL":545.4,"altHAE":592.3,"geoidSep":46.9,"eph":17.1,"speed":1.028888888888889,"track":84.4,"hdop":0.9,"satellites":8,"horizontalAccuracy":3.2195082957645567,"accuracySource":"gst"}"#)
+        #expect(lines[0] == #"{"class":"TPV","time":"2025-03-15T10:15:00.000Z","mode":3,"status":1,"lat":48.1173,"lon":11.522066666666667,"altMSL":545.4,"altHAE":592.3,"geoidSep":46.9,"eph":17.1,"speed":1.028888888888889,"track":84.4,"hdop":0.9,"satellites":8,"horizontalAccuracy":3.2195082957645567,"accuracySource":"gst","verticalAccuracy":4.70391356289613,"verticalAccuracySource":"gst"}"#)
         #expect(lines[2] == #"{"class":"TPV","time":"2025-03-15T10:15:02.000Z","mode":1,"satellites":0}"#)
     }
 

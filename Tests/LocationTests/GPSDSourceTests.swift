@@ -132,6 +132,34 @@ extension Duration {
         #expect(events.contains(.fixLost))
     }
 
+    /// An RTK receiver through gpsd: every fix has the status, correction age and station, and the
+    /// horizontal and vertical accuracy the NMEA reader gives for the same epoch.
+    @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func rtkTrackThroughGPSDKeepsItsQuality() async throws {
+        _ = try Tool.gpsfake.require()
+        let track = Repository.path("SampleTracks/rtk-walk.nmea")
+        let fake = try GPSFake(log: track, cycle: 0.004)
+        defer { fake.stop() }
+        let expected = try readerFixes(track)
+        let last = try #require(expected.last?.time)
+        let events = try await collect(GPSDSource(host: "127.0.0.1", port: fake.port), timeout: .seconds(300)) {
+            $0.fixes.last?.time == last
+        }
+        var byTime: [Date: Fix] = [:]
+        for f in expected { if let t = f.time { byTime[t] = f } }
+        let fixes = events.fixes.filter(\.hasPosition)
+        #expect(fixes.count >= expected.count - 2)
+        for fix in fixes.dropFirst() {
+            let r = try #require(byTime[fix.time!])
+            #expect(fix.status == r.status, "status at \(r.time!)")
+            #expect(fix.correctionAge == r.correctionAge && fix.correctionStation == r.correctionStation, "corrections at \(r.time!)")
+            #expect(fix.accuracySource == r.accuracySource && abs((fix.horizontalAccuracy ?? -1) - (r.horizontalAccuracy ?? -2)) < 1e-9,
+                    "accuracy at \(r.time!)")
+            #expect(fix.verticalAccuracySource == .gst && abs((fix.verticalAccuracy ?? -1) - (r.verticalAccuracy ?? -2)) < 1e-9,
+                    "vertical accuracy at \(r.time!)")
+        }
+        #expect(Set(fixes.map(\.status)) == [.gps, .rtkFloat, .rtkFixed])
+    }
+
     /// GST after the epoch's last timed sentence: gpsd reports it after the TPV, matched by time.
     @Test(.enabled(if: Tool.gpsfake.shouldRun), .tags(.gpsd)) func gstReportedAfterItsTPVIsMatchedByTime() async throws {
         _ = try Tool.gpsfake.require()

@@ -4,7 +4,7 @@ import TreesKit
 
 @Suite struct AccuracyClassTests {
     @Test(arguments: [
-        (0.0, AccuracyClass.excellent), (4.99, .excellent), (5.0, .good), (9.99, .good), (10.0, .acceptable),
+        (0.0, AccuracyClass.survey), (0.0999, .survey), (0.1, .excellent), (4.99, .excellent), (5.0, .good), (9.99, .good), (10.0, .acceptable),
         (14.99, .acceptable), (15.0, .marginal), (19.99, .marginal), (20.0, .poor), (250, .poor),
     ])
     func thresholdsBelongToTheWorseClass(metres: Double, expected: AccuracyClass) {

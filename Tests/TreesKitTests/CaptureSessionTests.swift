@@ -28,6 +28,38 @@ import TreesKit
         #expect(s.state == .good(accuracy: 9.99))
     }
 
+    /// `--require-fix`: a fix of lesser quality is searched past, whatever its accuracy, and never
+    /// becomes the best acceptable one; the text says what is missing.
+    @Test func requiredFixQualityGatesTheCapture() {
+        var s = CaptureSession(gate: CaptureGate(requiredFix: .rtkFixed))
+        var float = Self.fix(1, accuracy: 0.3)
+        float.status = .rtkFloat
+        float.correctionAge = 3
+        s.handle(.fix(float), at: .seconds(1))
+        #expect(s.state == .searching(.fixQuality(status: .rtkFloat, required: .rtkFixed, correctionAge: 3)))
+        #expect(s.whyNot == "RTK float — waiting for RTK fixed; corrections 3.0 s old")
+        #expect(!s.canFreeze && s.freeze() == nil && s.freeze(float) == nil && s.bestAcceptable == nil)
+        s.handle(.fix(Self.fix(2, accuracy: 3)), at: .seconds(2))
+        #expect(s.whyNot == "no corrections (GPS) — waiting for RTK fixed; no corrections reach the receiver")
+        var fixed = Self.fix(3, accuracy: 0.02)
+        fixed.status = .rtkFixed
+        s.handle(.fix(fixed), at: .seconds(3))
+        #expect(s.state == .good(accuracy: 0.02))
+        #expect(s.freeze()?.fix.status == .rtkFixed)
+
+        // DGPS is met by RTK float and fixed, not by a plain fix.
+        #expect(RequiredFix.dgps.isMet(by: .rtkFloat) && RequiredFix.dgps.isMet(by: .dgps) && !RequiredFix.dgps.isMet(by: .gps))
+        #expect(RequiredFix.rtkFloat.isMet(by: .rtkFixed) && !RequiredFix.rtkFloat.isMet(by: .dgps))
+        #expect(!RequiredFix.rtkFixed.isMet(by: .deadReckoning))
+    }
+
+    @Test func theSurveyClassIsUnderTenCentimetres() {
+        #expect(AccuracyClass(metres: 0.0999) == .survey)
+        #expect(AccuracyClass(metres: 0.1) == .excellent)
+        #expect(AccuracyClass(metres: 4.99) == .excellent)
+        #expect(AccuracyClass.survey.title == "Survey" && AccuracyClass.survey.colour == .blue)
+    }
+
     @Test func customThresholds() {
         var s = CaptureSession(gate: CaptureGate(require: 5, encourage: 2, stale: .seconds(1)))
         s.handle(.fix(Self.fix(1, accuracy: 4.9)), at: .seconds(1))

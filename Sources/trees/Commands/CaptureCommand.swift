@@ -73,7 +73,7 @@ struct CaptureCommand: AsyncParsableCommand {
         }
         if let h = antennaHeight, !(h.isFinite && CaptureDefaults.antennaHeights.contains(h)) {
             throw ValidationError(String(format: "--antenna-height must be from 0 to %.0f metres (the antenna's height above the ground), not %@",
-                                         CaptureDefaults.antennaHeights.upperBound, Format.number(h)))
+                                         CaptureDefaults.antennaHeights.upperBound, h.isFinite ? Format.number(h) : "\(h)"))
         }
     }
 
@@ -190,7 +190,7 @@ struct AutoCapture {
         guard let frozen else {
             if let failure { throw CLIError(failure.0, status: failure.1) }
             if let required = gate.requiredFix {
-                let best = bestStatus.map { "the best was \($0.correctionRank == 0 ? "without corrections (\($0.title))" : $0.title)" }
+                let best = bestStatus.map { $0.correctionRank == 0 ? "no fix had corrections" : "the best was \($0.title)" }
                     ?? "no fix with a position arrived"
                 throw CLIError(String(format: "no %@ fix under %@ m from %@ (%@); nothing saved", required.title,
                                       Format.number(command.require), source.description, best),

@@ -108,10 +108,10 @@ struct LiveView {
         lines.append(badge)
 
         var facts: [String] = []
-        let current: Bool = switch state { case .searching: false; default: true }
+        let current: Bool = switch state { case .searching(.fixQuality): true; case .searching: false; default: true }
         let modeText = fix.map { $0.mode.hasPosition ? "\($0.mode.title) fix" : $0.mode.title } ?? "waiting for a fix"
         facts.append(fix != nil && !current && fix?.hasPosition == true ? "last fix \(modeText)" : modeText)
-        if let f = fix, f.hasPosition, f.status != .unknown {
+        if let f = fix, f.hasPosition, f.status != .unknown, f.status != .gps {
             var quality = f.status.title
             if let age = f.correctionAge { quality += ", corrections \(Self.age(age)) old" }
             facts.append(quality)
