@@ -51,7 +51,7 @@ function __trees_parse_tokens -S
                 __trees_parse_subcommand -r 2 'db=' 'version' 'h/help'
             end
         case 'capture'
-            __trees_parse_subcommand 0 'db=' 'source=' 'speed=' 'wait' 'species=' 'variety=' 'rootstock=' 'notes=' 'collection=' 'require=' 'encourage=' 'stale=' 'average=' 'auto' 'timeout=' 'photo=+' 'update=' 'allow-duplicate' 'json' 'version' 'h/help'
+            __trees_parse_subcommand 0 'db=' 'source=' 'speed=' 'wait' 'species=' 'variety=' 'rootstock=' 'notes=' 'collection=' 'require=' 'encourage=' 'stale=' 'average=' 'require-fix=' 'antenna-height=' 'auto' 'timeout=' 'photo=+' 'update=' 'allow-duplicate' 'json' 'version' 'h/help'
         case 'replay'
             __trees_parse_subcommand 1 'speed=' 'jsonl' 'gpx' 'verbose' 'version' 'h/help'
         case 'import'
@@ -292,6 +292,8 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture" encourage' -l 'encourage' -d 'Accuracy under this many metres is good; above it the view encourages waiting.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture" stale' -l 'stale' -d 'A fix older than this many seconds no longer counts.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture" average' -l 'average' -d 'Freeze the average of this many epochs that pass the gate (with --auto: always; on a terminal: the a key, default 10).' -rfka ''
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture" require-fix' -l 'require-fix' -d 'Only fixes of this quality or better pass the gate: dgps, rtk-float, rtk-fixed, or any (remembered).' -rfka ''
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture" antenna-height' -l 'antenna-height' -d 'Height of the antenna above the ground, subtracted from the heights saved (remembered; 0 forgets it).' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture" auto' -l 'auto' -d 'Capture without prompts: wait for a good fix (or the best acceptable one at the timeout), save, print.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture" timeout' -l 'timeout' -d 'With --auto: stop waiting after this many seconds.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees capture"' -l 'photo' -d 'A photo file to attach (repeatable).' -rfka ''
