@@ -31,6 +31,7 @@ public struct GeoPackageLayer: Sendable, Equatable {
 public enum GeoPackageField: String, CaseIterable, Sendable {
     case id, species, variety, rootstock, notes, collection, horizontalAccuracy, accuracySource, altitude
     case ellipsoidHeight, createdAt, updatedAt, fixTime, fixMode, satellites, hdop, averagedEpochs, locationSource
+    case fixStatus, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight
 
     var defaultColumns: [String] {
         switch self {
@@ -52,6 +53,11 @@ public enum GeoPackageField: String, CaseIterable, Sendable {
         case .hdop: ["hdop"]
         case .averagedEpochs: ["averagedepochs"]
         case .locationSource: ["locationsource"]
+        case .fixStatus: ["fixstatus", "fixquality"]
+        case .correctionAge: ["correctionage", "diffage"]
+        case .verticalAccuracy: ["verticalaccuracy", "vacc"]
+        case .verticalAccuracySource: ["verticalaccuracysource"]
+        case .antennaHeight: ["antennaheight", "antenna"]
         }
     }
 
@@ -286,6 +292,22 @@ public final class GeoPackageReader {
         case .hdop: t.capture.hdop = try number()
         case .averagedEpochs: t.capture.averagedEpochs = try integer()
         case .locationSource: t.capture.locationSource = text()
+        case .fixStatus:
+            guard let v = text() else { return }
+            guard let status = FixStatus(name: v) else { throw bad("fixStatus \(FixQualityText.unknownStatus(v))") }
+            t.capture.fixStatus = status
+        case .verticalAccuracySource:
+            guard let v = text() else { return }
+            guard let source = AccuracySource(rawValue: v.lowercased()) else { throw bad("verticalAccuracySource \(FixQualityText.unknownSource(v))") }
+            t.capture.verticalAccuracySource = source
+        case .correctionAge, .verticalAccuracy, .antennaHeight:
+            let v = try number()
+            if let problem = FixQualityText.measureProblem(v) { throw bad("\(field.rawValue) \(problem)") }
+            switch field {
+            case .correctionAge: t.capture.correctionAge = v
+            case .verticalAccuracy: t.capture.verticalAccuracy = v
+            default: t.capture.antennaHeight = v
+            }
         }
     }
 }

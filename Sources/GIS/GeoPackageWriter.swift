@@ -15,6 +15,8 @@ public enum GeoPackageColumns {
         ("createdAt", "DATETIME"), ("updatedAt", "DATETIME"),
         ("fixTime", "DATETIME"), ("fixMode", "TEXT"), ("satellites", "INTEGER"), ("hdop", "DOUBLE"),
         ("averagedEpochs", "INTEGER"), ("locationSource", "TEXT"),
+        ("fixStatus", "TEXT"), ("correctionAge", "DOUBLE"), ("verticalAccuracy", "DOUBLE"), ("verticalAccuracySource", "TEXT"),
+        ("antennaHeight", "DOUBLE"),
         ("photoCount", "INTEGER"), ("photo", "TEXT"), ("photos", "TEXT"),
     ]
 }
@@ -192,9 +194,14 @@ public final class GeoPackageWriter {
         insert.bind(20, c.hdop)
         insert.bind(21, c.averagedEpochs)
         insert.bind(22, c.locationSource)
-        insert.bind(23, photoPaths.count)
-        insert.bind(24, photoPaths.first)
-        insert.bind(25, photoPaths.isEmpty ? nil : photoPaths.joined(separator: ";"))
+        insert.bind(23, c.fixStatus?.name)
+        insert.bind(24, c.correctionAge)
+        insert.bind(25, c.verticalAccuracy)
+        insert.bind(26, c.verticalAccuracySource?.rawValue)
+        insert.bind(27, c.antennaHeight)
+        insert.bind(28, photoPaths.count)
+        insert.bind(29, photoPaths.first)
+        insert.bind(30, photoPaths.isEmpty ? nil : photoPaths.joined(separator: ";"))
         try insert.run()
         index.add(id: fid, x: x, y: y)
         if var e = extent {

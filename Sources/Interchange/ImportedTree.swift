@@ -129,6 +129,11 @@ extension ImportedTree {
         fields.capture.hdop = p.hdop
         fields.capture.averagedEpochs = ext.averagedEpochs
         fields.capture.locationSource = ext.locationSource
+        fields.capture.fixStatus = ext.fixStatus
+        fields.capture.correctionAge = ext.correctionAge
+        fields.capture.verticalAccuracy = ext.verticalAccuracy
+        fields.capture.verticalAccuracySource = ext.verticalAccuracySource
+        fields.capture.antennaHeight = ext.antennaHeight
     }
 
     /// The iOS Tree Tracker app's GPX `desc`: leading `Variety: …` and `Rootstock: …` lines, then

@@ -275,6 +275,14 @@ public struct StoreWriter {
         try finite(tree.altitude, "altitude")
         try finite(tree.ellipsoidHeight, "ellipsoid height")
         try finite(tree.capture.hdop, "HDOP")
+        func nonNegative(_ value: Double?, _ what: String, _ unit: String) throws {
+            guard let v = value else { return }
+            if !v.isFinite { throw StoreError.invalidTree("\(what) \(v) is not a finite number") }
+            if v < 0 { throw StoreError.invalidTree("\(what) \(v) is negative; expected \(unit), 0 or more") }
+        }
+        try nonNegative(tree.capture.correctionAge, "correction age", "seconds")
+        try nonNegative(tree.capture.verticalAccuracy, "vertical accuracy", "metres")
+        try nonNegative(tree.capture.antennaHeight, "antenna height", "metres")
         try checkDate(tree.createdAt, "the tree's creation time")
         try checkDate(tree.updatedAt, "the tree's update time")
         if let t = tree.capture.fixTime { try checkDate(t, "the tree's fix time") }

@@ -80,6 +80,21 @@ enum Schema {
             try SyncSchema.create(db)
         }
         CareSchema.register(in: &migrator)
+        // How good a captured tree's fix was. Status and source names are checked by every write
+        // and by `trees doctor` rather than by a CHECK, which would freeze the list of names.
+        migrator.registerMigration("v5-tree-fix-quality") { db in
+            try db.alter(table: "tree") { t in
+                t.add(column: "fixStatus", .text)
+                t.add(column: "correctionAge", .double).check { $0 >= 0 }
+                t.add(column: "verticalAccuracy", .double).check { $0 >= 0 }
+                t.add(column: "verticalAccuracySource", .text)
+                t.add(column: "antennaHeight", .double).check { $0 >= 0 }
+            }
+            // The position group now holds the fix quality: an edit of it versions the position.
+            // (The groups as of this migration; one that changes them again freezes a copy here.)
+            try db.execute(sql: "DROP TRIGGER tree_sync_update")
+            try db.execute(sql: SyncSchema.updateTrigger(groups: SyncSchema.treeFieldGroups))
+        }
         return migrator
     }
 }

@@ -27,6 +27,12 @@ enum ColumnKind: Sendable, Equatable {
     case accuracy
     /// A finite number, or NULL.
     case optionalReal
+    /// A finite number, 0 or more, or NULL (seconds of a correction age, metres of an antenna height).
+    case nonNegativeReal
+    /// The short name of a fix status (`FixStatus.name`: `gps`, `rtk-fixed`, …), or NULL.
+    case fixStatus
+    /// The name of an accuracy source (`AccuracySource`: `gst`, `dop`, …), or NULL.
+    case accuracySource
     /// A whole number; never NULL.
     case integer
     /// A whole number, or NULL.
@@ -34,12 +40,13 @@ enum ColumnKind: Sendable, Equatable {
 
     var isText: Bool { self == .text || self == .optionalText || self == .nonBlankText }
 
-    /// Text or an id (kept as text): what a NUL character would cut short.
-    var holdsText: Bool { isText || self == .id || self == .optionalID }
+    /// Text, an id or a name (kept as text): what a NUL character would cut short.
+    var holdsText: Bool { isText || self == .id || self == .optionalID || self == .fixStatus || self == .accuracySource }
 
     var isNullable: Bool {
         switch self {
-        case .optionalID, .optionalText, .optionalDate, .accuracy, .optionalReal, .optionalInteger: true
+        case .optionalID, .optionalText, .optionalDate, .accuracy, .optionalReal, .optionalInteger, .nonNegativeReal, .fixStatus,
+             .accuracySource: true
         default: false
         }
     }
@@ -84,12 +91,24 @@ enum StoredValue {
             return .success(.text(text))
         case .date, .optionalDate:
             return date(value).map(ColumnValue.date)
-        case .latitude, .longitude, .accuracy, .optionalReal:
+        case .fixStatus:
+            guard let text = self.text(value), !hasNUL(text) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not a fix status")) }
+            guard fixStatus(named: text) != nil else {
+                return .failure(ColumnProblem(reason: "\(shown(value)) is not a fix status; expected one of \(FixStatus.allCases.map(\.name).joined(separator: ", "))"))
+            }
+            return .success(.text(text))
+        case .accuracySource:
+            guard let text = self.text(value), !hasNUL(text), AccuracySource(rawValue: text) != nil else {
+                return .failure(ColumnProblem(reason: "\(shown(value)) is not an accuracy source; expected one of \(AccuracySource.allCases.map(\.rawValue).joined(separator: ", "))"))
+            }
+            return .success(.text(text))
+        case .latitude, .longitude, .accuracy, .optionalReal, .nonNegativeReal:
             guard let v = number(value) else { return .failure(ColumnProblem(reason: "\(shown(value)) is not a number")) }
             let problem: String? = switch kind {
             case .latitude: CoordinateCheck.latitudeProblem(v)
             case .longitude: CoordinateCheck.longitudeProblem(v)
             case .accuracy: CoordinateCheck.accuracyProblem(v)
+            case .nonNegativeReal: !v.isFinite ? "\(v) is not a finite number" : v < 0 ? "\(shown(value)) is negative; expected 0 or more" : nil
             default: v.isFinite ? nil : "\(v) is not a finite number"
             }
             if let problem { return .failure(ColumnProblem(reason: problem)) }
@@ -127,6 +146,11 @@ enum StoredValue {
         // 24:00) reads as the whole millisecond every write would keep, computed as the store's
         // own text is read, so reading it back after a write gives the very same value.
         return .success(StoredDate.normalised(parsed))
+    }
+
+    /// The fix status stored under `name`: its short name exactly as `FixStatus.name` writes it.
+    static func fixStatus(named name: String) -> FixStatus? {
+        FixStatus.allCases.first { $0.name == name }
     }
 
     /// True for date text whose year has a sign or more than four digits (`12345-01-01 …`).

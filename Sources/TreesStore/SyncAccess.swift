@@ -463,7 +463,7 @@ extension StoreWriter {
         let typed = zip(TreeColumn.allCases.dropFirst(), columns).map { column, value -> (any DatabaseValueConvertible)? in
             guard let value else { return nil }
             switch column.kind {
-            case .latitude, .longitude, .accuracy, .optionalReal: return Double(value)
+            case .latitude, .longitude, .accuracy, .optionalReal, .nonNegativeReal: return Double(value)
             case .optionalInteger: return Int64(value)
             default: return value
             }

@@ -14,7 +14,21 @@ import GRDB
 /// are ordered by that number, then by device id, the same way on every store and on the server.
 enum SyncSchema {
     /// The groups of tree columns that are versioned together: a position is one value, not twelve.
+    /// The fix quality (migration `v5-tree-fix-quality`) belongs to the position it describes.
     static let treeFieldGroups: [(name: String, columns: [String])] = [
+        ("position", ["latitude", "longitude", "horizontalAccuracy", "accuracySource", "altitude", "ellipsoidHeight",
+                      "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
+                      "fixStatus", "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight"]),
+        ("species", ["species"]),
+        ("variety", ["variety"]),
+        ("rootstock", ["rootstock"]),
+        ("notes", ["notes"]),
+        ("collection", ["collectionId"]),
+        ("updatedAt", ["updatedAt"]),
+    ]
+
+    /// The groups as migration `v3-sync-versions` compared them in its update trigger, frozen with it.
+    private static let v3TreeFieldGroups: [(name: String, columns: [String])] = [
         ("position", ["latitude", "longitude", "horizontalAccuracy", "accuracySource", "altitude", "ellipsoidHeight",
                       "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource"]),
         ("species", ["species"]),
@@ -24,6 +38,20 @@ enum SyncSchema {
         ("collection", ["collectionId"]),
         ("updatedAt", ["updatedAt"]),
     ]
+
+    /// The trigger that versions the field groups an update of a tree changes, comparing `groups`.
+    static func updateTrigger(groups: [(name: String, columns: [String])]) -> String {
+        let changed = groups.map { group in
+            "SELECT '\(group.name)' AS field WHERE " + group.columns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
+        }.joined(separator: " UNION ALL ")
+        return """
+            CREATE TRIGGER tree_sync_update AFTER UPDATE ON tree WHEN (SELECT applying FROM syncState) = 0 BEGIN
+                INSERT OR REPLACE INTO treeFieldVersion (treeId, field, version, device)
+                    SELECT new.id, changed.field, s.hlc, s.deviceId FROM syncState s, (\(changed)) changed;
+                UPDATE treeVersion SET seq = (SELECT seq FROM syncState) WHERE treeId = new.id;
+            END
+            """
+    }
 
     static func create(_ db: Database) throws {
         try db.execute(sql: """
@@ -101,19 +129,12 @@ enum SyncSchema {
             INSERT INTO photoVersion (photoId, seq, version, device)
             SELECT id, 1, (CAST(strftime('%s', createdAt) AS INTEGER) * 1000) << 16, (SELECT deviceId FROM syncState) FROM photo;
             """)
-        let changed = treeFieldGroups.map { group in
-            "SELECT '\(group.name)' AS field WHERE " + group.columns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
-        }.joined(separator: " UNION ALL ")
         let active = "WHEN (SELECT applying FROM syncState) = 0"
         try db.execute(sql: """
             CREATE TRIGGER tree_sync_insert AFTER INSERT ON tree \(active) BEGIN
                 INSERT OR REPLACE INTO treeVersion (treeId, seq, version, device) SELECT new.id, seq, hlc, deviceId FROM syncState;
             END;
-            CREATE TRIGGER tree_sync_update AFTER UPDATE ON tree \(active) BEGIN
-                INSERT OR REPLACE INTO treeFieldVersion (treeId, field, version, device)
-                    SELECT new.id, changed.field, s.hlc, s.deviceId FROM syncState s, (\(changed)) changed;
-                UPDATE treeVersion SET seq = (SELECT seq FROM syncState) WHERE treeId = new.id;
-            END;
+            \(updateTrigger(groups: v3TreeFieldGroups));
             CREATE TRIGGER tree_sync_delete AFTER DELETE ON tree \(active) BEGIN
                 INSERT OR REPLACE INTO tombstone (kind, id, seq, version, device) SELECT 'tree', old.id, seq, hlc, deviceId FROM syncState;
                 DELETE FROM treeVersion WHERE treeId = old.id;

@@ -36,7 +36,7 @@ enum TreeField {
 enum TreeColumn: Int32, CaseIterable {
     case id, latitude, longitude, horizontalAccuracy, accuracySource, altitude, ellipsoidHeight, species
     case variety, rootstock, notes, collectionId, createdAt, updatedAt, fixTime, fixMode, satellites, hdop
-    case averagedEpochs, locationSource
+    case averagedEpochs, locationSource, fixStatus, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight
 
     var name: String { "\(self)" }
 
@@ -54,6 +54,10 @@ enum TreeColumn: Int32, CaseIterable {
         case .createdAt, .updatedAt: .date
         case .fixTime: .optionalDate
         case .fixMode, .satellites, .averagedEpochs: .optionalInteger
+        case .fixStatus: .fixStatus
+        case .correctionAge, .antennaHeight: .nonNegativeReal
+        case .verticalAccuracy: .accuracy
+        case .verticalAccuracySource: .accuracySource
         }
     }
 
@@ -80,6 +84,11 @@ enum TreeColumn: Int32, CaseIterable {
         case .hdop: .real(t.capture.hdop)
         case .averagedEpochs: .integer(t.capture.averagedEpochs)
         case .locationSource: .text(t.capture.locationSource)
+        case .fixStatus: .text(t.capture.fixStatus?.name)
+        case .correctionAge: .real(t.capture.correctionAge)
+        case .verticalAccuracy: .real(t.capture.verticalAccuracy)
+        case .verticalAccuracySource: .text(t.capture.verticalAccuracySource?.rawValue)
+        case .antennaHeight: .real(t.capture.antennaHeight)
         }
     }
 }
@@ -126,6 +135,16 @@ extension Tree {
         guard let species = try row.text(.species), !StoredValue.isBlank(species) else { throw row.damaged(.species) }
         guard let created = try row.date(.createdAt) else { throw row.damaged(.createdAt) }
         guard let updated = try row.date(.updatedAt) else { throw row.damaged(.updatedAt) }
+        var status: FixStatus?
+        if let name = try row.text(.fixStatus) {
+            guard let s = StoredValue.fixStatus(named: name) else { throw row.damaged(.fixStatus) }
+            status = s
+        }
+        var verticalSource: AccuracySource?
+        if let name = try row.text(.verticalAccuracySource) {
+            guard let s = AccuracySource(rawValue: name) else { throw row.damaged(.verticalAccuracySource) }
+            verticalSource = s
+        }
         self.init(
             id: id,
             coordinate: Coordinate(latitude: latitude, longitude: longitude),
@@ -143,7 +162,9 @@ extension Tree {
             capture: CaptureInfo(
                 fixTime: try row.date(.fixTime), fixMode: try row.int(.fixMode).flatMap(FixMode.init(rawValue:)),
                 satellites: try row.int(.satellites), hdop: try row.finite(.hdop), averagedEpochs: try row.int(.averagedEpochs),
-                locationSource: try row.text(.locationSource)))
+                locationSource: try row.text(.locationSource), fixStatus: status,
+                correctionAge: try row.nonNegative(.correctionAge), verticalAccuracy: try row.nonNegative(.verticalAccuracy),
+                verticalAccuracySource: verticalSource, antennaHeight: try row.nonNegative(.antennaHeight)))
     }
 }
 
@@ -203,6 +224,13 @@ private struct StatementRow {
     func finite(_ c: TreeColumn) throws -> Double? {
         guard let v = try number(c) else { return nil }
         guard v.isFinite else { throw damaged(c) }
+        return v
+    }
+
+    /// A finite number, 0 or more (a correction age, a vertical accuracy, an antenna height).
+    func nonNegative(_ c: TreeColumn) throws -> Double? {
+        guard let v = try number(c) else { return nil }
+        guard v.isFinite, v >= 0 else { throw damaged(c) }
         return v
     }
 

@@ -26,7 +26,8 @@ enum ServerSchema {
         let server = snakeCase(name)
         let type: String
         switch name {
-        case "latitude", "longitude", "horizontalAccuracy", "altitude", "ellipsoidHeight", "hdop": type = "double precision"
+        case "latitude", "longitude", "horizontalAccuracy", "altitude", "ellipsoidHeight", "hdop", "correctionAge",
+             "verticalAccuracy", "antennaHeight": type = "double precision"
         case "fixMode", "satellites", "averagedEpochs": type = "integer"
         case "createdAt", "updatedAt", "fixTime": type = "timestamptz"
         case "collectionId": type = "uuid"
@@ -34,6 +35,16 @@ enum ServerSchema {
         }
         return Column(local: name, server: server, type: type)
     }
+
+    /// The tree columns migration 1 made, frozen with it: later columns come with later migrations.
+    static let firstColumns: Set<String> = [
+        "latitude", "longitude", "horizontalAccuracy", "accuracySource", "altitude", "ellipsoidHeight", "species", "variety",
+        "rootstock", "notes", "collectionId", "createdAt", "updatedAt", "fixTime", "fixMode", "satellites", "hdop",
+        "averagedEpochs", "locationSource",
+    ]
+
+    /// The fix quality of a captured tree, added by migration 2.
+    static let fixQualityColumns = ["fixStatus", "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight"]
 
     /// Server column names of each field group, in `SyncTreeRow.groups` order.
     static let groupColumns: [(name: String, columns: [Column])] = SyncTreeRow.groups.map { g in
@@ -49,7 +60,9 @@ enum ServerSchema {
     }
 
     static var migrations: [String] {
-        let treeColumns = columns.map { "    \($0.server) \($0.type)" }.joined(separator: ",\n")
+        let treeColumns = columns.filter { firstColumns.contains($0.local) }.map { "    \($0.server) \($0.type)" }.joined(separator: ",\n")
+        let fixQuality = fixQualityColumns.compactMap { c in columns.first { $0.local == c } }
+            .map { "ADD COLUMN \($0.server) \($0.type)" }.joined(separator: ", ")
         let versionColumns = groupColumns.map { "    v_\($0.name) bigint NOT NULL,\n    d_\($0.name) text NOT NULL" }.joined(separator: ",\n")
         return [
             """
@@ -131,6 +144,23 @@ enum ServerSchema {
                             WHEN t.horizontal_accuracy < 20 THEN 'Marginal'
                             ELSE 'Poor' END AS accuracy_class,
                        t.accuracy_source, t.altitude, c.name AS collection, t.created_at, t.updated_at
+                FROM tree t LEFT JOIN collection c ON c.id = t.collection_id
+                WHERE t.deleted_version IS NULL;
+            """,
+            // The fix quality of captured trees; the layer shows it and the Survey class (under 0.1 m).
+            """
+            ALTER TABLE tree \(fixQuality);
+            CREATE OR REPLACE VIEW trees_layer AS
+                SELECT t.id, t.geom, t.species, t.variety, t.rootstock, t.notes, t.horizontal_accuracy,
+                       CASE WHEN t.horizontal_accuracy IS NULL THEN 'No fix'
+                            WHEN t.horizontal_accuracy < 0.1 THEN 'Survey'
+                            WHEN t.horizontal_accuracy < 5 THEN 'Excellent'
+                            WHEN t.horizontal_accuracy < 10 THEN 'Good'
+                            WHEN t.horizontal_accuracy < 15 THEN 'Acceptable'
+                            WHEN t.horizontal_accuracy < 20 THEN 'Marginal'
+                            ELSE 'Poor' END AS accuracy_class,
+                       t.accuracy_source, t.altitude, c.name AS collection, t.created_at, t.updated_at,
+                       t.fix_status, t.correction_age, t.vertical_accuracy, t.antenna_height
                 FROM tree t LEFT JOIN collection c ON c.id = t.collection_id
                 WHERE t.deleted_version IS NULL;
             """,

@@ -61,7 +61,8 @@ import TreesTestSupport
             (no collection)  2
 
             ACCURACY (radius of the 95% circle)
-            Excellent   < 5 m      2  ██████████████████████████████
+            Survey      < 0.1 m    0
+            Excellent   0.1–5 m    2  ██████████████████████████████
             Good        5–10 m     1  ███████████████
             Acceptable  10–15 m    1  ███████████████
             Marginal    15–20 m    0
@@ -96,8 +97,8 @@ import TreesTestSupport
         #expect(species.count == 1 && species[0]["name"] as? String == "Apple" && species[0]["count"] as? Int == 3)
         let accuracy = try #require(o["accuracy"] as? [String: Any])
         let classes = try #require(accuracy["classes"] as? [[String: Any]])
-        #expect(classes.map { $0["class"] as? String } == ["excellent", "good", "acceptable", "marginal", "poor", "unknown"])
-        #expect(classes.map { $0["count"] as? Int } == [2, 1, 0, 0, 0, 0])
+        #expect(classes.map { $0["class"] as? String } == ["survey", "excellent", "good", "acceptable", "marginal", "poor", "unknown"])
+        #expect(classes.map { $0["count"] as? Int } == [0, 2, 1, 0, 0, 0, 0])
         #expect(accuracy["medianMetres"] as? Double == 4.9)
         let days = try #require(o["perDay"] as? [[String: Any]])
         #expect(days.map { $0["date"] as? String } == ["2026-05-01", "2026-05-02"])

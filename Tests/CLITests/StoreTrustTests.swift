@@ -45,6 +45,16 @@ import TreesTestSupport
         ("UPDATE tree SET notes = CAST(X'61006200' AS TEXT)", "tree", "notes", "it contains a NUL character (U+0000)"),
         ("UPDATE tree SET species = 'Apple' || char(0)", "tree", "species", "it contains a NUL character (U+0000)"),
         ("UPDATE collection SET name = 'North' || char(0) || 'East'", "collection", "name", "it contains a NUL character (U+0000)"),
+        // The fix quality: names the model does not know, numbers below zero written past the schema's checks.
+        ("UPDATE tree SET fixStatus = 'rtk'", "tree", "fixStatus",
+         "\"rtk\" is not a fix status; expected one of unknown, gps, dgps, rtk-fixed, rtk-float, dead-reckoning, "
+            + "gnss-dead-reckoning, time-only, simulated, pps"),
+        ("PRAGMA ignore_check_constraints = 1; UPDATE tree SET correctionAge = -3", "tree", "correctionAge", "-3.0 is negative; expected 0 or more"),
+        ("PRAGMA ignore_check_constraints = 1; UPDATE tree SET verticalAccuracy = -0.5", "tree", "verticalAccuracy",
+         "accuracy -0.5 is negative; expected metres, 0 or more"),
+        ("UPDATE tree SET verticalAccuracySource = 'guess'", "tree", "verticalAccuracySource",
+         "\"guess\" is not an accuracy source; expected one of receiver, gst, gbs, dop, manual, averaged, imported, phone"),
+        ("UPDATE tree SET antennaHeight = 'tall'", "tree", "antennaHeight", "\"tall\" is not a number"),
     ]
 
     @Test(arguments: damages.indices)
@@ -116,6 +126,41 @@ import TreesTestSupport
         #expect(list.status == 0, "\(list)")
         #expect(list.stdout.lowercased().contains(apple) && !list.stdout.lowercased().contains(pear))
         #expect(try t.run(["doctor", "--json"]).stdout == "{\n  \"findings\": [],\n  \"sound\": true\n}\n")
+    }
+
+    /// Damaged fix quality is listed column by column and cleared, each with a history line; the
+    /// tree keeps its position and the rest of its fix quality.
+    @Test func doctorClearsDamagedFixQuality() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        try sqlite(t, """
+            UPDATE tree SET fixStatus = 'rtk-fixed', correctionAge = 1.5, verticalAccuracy = 0.04, verticalAccuracySource = 'gst', antennaHeight = 1.8;
+            """)
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+        try sqlite(t, """
+            PRAGMA ignore_check_constraints = 1;
+            UPDATE tree SET fixStatus = 'RTK', antennaHeight = -1.8;
+            """)
+        let listed = try t.run(["doctor"])
+        #expect(listed.status == 65)
+        #expect(listed.stdout == """
+            tree row 1 (\(id)) fixStatus: "RTK" is not a fix status; expected one of unknown, gps, dgps, rtk-fixed, rtk-float, \
+            dead-reckoning, gnss-dead-reckoning, time-only, simulated, pps; repairable: cleared
+            tree row 1 (\(id)) antennaHeight: -1.8 is negative; expected 0 or more; repairable: cleared
+            2 problems found, 2 repairable: run 'trees doctor --repair'.
+
+            """)
+        let mended = try t.run(["doctor", "--repair"])
+        #expect(mended.status == 0, "\(mended)")
+        #expect(try sqlite(t, "SELECT fixStatus IS NULL, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight IS NULL FROM tree")
+                == "1|1.5|0.04|gst|1\n")
+        #expect(try sqlite(t, "SELECT change FROM treeHistory ORDER BY rowid") == """
+            repaired: fixStatus was "RTK"
+            repaired: antennaHeight was -1.8
+
+            """)
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+        #expect(try t.run(["list"]).status == 0)
     }
 
     /// Text with a NUL character (an older version kept it from JSON and CSV files) reads as

@@ -89,6 +89,38 @@ struct SyncTests {
         ((report[direction] as? [String: Any])?[kind] as? Int) ?? -1
     }
 
+    /// A tree surveyed with RTK on one laptop reaches another with every field of its fix
+    /// quality, by way of the server's columns; an edit of the fix quality travels as an edit of
+    /// the position.
+    @Test func rtkFixQualityTravelsWhole() throws {
+        _ = try Tool.postgres.require()
+        let team = try Team(2)
+        let file = team[0].folder.appendingPathComponent("surveyed.json")
+        try FixQualityCLITests.surveyed.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try team[0].run(["import", file.path]).status == 0)
+        try team.sync(0)
+        try team.sync(1)
+        let query = "SELECT id, fixStatus, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight, horizontalAccuracy, "
+            + "altitude, ellipsoidHeight, satellites FROM tree ORDER BY id"
+        let first = try Program.run("/usr/bin/sqlite3", [team[0].database, query]).stdout
+        #expect(first.contains("|rtk-fixed|1.2|0.031|gst|1.8|0.018|412.3|460.1|21\n"), "\(first)")
+        #expect(try Program.run("/usr/bin/sqlite3", [team[1].database, query]).stdout == first)
+        #expect(try team.export(1) == team.export(0))
+        #expect(try team.server.psql("SELECT fix_status || ' ' || correction_age || ' ' || vertical_accuracy || ' ' || vertical_accuracy_source "
+                                     + "|| ' ' || antenna_height FROM tree WHERE fix_status = 'rtk-fixed'", database: "team")
+                == "rtk-fixed 1.2 0.031 gst 1.8")
+        #expect(try team.server.psql("SELECT accuracy_class || ' ' || fix_status FROM trees_layer WHERE species = 'Apple'", database: "team")
+                == "Survey rtk-fixed")
+
+        // The second laptop clears the antenna height (the tree is re-measured from the ground); the first pulls it.
+        try Program.run("/usr/bin/sqlite3", [team[1].database, "UPDATE tree SET antennaHeight = NULL WHERE fixStatus = 'rtk-fixed'"])
+        try team.sync(1)
+        try team.sync(0)
+        #expect(try Program.run("/usr/bin/sqlite3", [team[0].database, "SELECT antennaHeight IS NULL FROM tree WHERE fixStatus = 'rtk-fixed'"])
+                .stdout == "1\n")
+        #expect(try team.export(1) == team.export(0))
+    }
+
     @Test func threeCrewsCaptureOfflineSyncInTurnAndHoldTheSameInventory() throws {
         try Tool.postgres.require()
         let team = try Team(3)

@@ -73,7 +73,7 @@ func jsonError(_ text: String) -> InterchangeError? {
             {"id":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","name":"Victoria's Orchard","createdAt":"2024-03-01T08:00:00Z","updatedAt":"2024-03-02T09:30:00Z","precise":{"createdAt":"2024-03-01T08:00:00Z","updatedAt":"2024-03-02T09:30:00.125Z"}}
             ],
             "trees":[
-            {"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","latitude":47.3769123,"longitude":-8.5417456,"horizontalAccuracy":3.25,"altitude":408.5,"species":"Malus domestica","variety":"Boskoop & <Rote>","rootstock":"M9","notes":"=SUM(A1) \\"quoted\\", 'single'\\nsecond line — Grüße 🌳","photoCount":0,"photoDates":[],"collectionId":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","collection":"Victoria's Orchard","createdAt":"2024-05-01T10:00:00Z","updatedAt":"2024-05-02T11:00:00Z","precise":{"createdAt":"2024-05-01T10:00:00.250Z","updatedAt":"2024-05-02T11:00:00Z","photoDates":[]},"accuracySource":"gst","ellipsoidHeight":455.75,"capture":{"fixTime":"2024-05-01T09:59:58Z","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"gpsd://localhost:2947"}}
+            {"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","latitude":47.3769123,"longitude":-8.5417456,"horizontalAccuracy":3.25,"altitude":408.5,"species":"Malus domestica","variety":"Boskoop & <Rote>","rootstock":"M9","notes":"=SUM(A1) \\"quoted\\", 'single'\\nsecond line — Grüße 🌳","photoCount":0,"photoDates":[],"collectionId":"0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4","collection":"Victoria's Orchard","createdAt":"2024-05-01T10:00:00Z","updatedAt":"2024-05-02T11:00:00Z","precise":{"createdAt":"2024-05-01T10:00:00.250Z","updatedAt":"2024-05-02T11:00:00Z","photoDates":[]},"accuracySource":"gst","ellipsoidHeight":455.75,"capture":{"fixTime":"2024-05-01T09:59:58Z","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"gpsd://localhost:2947","fixStatus":"rtk-fixed","correctionAge":1.2,"verticalAccuracy":0.035,"verticalAccuracySource":"gst","antennaHeight":1.8}}
             ]}
 
             """
@@ -156,6 +156,16 @@ func jsonError(_ text: String) -> InterchangeError? {
          .invalidContent(line: 1, column: 100, reason: "\"createdAt\" is not an ISO 8601 date: \"yesterday\"")),
         ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":\"1\",\"longitude\":2,\"species\":\"x\"}]",
          .invalidContent(line: 1, column: 58, reason: "\"latitude\" must be a number, found a string")),
+        ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"capture\":{\"fixStatus\":\"rtk\"}}]",
+         .invalidContent(line: 1, column: 111, reason: "\"fixStatus\" \"rtk\" is not a fix status; expected one of unknown, gps, dgps, "
+            + "rtk-fixed, rtk-float, dead-reckoning, gnss-dead-reckoning, time-only, simulated, pps")),
+        ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"capture\":{\"antennaHeight\":-1.8}}]",
+         .invalidContent(line: 1, column: 115, reason: "\"antennaHeight\" -1.8 is negative; expected 0 or more")),
+        ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"capture\":{\"correctionAge\":\"2\"}}]",
+         .invalidContent(line: 1, column: 115, reason: "\"correctionAge\" must be a number, found a string")),
+        ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"capture\":{\"verticalAccuracySource\":\"guess\"}}]",
+         .invalidContent(line: 1, column: 124, reason: "\"verticalAccuracySource\" \"guess\" is not an accuracy source; expected one of "
+            + "receiver, gst, gbs, dop, manual, averaged, imported, phone")),
     ])
     func refusesBadInputWithLineAndColumn(text: String, expected: InterchangeError) {
         #expect(jsonError(text) == expected)

@@ -18,7 +18,8 @@ enum Fixtures {
         collectionID: orchard.id, createdAt: TextCodec.parseISO8601("2024-05-01T10:00:00.250Z")!,
         updatedAt: TextCodec.parseISO8601("2024-05-02T11:00:00Z")!,
         capture: CaptureInfo(fixTime: TextCodec.parseISO8601("2024-05-01T09:59:58Z")!, fixMode: .threeD, satellites: 9, hdop: 0.8,
-                             averagedEpochs: 10, locationSource: "gpsd://localhost:2947"))
+                             averagedEpochs: 10, locationSource: "gpsd://localhost:2947", fixStatus: .rtkFixed, correctionAge: 1.2,
+                             verticalAccuracy: 0.035, verticalAccuracySource: .gst, antennaHeight: 1.8))
 
     /// A tree with only what is required.
     static let bare = Tree(

@@ -9,8 +9,8 @@ import TreesTestSupport
         let text = try exportString([Fixtures.full, Fixtures.edge], format: .csv, context: Fixtures.context)
         let lines = text.components(separatedBy: "\r\n")
         #expect(lines[0] == CSVColumns.all.joined(separator: ","))
-        #expect(lines[1] == "6F9619FF-8B86-D011-B42D-00C04FC964FF,47.3769123,-8.5417456,3.25,gst,408.5,455.75,Malus domestica,Boskoop & <Rote>,M9,\"'=SUM(A1) \"\"quoted\"\", 'single'\nsecond line — Grüße 🌳\",Victoria's Orchard,0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4,2024-05-01T10:00:00.250Z,2024-05-02T11:00:00Z,2024-05-01T09:59:58Z,3d,9,0.8,10,gpsd://localhost:2947,0")
-        #expect(lines[2] == "AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE,0.00001,-180,25,dop,-12.5,,Quercus robur,,,,,,2040-01-01T00:00:00Z,2040-01-01T00:00:00Z,,2d,4,,,,0")
+        #expect(lines[1] == "6F9619FF-8B86-D011-B42D-00C04FC964FF,47.3769123,-8.5417456,3.25,gst,408.5,455.75,Malus domestica,Boskoop & <Rote>,M9,\"'=SUM(A1) \"\"quoted\"\", 'single'\nsecond line — Grüße 🌳\",Victoria's Orchard,0B6E61D4-3B8F-4C4B-9E0A-6A57C1D2E3F4,2024-05-01T10:00:00.250Z,2024-05-02T11:00:00Z,2024-05-01T09:59:58Z,3d,9,0.8,10,gpsd://localhost:2947,0,rtk-fixed,1.2,0.035,gst,1.8")
+        #expect(lines[2] == "AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE,0.00001,-180,25,dop,-12.5,,Quercus robur,,,,,,2040-01-01T00:00:00Z,2040-01-01T00:00:00Z,,2d,4,,,,0,,,,,")
         #expect(lines[3] == "")
     }
 
@@ -52,6 +52,11 @@ import TreesTestSupport
         ("lat,lon\n91,2\n", .invalidCSV(line: 2, reason: "latitude 91 is out of range; expected degrees between -90 and 90")),
         ("lat,lon,name\n1,2,\"open\n", .invalidCSV(line: 2, reason: "unterminated quoted field")),
         ("", .invalidCSV(line: 1, reason: "empty file; expected a header row")),
+        ("lat,lon,species,fixStatus\n1,2,A,gps\n1,2,B,rtk\n", .invalidCSV(line: 3, reason: "column 4 (fixStatus): \"rtk\" is not a fix status "
+            + "(unknown, gps, dgps, rtk-fixed, rtk-float, dead-reckoning, gnss-dead-reckoning, time-only, simulated, pps)")),
+        ("lat,lon,species,antennaHeight\n1,2,A,-1.5\n", .invalidCSV(line: 2, reason: "column 4 (antennaHeight): \"-1.5\" is not a finite number, 0 or more")),
+        ("lat,lon,species,correctionAge\n1,2,A,soon\n", .invalidCSV(line: 2, reason: "column 4 (correctionAge): \"soon\" is not a number")),
+        ("lat,lon,species,verticalAccuracySource\n1,2,A,guess\n", .invalidCSV(line: 2, reason: "column 4 (verticalAccuracySource): \"guess\" is not an accuracy source")),
     ])
     func refusesBadInputWithLineNumbers(text: String, expected: InterchangeError) {
         do {
@@ -82,6 +87,15 @@ import TreesTestSupport
         #expect(props["collection"] as? String == "Victoria's Orchard")
         #expect(props["accuracyClass"] as? String == "excellent")
         #expect(props["latitude"] == nil)
+        // The fix quality in the capture member, numbers in metres and seconds.
+        let capture = try #require(props["capture"] as? [String: Any])
+        #expect(capture["fixStatus"] as? String == "rtk-fixed")
+        #expect(capture["correctionAge"] as? Double == 1.2)
+        #expect(capture["verticalAccuracy"] as? Double == 0.035)
+        #expect(capture["verticalAccuracySource"] as? String == "gst")
+        #expect(capture["antennaHeight"] as? Double == 1.8)
+        let bareProps = try #require(features[1]["properties"] as? [String: Any])
+        #expect(bareProps["capture"] == nil)
     }
 
     @Test func kmlHasStyledPlacemarksWithExtendedData() throws {
@@ -93,6 +107,15 @@ import TreesTestSupport
         #expect(text.contains("<styleUrl>#accuracy-poor</styleUrl>"))
         #expect(text.contains("<Data name=\"variety\"><value>Boskoop &amp; &lt;Rote&gt;</value></Data>"))
         #expect(text.contains("<coordinates>-8.5417456,47.3769123,408.5</coordinates>"))
+        #expect(text.contains("""
+                  <Data name="fixStatus"><value>rtk-fixed</value></Data>
+                  <Data name="correctionAge"><value>1.2</value></Data>
+                  <Data name="verticalAccuracy"><value>0.035</value></Data>
+                  <Data name="verticalAccuracySource"><value>gst</value></Data>
+                  <Data name="antennaHeight"><value>1.8</value></Data>
+
+            """))
+        #expect(text.contains("<Style id=\"accuracy-survey\">\n    <IconStyle><color>ffd16f1f</color>"))
         // Well-formed XML, by our own tokenizer and by xmllint.
         _ = try tokenize(text)
         let folder = try TemporaryFolder("interchange-tests")

@@ -88,6 +88,41 @@ import TreesTestSupport
         #expect(text.contains("<name>Malus domestica &apos;Boskoop &amp; &lt;Rote&gt;&apos;</name>"))
         #expect(text.contains("<time>2024-05-01T09:59:58Z</time>"))
         #expect(text.contains("<bounds minlat=\"-33.8688\" minlon=\"-180\" maxlat=\"47.3769123\" maxlon=\"151.2093\"/>"))
+        #expect(text.contains("""
+                  <trees:locationSource>gpsd://localhost:2947</trees:locationSource>
+                  <trees:fixStatus>rtk-fixed</trees:fixStatus>
+                  <trees:correctionAge>1.2</trees:correctionAge>
+                  <trees:verticalAccuracy>0.035</trees:verticalAccuracy>
+                  <trees:verticalAccuracySource>gst</trees:verticalAccuracySource>
+                  <trees:antennaHeight>1.8</trees:antennaHeight>
+
+            """))
+    }
+
+    /// A fix quality that cannot be read refuses the file at its line: an unknown status or
+    /// source name, a negative or unreadable number.
+    @Test(arguments: [
+        ("<trees:fixStatus>rtk</trees:fixStatus>", "<trees:fixStatus> \"rtk\" is not a fix status; expected one of unknown, gps, dgps, "
+            + "rtk-fixed, rtk-float, dead-reckoning, gnss-dead-reckoning, time-only, simulated, pps"),
+        ("<trees:antennaHeight>-1.8</trees:antennaHeight>", "<trees:antennaHeight> -1.8 is negative; expected 0 or more"),
+        ("<trees:correctionAge>old</trees:correctionAge>", "<trees:correctionAge> \"old\" is not a number"),
+        ("<trees:verticalAccuracy>-2</trees:verticalAccuracy>", "<trees:verticalAccuracy> -2 is negative; expected 0 or more"),
+        ("<trees:verticalAccuracySource>guess</trees:verticalAccuracySource>", "<trees:verticalAccuracySource> \"guess\" is not an "
+            + "accuracy source; expected one of receiver, gst, gbs, dop, manual, averaged, imported, phone"),
+    ])
+    func refusesAnUnreadableFixQualityWithItsLine(element: String, reason: String) throws {
+        let text = """
+            <?xml version="1.0"?>
+            <gpx xmlns="http://www.topografix.com/GPX/1/1" xmlns:trees="\(GPXNamespace.trees)" version="1.1" creator="t">
+              <wpt lat="1" lon="2"><extensions>
+                <trees:species>Apple</trees:species>
+                \(element)
+              </extensions></wpt>
+            </gpx>
+            """
+        #expect(throws: InterchangeError.unstorableValue(line: 5, reason: reason)) {
+            try GPXReader.read(Array(text.utf8)) { _ in }
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import TreesKit
 @_spi(Fuzzing) import TreesStore
 
 /// The probe the `store` fuzz target drives: rows of chosen values read back by the store's own
@@ -11,7 +12,8 @@ import Testing
         "6f1c2e1a-1111-4222-8333-944455556666".databaseValue, 47.5.databaseValue, 8.5.databaseValue, 3.0.databaseValue,
         "gst".databaseValue, 400.0.databaseValue, 448.0.databaseValue, "Apple".databaseValue, "Gala".databaseValue,
         "M9".databaseValue, "note".databaseValue, DatabaseValue.null, date, date, date, 3.databaseValue, 9.databaseValue,
-        0.9.databaseValue, 1.databaseValue, "replay:x".databaseValue,
+        0.9.databaseValue, 1.databaseValue, "replay:x".databaseValue, "rtk-fixed".databaseValue, 1.5.databaseValue,
+        0.04.databaseValue, "gst".databaseValue, 1.8.databaseValue,
     ]
 
     static func tree(_ changes: [Int: DatabaseValue]) throws -> RowDecodingProbe.Outcome {
@@ -34,6 +36,26 @@ import Testing
         #expect(try Self.tree([0: "6f1c2e1a".databaseValue]) == .damaged(column: "id"))
         #expect(try Self.tree([5: Double.infinity.databaseValue]) == .damaged(column: "altitude"))
         #expect(try Self.tree([9: Data([0xFF, 0xFE]).databaseValue]) == .damaged(column: "rootstock"))
+    }
+
+    /// The fix quality: a status or source name the model does not know, or a number of the wrong
+    /// kind, is named; a negative age, accuracy or antenna height never becomes a row.
+    @Test func damagedFixQualityIsNamedByItsColumn() throws {
+        #expect(try Self.tree([20: "rtk".databaseValue]) == .damaged(column: "fixStatus"))
+        #expect(try Self.tree([20: "RTK-FIXED".databaseValue]) == .damaged(column: "fixStatus"))
+        #expect(try Self.tree([20: 3.databaseValue]) == .damaged(column: "fixStatus"))
+        #expect(try Self.tree([20: Data("gps\u{0}".utf8).databaseValue]) == .damaged(column: "fixStatus"))
+        #expect(try Self.tree([21: "old".databaseValue]) == .damaged(column: "correctionAge"))
+        #expect(try Self.tree([22: Double.infinity.databaseValue]) == .damaged(column: "verticalAccuracy"))
+        #expect(try Self.tree([23: "guess".databaseValue]) == .damaged(column: "verticalAccuracySource"))
+        #expect(try Self.tree([24: Data([0x31]).databaseValue]) == .damaged(column: "antennaHeight"))
+        #expect(try Self.tree([21: (-1.0).databaseValue]) == .refusedByTheSchema)
+        #expect(try Self.tree([22: (-0.5).databaseValue]) == .refusedByTheSchema)
+        #expect(try Self.tree([24: (-2).databaseValue]) == .refusedByTheSchema)
+        // Every status the model names, and none at all, reads back.
+        for status in FixStatus.allCases { #expect(try Self.tree([20: status.name.databaseValue]) == .read) }
+        #expect(try Self.tree([20: .null, 21: .null, 22: .null, 23: .null, 24: .null]) == .read)
+        #expect(try Self.tree([21: 0.databaseValue, 24: 0.databaseValue]) == .read)
     }
 
     /// Found by the `store` fuzz target: text holding a NUL character read back whole, but a write

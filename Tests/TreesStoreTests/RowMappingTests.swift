@@ -21,12 +21,14 @@ import TreesKit
             variety: "Cox's \"Orange\" Pippin", rootstock: "M9", notes: "north side\nline two\ttab", collectionID: collection,
             createdAt: t0, updatedAt: t0 + 60.5,
             capture: CaptureInfo(fixTime: t0 - 1, fixMode: .threeD, satellites: 11, hdop: 0.8, averagedEpochs: 10,
-                                 locationSource: "gpsd://localhost:2947"))
+                                 locationSource: "gpsd://localhost:2947", fixStatus: .rtkFixed, correctionAge: 0.6,
+                                 verticalAccuracy: 0.031, verticalAccuracySource: .gst, antennaHeight: 2.0))
         let bare = Tree(id: UUID(), coordinate: Coordinate(latitude: -90, longitude: 180), species: "Ölbaum 橄榄",
                         createdAt: Date(timeIntervalSince1970: -62_167_219_200), updatedAt: Date(timeIntervalSince1970: 253_402_300_799.999))
         let zero = Tree(id: UUID(), coordinate: Coordinate(latitude: -0.0, longitude: -180), horizontalAccuracy: 0,
                         altitude: -0.0, species: "x", variety: "", notes: "", createdAt: t0, updatedAt: t0,
-                        capture: CaptureInfo(fixMode: .noFix, satellites: 0, hdop: 99.99, averagedEpochs: 1))
+                        capture: CaptureInfo(fixMode: .noFix, satellites: 0, hdop: 99.99, averagedEpochs: 1, fixStatus: .unknown,
+                                             correctionAge: 0, verticalAccuracy: 0, antennaHeight: 0))
         return [full, bare, zero]
     }
 
@@ -80,6 +82,7 @@ import TreesKit
         #expect(full[12] == "text 2026-05-03 03:09:37.125")
         #expect(full[13] == "text 2026-05-03 03:10:37.625")
         #expect(full[15] == "int 3")
+        #expect(Array(full[20...]) == ["text rtk-fixed", "real \(0.6.bitPattern)", "real \(0.031.bitPattern)", "text gst", "real \(2.0.bitPattern)"])
     }
 
     /// Queued inserts, many trees a statement, store what inserting the same trees one by one

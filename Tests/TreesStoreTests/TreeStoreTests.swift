@@ -89,9 +89,66 @@ import TreesTestSupport
             accuracySource: .gst, altitude: 58.4, ellipsoidHeight: 80.1, species: "Apple", variety: "Gala",
             rootstock: "M9", notes: "north-east corner", collectionID: c.id, createdAt: Self.t0, updatedAt: Self.t0 + 5,
             capture: CaptureInfo(fixTime: Self.t0 - 1, fixMode: .threeD, satellites: 11, hdop: 0.8, averagedEpochs: 10,
-                                 locationSource: "replay:SampleTracks/orchard-walk.nmea"))
+                                 locationSource: "replay:SampleTracks/orchard-walk.nmea", fixStatus: .rtkFixed, correctionAge: 1.4,
+                                 verticalAccuracy: 0.035, verticalAccuracySource: .gst, antennaHeight: 1.8))
         try store.write { try $0.insert(original) }
         #expect(try store.tree(matching: original.shortID) == original)
+    }
+
+    /// A store made before the fix quality was kept (every migration up to the care photos) gets
+    /// its columns, empty, keeps its trees, and from then on an edit of the fix quality is an edit
+    /// of the position, as sync versions it.
+    @Test func upgradesAStoreFromBeforeTheFixQuality() throws {
+        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
+        do {
+            let old = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(old, upTo: "v4-care-photos")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO tree (id, latitude, longitude, horizontalAccuracy, species, createdAt, updatedAt, fixMode, satellites)
+                    VALUES ('0f0e0d0c-0b0a-4908-8706-050403020100', 50.5, 8.25, 4.5, 'Apple', '2026-05-01 10:00:00.000',
+                            '2026-05-01 10:00:00.000', 3, 9)
+                    """)
+            }
+        }
+        let store = try open()
+        let columns = try store.queue.read { db in try db.columns(in: "tree").map(\.name) }
+        #expect(columns == Tree.storageColumns)
+        var t = try #require(try store.trees().first)
+        #expect(t.capture == CaptureInfo(fixMode: .threeD, satellites: 9))
+        t.capture.fixStatus = .rtkFloat
+        t.capture.correctionAge = 2
+        t.capture.antennaHeight = 2.0
+        try store.write { _ = try $0.update(t) }
+        let back = try #require(try store.trees().first)
+        #expect(back.capture.fixStatus == .rtkFloat && back.capture.correctionAge == 2 && back.capture.antennaHeight == 2)
+        let fields = try store.queue.read { db in try String.fetchAll(db, sql: "SELECT field FROM treeFieldVersion ORDER BY field") }
+        #expect(fields == ["position", "updatedAt"])
+        // The schema refuses a negative age or height written past the store's own checks.
+        #expect(throws: DatabaseError.self) {
+            try store.queue.write { db in try db.execute(sql: "UPDATE tree SET antennaHeight = -1.5") }
+        }
+    }
+
+    /// Values of the fix quality no store keeps are refused by every write, by name.
+    @Test func fixQualityOutsideItsRangeIsRefused() throws {
+        let store = try open()
+        var t = tree("Apple")
+        t.capture.correctionAge = -1
+        #expect(throws: StoreError.invalidTree("correction age -1.0 is negative; expected seconds, 0 or more")) {
+            try store.write { try $0.insert(t) }
+        }
+        t.capture.correctionAge = nil
+        t.capture.antennaHeight = -0.25
+        #expect(throws: StoreError.invalidTree("antenna height -0.25 is negative; expected metres, 0 or more")) {
+            try store.write { try $0.bulkTrees().insert(t) }
+        }
+        t.capture.antennaHeight = nil
+        t.capture.verticalAccuracy = .infinity
+        #expect(throws: StoreError.invalidTree("vertical accuracy inf is not a finite number")) {
+            try store.write { try $0.insert(t) }
+        }
+        #expect(try store.read { try $0.count() } == 0)
     }
 
     /// Text with a NUL character is refused by every write, single or bulk, by name: it would not

@@ -60,6 +60,7 @@ public let plausibleTree: [DatabaseValue] = [
     treeID, 47.5.databaseValue, 8.5.databaseValue, 3.0.databaseValue, "gst".databaseValue, 400.0.databaseValue,
     448.0.databaseValue, "Apple".databaseValue, "Gala".databaseValue, "M9".databaseValue, "note".databaseValue, collectionID,
     date, date, date, 3.databaseValue, 9.databaseValue, 0.9.databaseValue, 1.databaseValue, "replay:x".databaseValue,
+    "rtk-fixed".databaseValue, 1.5.databaseValue, 0.04.databaseValue, "gst".databaseValue, 1.8.databaseValue,
 ]
 public let plausibleCollection: [DatabaseValue] = [collectionID, "North".databaseValue, date, date]
 public let plausiblePhoto: [DatabaseValue] = [

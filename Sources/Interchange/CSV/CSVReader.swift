@@ -185,6 +185,7 @@ public struct CSVTreeReader {
         case id, latitude, longitude, horizontalAccuracy, accuracySource, altitude, ellipsoidHeight, species, variety
         case rootstock, notes, collection, collectionId, createdAt, updatedAt, fixTime, fixMode, satellites, hdop
         case averagedEpochs, locationSource, photoCount
+        case fixStatus, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight
         /// A surveyor's grid position, in the CRS `transform` knows.
         case easting, northing
         /// A surveyor's point number: kept in the notes.
@@ -206,6 +207,7 @@ public struct CSVTreeReader {
             "accuracymeters": .phoneAccuracy,
             "e": .easting, "east": .easting, "n": .northing, "north": .northing,
             "point": .pointID, "pt": .pointID, "ptid": .pointID, "pointno": .pointID, "pointnumber": .pointID,
+            "fixquality": .fixStatus, "vacc": .verticalAccuracy, "antenna": .antennaHeight,
             "spp": .species, "cultivar": .variety, "cv": .variety, "comments": .notes, "remarks": .notes,
         ]
         for (k, v) in extra { a[k] = v }
@@ -355,6 +357,22 @@ public struct CSVTreeReader {
         t.capture.averagedEpochs = try int(.averagedEpochs)
         t.capture.locationSource = text(.locationSource)
         t.photoCount = try int(.photoCount)
+        if let s = text(.fixStatus) {
+            guard let status = FixStatus(name: s) else { throw problem(.fixStatus, "a fix status (\(FixQualityText.statusNames))") }
+            t.capture.fixStatus = status
+        }
+        if let s = text(.verticalAccuracySource) {
+            guard let source = AccuracySource(rawValue: s) else { throw problem(.verticalAccuracySource, "an accuracy source") }
+            t.capture.verticalAccuracySource = source
+        }
+        func measure(_ f: Field) throws -> Double? {
+            guard let v = try number(f) else { return nil }
+            guard FixQualityText.measureProblem(v) == nil else { throw problem(f, "a finite number, 0 or more") }
+            return v
+        }
+        t.capture.correctionAge = try measure(.correctionAge)
+        t.capture.verticalAccuracy = try measure(.verticalAccuracy)
+        t.capture.antennaHeight = try measure(.antennaHeight)
         try onTree(t)
     }
 

@@ -7,6 +7,7 @@ public enum CSVColumns {
         "id", "latitude", "longitude", "horizontalAccuracy", "accuracySource", "altitude", "ellipsoidHeight",
         "species", "variety", "rootstock", "notes", "collection", "collectionId", "createdAt", "updatedAt",
         "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource", "photoCount",
+        "fixStatus", "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight",
     ]
 }
 
@@ -100,7 +101,12 @@ public struct CSVWriter: TreeWriter {
         if let a = c.averagedEpochs { out.append(String(a)) }
         out.append(",")
         text(c.locationSource); out.append(",")
-        out.append(String(photos.count))
+        out.append(String(photos.count)); out.append(",")
+        text(c.fixStatus?.name); out.append(",")
+        number(c.correctionAge); out.append(",")
+        number(c.verticalAccuracy); out.append(",")
+        text(c.verticalAccuracySource?.rawValue); out.append(",")
+        number(c.antennaHeight)
         out.append("\r\n")
         try out.flushIfFull()
     }

@@ -81,6 +81,7 @@ struct GPXParser: XMLHandler {
     enum TreesField: String, CaseIterable {
         case id, species, variety, rootstock, notes, horizontalAccuracy, accuracySource, collection, collectionId
         case createdAt, updatedAt, ellipsoidHeight, fixTime, averagedEpochs, locationSource
+        case fixStatus, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight
     }
 
     private enum PointKind { case waypoint, routePoint, trackPoint }
@@ -126,14 +127,19 @@ struct GPXParser: XMLHandler {
         case 2: local == "id" ? .id : nil
         case 5: local == "notes" ? .notes : nil
         case 7: local == "species" ? .species : local == "variety" ? .variety : local == "fixTime" ? .fixTime : nil
-        case 9: local == "createdAt" ? .createdAt : local == "updatedAt" ? .updatedAt : local == "rootstock" ? .rootstock : nil
+        case 9:
+            local == "createdAt" ? .createdAt : local == "updatedAt" ? .updatedAt : local == "rootstock" ? .rootstock
+                : local == "fixStatus" ? .fixStatus : nil
         case 10: local == "collection" ? .collection : nil
         case 12: local == "collectionId" ? .collectionId : nil
+        case 13: local == "correctionAge" ? .correctionAge : local == "antennaHeight" ? .antennaHeight : nil
         case 14:
             local == "accuracySource" ? .accuracySource : local == "averagedEpochs" ? .averagedEpochs
                 : local == "locationSource" ? .locationSource : nil
         case 15: local == "ellipsoidHeight" ? .ellipsoidHeight : nil
+        case 16: local == "verticalAccuracy" ? .verticalAccuracy : nil
         case 18: local == "horizontalAccuracy" ? .horizontalAccuracy : nil
+        case 22: local == "verticalAccuracySource" ? .verticalAccuracySource : nil
         default: nil
         }
     }
@@ -527,6 +533,33 @@ struct GPXParser: XMLHandler {
         case .fixTime: point.trees.fixTime = try time(what(), line: line)
         case .averagedEpochs: point.trees.averagedEpochs = integer(what(), line: line)
         case .locationSource: point.trees.locationSource = string
+        // A fix quality that cannot be read refuses the file: a tree is never stored as better
+        // (or worse) surveyed than it was.
+        case .fixStatus:
+            guard let s = trimmedString else { point.trees.fixStatus = nil; return }
+            guard let status = FixStatus(name: s) else {
+                throw InterchangeError.unstorableValue(line: line, reason: "\(what()) \(FixQualityText.unknownStatus(s))")
+            }
+            point.trees.fixStatus = status
+        case .correctionAge: point.trees.correctionAge = try measure(what(), line: line)
+        case .verticalAccuracy: point.trees.verticalAccuracy = try measure(what(), line: line)
+        case .verticalAccuracySource:
+            guard let s = trimmedString else { point.trees.verticalAccuracySource = nil; return }
+            guard let source = AccuracySource(rawValue: s) else {
+                throw InterchangeError.unstorableValue(line: line, reason: "\(what()) \(FixQualityText.unknownSource(s))")
+            }
+            point.trees.verticalAccuracySource = source
+        case .antennaHeight: point.trees.antennaHeight = try measure(what(), line: line)
         }
+    }
+
+    /// A number of the fix quality: seconds or metres, 0 or more; anything else refuses the file.
+    private mutating func measure(_ what: String, line: Int) throws -> Double? {
+        guard let s = trimmedString else { return nil }
+        guard let v = ByteParsing.double(text[...]) else {
+            throw InterchangeError.unstorableValue(line: line, reason: "\(what) \"\(s.prefix(40))\" is not a number")
+        }
+        if let problem = FixQualityText.measureProblem(v) { throw InterchangeError.unstorableValue(line: line, reason: "\(what) \(problem)") }
+        return v
     }
 }

@@ -91,6 +91,13 @@ public struct TreesPointFields: Sendable, Equatable {
     public var fixTime: Date?
     public var averagedEpochs: Int?
     public var locationSource: String?
+    /// The fix quality of a captured tree: status, correction age (seconds), vertical accuracy
+    /// (metres, 95%) and its source, antenna height (metres).
+    public var fixStatus: FixStatus?
+    public var correctionAge: Double?
+    public var verticalAccuracy: Double?
+    public var verticalAccuracySource: AccuracySource?
+    public var antennaHeight: Double?
     /// The tree's care events (`<trees:care>`); each event's tree is a placeholder.
     public var care: [CareEvent] = []
     /// The tree's own care schedules (`<trees:schedule>`).

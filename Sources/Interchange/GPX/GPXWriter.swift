@@ -17,7 +17,11 @@ import TreesKit
 ///   <trees:collectionId>…</trees:collectionId> <trees:createdAt>…</trees:createdAt>
 ///   <trees:updatedAt>…</trees:updatedAt> <trees:ellipsoidHeight>…</trees:ellipsoidHeight>
 ///   <trees:fixTime>…</trees:fixTime> <trees:averagedEpochs>…</trees:averagedEpochs>
-///   <trees:locationSource>…</trees:locationSource>
+///   <trees:locationSource>…</trees:locationSource> <trees:fixStatus>rtk-fixed</trees:fixStatus>
+///   <trees:correctionAge>seconds</trees:correctionAge>
+///   <trees:verticalAccuracy>metres, 95% half-interval</trees:verticalAccuracy>
+///   <trees:verticalAccuracySource>gst</trees:verticalAccuracySource>
+///   <trees:antennaHeight>metres</trees:antennaHeight>
 /// </extensions>
 /// ```
 /// Elements appear in schema order; absent values are left out.
@@ -146,6 +150,14 @@ public struct GPXWriter: TreeWriter {
         if let v = tree.capture.fixTime { out.append("      <trees:fixTime>"); out.appendISO8601(v); out.append("</trees:fixTime>\n") }
         if let v = tree.capture.averagedEpochs { element("      <trees:averagedEpochs>", raw: String(v), "</trees:averagedEpochs>\n") }
         if let v = tree.capture.locationSource { element("      <trees:locationSource>", v, "</trees:locationSource>\n") }
+        let c = tree.capture
+        if let v = c.fixStatus { element("      <trees:fixStatus>", raw: v.name, "</trees:fixStatus>\n") }
+        if let v = c.correctionAge, v.isFinite { element("      <trees:correctionAge>", number: v, "</trees:correctionAge>\n") }
+        if let v = c.verticalAccuracy, v.isFinite { element("      <trees:verticalAccuracy>", number: v, "</trees:verticalAccuracy>\n") }
+        if let v = c.verticalAccuracySource {
+            element("      <trees:verticalAccuracySource>", raw: v.rawValue, "</trees:verticalAccuracySource>\n")
+        }
+        if let v = c.antennaHeight, v.isFinite { element("      <trees:antennaHeight>", number: v, "</trees:antennaHeight>\n") }
         for e in care.events {
             out.append("      <trees:care id=\""); out.appendUUID(e.id)
             out.append("\" kind=\""); out.appendXMLEscaped(e.kind.name)

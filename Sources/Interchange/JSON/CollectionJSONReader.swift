@@ -144,6 +144,7 @@ struct CollectionJSONBuilder: JSONHandler {
         "id", "latitude", "longitude", "horizontalAccuracy", "altitude", "species", "variety", "rootstock", "notes",
         "collectionId", "collection", "createdAt", "updatedAt", "accuracySource", "ellipsoidHeight", "photoCount",
         "photoDates", "photos", "capture", "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
+        "fixStatus", "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight",
         "name", "precise", "care", "schedules", "kind", "date", "quantity", "unit", "health", "who", "everyDays", "from", "season",
         "noteEntries", "treePhotos", "text", "data", "captureDate",
     ]
@@ -499,6 +500,24 @@ struct CollectionJSONBuilder: JSONHandler {
             t.capture.hdop = try cf.number("hdop")
             t.capture.averagedEpochs = try cf.int("averagedEpochs")
             t.capture.locationSource = try cf.string("locationSource")
+            if let s = try cf.string("fixStatus") {
+                guard let status = FixStatus(name: s) else { throw cf.fail("\"fixStatus\" \(FixQualityText.unknownStatus(s))", at: cm["fixStatus"]) }
+                t.capture.fixStatus = status
+            }
+            if let s = try cf.string("verticalAccuracySource") {
+                guard let source = AccuracySource(rawValue: s) else {
+                    throw cf.fail("\"verticalAccuracySource\" \(FixQualityText.unknownSource(s))", at: cm["verticalAccuracySource"])
+                }
+                t.capture.verticalAccuracySource = source
+            }
+            func measure(_ key: String) throws -> Double? {
+                guard let v = try cf.number(key) else { return nil }
+                if let problem = FixQualityText.measureProblem(v) { throw cf.fail("\"\(key)\" \(problem)", at: cm[key]) }
+                return v
+            }
+            t.capture.correctionAge = try measure("correctionAge")
+            t.capture.verticalAccuracy = try measure("verticalAccuracy")
+            t.capture.antennaHeight = try measure("antennaHeight")
         }
         return t
     }

@@ -137,6 +137,11 @@ extension ByteOutput {
             if let v = c.hdop, v.isFinite { appendJSONKey("hdop", first: &f); appendJSONNumber(v) }
             if let v = c.averagedEpochs { appendJSONKey("averagedEpochs", first: &f); append(String(v)) }
             if let v = c.locationSource { appendJSONKey("locationSource", first: &f); appendJSONString(v) }
+            if let v = c.fixStatus { appendJSONKey("fixStatus", first: &f); appendJSONString(v.name) }
+            if let v = c.correctionAge, v.isFinite { appendJSONKey("correctionAge", first: &f); appendJSONNumber(v) }
+            if let v = c.verticalAccuracy, v.isFinite { appendJSONKey("verticalAccuracy", first: &f); appendJSONNumber(v) }
+            if let v = c.verticalAccuracySource { appendJSONKey("verticalAccuracySource", first: &f); appendJSONString(v.rawValue) }
+            if let v = c.antennaHeight, v.isFinite { appendJSONKey("antennaHeight", first: &f); appendJSONNumber(v) }
             append("}")
         }
     }
@@ -195,7 +200,9 @@ package enum FixModeText {
 ///   {"id":"…","latitude":…,"longitude":…,"horizontalAccuracy":…,"altitude":…,"species":"…","variety":"…",
 ///    "rootstock":"…","notes":"…","photoCount":0,"photos":["base64…"],"photoDates":["…"],"collectionId":"…",
 ///    "collection":"…","createdAt":"…","updatedAt":"…","accuracySource":"gst","ellipsoidHeight":…,
-///    "capture":{"fixTime":"…","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"…"}}
+///    "capture":{"fixTime":"…","fixMode":"3d","satellites":9,"hdop":0.8,"averagedEpochs":10,"locationSource":"…",
+///               "fixStatus":"rtk-fixed","correctionAge":1.2,"verticalAccuracy":0.03,"verticalAccuracySource":"gst",
+///               "antennaHeight":1.8}}
 ///  ]}
 /// ```
 /// Keys always come in this order and each tree sits on its own line, so the same store always

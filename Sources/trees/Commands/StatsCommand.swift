@@ -152,7 +152,7 @@ struct TreeStats {
             out += line + "\n"
         }
         if let median, let best = accuracies.min(), let worst = accuracies.max() {
-            out += "median \(Format.metres(median)), best \(Format.metres(best)), worst \(Format.metres(worst))\n"
+            out += "median \(Format.accuracy(median)), best \(Format.accuracy(best)), worst \(Format.accuracy(worst))\n"
         }
 
         out += "\n" + terminal.bold("CAPTURED PER DAY") + "\n"

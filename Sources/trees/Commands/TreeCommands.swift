@@ -121,13 +121,24 @@ struct ListCommand: AsyncParsableCommand {
                 return
             }
             let health = try r.healthByTree()
-            var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"] + (health.isEmpty ? [] : ["HEALTH"]))
+            // The fix quality's column (`RTK`, `FLT`, `DGPS` …) only when a listed tree has a marker:
+            // a list of plain GPS trees reads as it always did.
+            var rows: [(cells: [String], marker: String?)] = []
             try r.forEachTree(filter, limit: limit) { t in
-                table.rows.append([
+                rows.append(([
                     t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""),
                     terminal.badge(metres: t.horizontalAccuracy),
                     TerminalText.escaped(t.collectionID.flatMap { names[$0] } ?? ""), Format.date(t.createdAt),
-                ] + (health.isEmpty ? [] : [health[t.id]?.rawValue ?? ""]))
+                ] + (health.isEmpty ? [] : [health[t.id]?.rawValue ?? ""]), FixQuality.marker(t.capture.fixStatus)))
+            }
+            let markers = rows.contains { $0.marker != nil }
+            var headers = ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"] + (health.isEmpty ? [] : ["HEALTH"])
+            if markers { headers.insert("FIX", at: 4) }
+            var table = TextTable(headers: headers)
+            for (cells, marker) in rows {
+                var row = cells
+                if markers { row.insert(marker ?? "", at: 4) }
+                table.rows.append(row)
             }
             if table.rows.isEmpty {
                 StandardError.write("no trees\n")
@@ -207,6 +218,9 @@ enum TreeDetails {
                 ("altitude", t.altitude.map { String(format: "%.1f m above mean sea level", $0) } ?? "—"),
             ]
             if let h = t.ellipsoidHeight { lines.append(("ellipsoid height", String(format: "%.1f m", h))) }
+            if let v = FixQuality.summary(t.capture) { lines.append(("fix", v)) }
+            if let v = FixQuality.vertical(t.capture) { lines.append(("vertical accuracy", v)) }
+            if let v = FixQuality.antenna(t.capture) { lines.append(("antenna height", v)) }
             lines.append(("notes", TerminalText.escapedKeepingLayout(t.notes ?? "—")))
             let c = t.capture
             if !c.isEmpty {

@@ -33,7 +33,7 @@ struct Terminal: Sendable {
     func bold(_ text: String) -> String { colour ? "\u{1B}[1m" + text + ANSI.reset : text }
     func dim(_ text: String) -> String { colour ? "\u{1B}[2m" + text + ANSI.reset : text }
 
-    /// The accuracy badge: class name and metres, e.g. `Good 6.2 m`, coloured by class.
+    /// The accuracy badge: class name and figure, e.g. `Good 6.2 m`, `Survey 2 cm`, coloured by class.
     func badge(metres: Double?, hasFix: Bool = true) -> String {
         paint(Self.badgeText(metres: metres, hasFix: hasFix), hasFix ? AccuracyClass(metres: metres).colour : .grey)
     }
@@ -42,7 +42,7 @@ struct Terminal: Sendable {
     static func badgeText(metres: Double?, hasFix: Bool = true) -> String {
         guard hasFix else { return "No fix" }
         guard let m = metres, m.isFinite else { return "unknown" }
-        return "\(AccuracyClass(metres: m).title) \(Format.metres(m))"
+        return "\(AccuracyClass(metres: m).title) \(Format.accuracy(m))"
     }
 }
 

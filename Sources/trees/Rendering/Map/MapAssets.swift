@@ -309,12 +309,21 @@ enum MapAssets {
             row('rootstock', t.rootstock);
             row('collection', t.collection);
             row('position', t.lat.toFixed(7) + ', ' + t.lon.toFixed(7));
-            var acc = row('accuracy', t.acc != null ? ' ' + t.accClass + ' ' + (t.acc < 100 ? t.acc.toFixed(1) : t.acc.toFixed(0)) + ' m (95% radius)' : ' unknown');
+            // Under a metre in centimetres, never rounded up onto the Survey class's 10 cm.
+            function figure(m) {
+              if (m >= 1) return (m < 100 ? m.toFixed(1) : m.toFixed(0)) + ' m';
+              var cm = m * 100;
+              return (cm < 1 ? cm.toFixed(1) : cm < 10 && Math.round(cm) === 10 ? cm.toFixed(cm >= 9.95 ? 2 : 1) : cm.toFixed(0)) + ' cm';
+            }
+            var acc = row('accuracy', t.acc != null ? ' ' + t.accClass + ' ' + figure(t.acc) + ' (95% radius)' : ' unknown');
             var badge = document.createElement('span');
             badge.className = 'badge';
             badge.style.background = t.accColour;
             acc.insertBefore(badge, acc.firstChild);
             if (t.altitude != null) row('altitude', t.altitude.toFixed(1) + ' m');
+            row('fix', t.fix);
+            if (t.vacc != null) row('vertical accuracy', figure(t.vacc) + ' (95%)');
+            if (t.antenna != null) row('antenna height', t.antenna.toFixed(2) + ' m');
             row('health', t.health);
             row('notes', t.notes);
             row('created', t.created.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'));
