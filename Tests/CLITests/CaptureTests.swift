@@ -81,6 +81,12 @@ import TreesTestSupport
         #expect(r.status == 0, "\(r)")
         let info = try #require(tree["capture"] as? [String: Any])
         #expect(info["fixTime"] as? String == "2025-04-12T13:00:50Z")
+        // What the tree keeps of its fix: RTK fixed, corrections 0.9 s old, the height's 95% from GST, the pole.
+        #expect(info["fixStatus"] as? String == "rtk-fixed")
+        #expect(info["correctionAge"] as? Double == 0.9)
+        #expect(info["verticalAccuracySource"] as? String == "gst")
+        #expect(abs((info["verticalAccuracy"] as? Double ?? 0) - 0.041159243675341135) < 1e-12)
+        #expect(info["antennaHeight"] as? Double == 2)
         #expect(abs((tree["latitude"] as? Double ?? 0) - 51.2795359) < 1e-7)
         #expect(abs((tree["longitude"] as? Double ?? 0) - 0.5424163) < 1e-7)
         #expect((tree["horizontalAccuracy"] as? Double ?? 1) < 0.1)
@@ -106,6 +112,8 @@ import TreesTestSupport
         #expect(plain.status == 0, "\(plain)")
         #expect((plainTree["capture"] as? [String: Any])?["fixTime"] as? String == "2025-04-12T13:00:00Z")
         #expect(abs((plainTree["altitude"] as? Double ?? 0) - 44.404) < 1e-9)
+        let plainInfo = try #require(plainTree["capture"] as? [String: Any])
+        #expect(plainInfo["fixStatus"] as? String == "gps" && plainInfo["correctionAge"] == nil && plainInfo["antennaHeight"] == nil)
         let (again, againTree) = try capture(rtk, [])
         #expect(again.status == 0)
         #expect((againTree["capture"] as? [String: Any])?["fixTime"] as? String == "2025-04-12T13:00:00Z")
@@ -281,6 +289,12 @@ import TreesTestSupport
         #expect(abs((tree["altitude"] as? Double ?? 0) - ((epoch["altMSL"] as? Double ?? 0) - 1.5)) < 1e-6)
         #expect(abs((tree["ellipsoidHeight"] as? Double ?? 0) - ((epoch["altHAE"] as? Double ?? 0) - 1.5)) < 1e-6)
         #expect((tree["horizontalAccuracy"] as? Double ?? 1) < 0.1)
+        let info = try #require(tree["capture"] as? [String: Any])
+        #expect(info["fixStatus"] as? String == "rtk-fixed")
+        #expect(info["correctionAge"] as? Double == epoch["dgpsAge"] as? Double)
+        #expect(info["verticalAccuracySource"] as? String == "gst")
+        #expect(abs((info["verticalAccuracy"] as? Double ?? 0) - (epoch["verticalAccuracy"] as? Double ?? 1)) < 1e-9)
+        #expect(info["antennaHeight"] as? Double == 1.5)
     }
 }
 
