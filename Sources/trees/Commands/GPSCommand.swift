@@ -123,9 +123,11 @@ struct GPSCommand: AsyncParsableCommand {
 }
 
 extension SourceOptions {
-    /// The source named by `--source` (gpsd, serial, replay or stdin), with `--speed` and `--wait` applied.
+    /// The source named by `--source` (gpsd, serial, replay or stdin), with `--speed`, `--wait`
+    /// and `--ntrip` applied.
     func locationSource() throws -> any LocationSource {
-        try GPSCommand.spec(self).makeSource(wait: wait)
+        let spec = try GPSCommand.spec(self)
+        return spec.makeSource(wait: wait, corrections: try correctionClient(for: spec))
     }
 }
 
