@@ -41,11 +41,14 @@ struct NTRIPAnswerReader {
         guard let firstEnd = Self.lineEnd(in: buffer, from: 0) else {
             let prefix = buffer.prefix(12)
             let possible = Self.starts.contains { start in zip(prefix, start).allSatisfy { $0 == $1 } }
-            if !possible || buffer.count > 1024 || atEnd {
-                return (.garbage(Self.printable(buffer[...])), [])
-            }
+            if possible && buffer.count <= 1024 && !atEnd { return nil }
+            // Not an answer: shown up to its first byte that is not text, or its first 40 bytes
+            // and more, so what is shown does not depend on how the bytes were split.
+            if let odd = Self.firstNonText(buffer[...]) { return (.garbage(Self.printable(buffer[...odd])), []) }
+            if buffer.count > 40 || atEnd { return (.garbage(Self.printable(buffer[...])), []) }
             return nil
         }
+        if let odd = Self.firstNonText(buffer[..<firstEnd.start]) { return (.garbage(Self.printable(buffer[...odd])), []) }
         let line = String(decoding: buffer[..<firstEnd.start], as: UTF8.self)
         let afterLine = firstEnd.next
         if line.hasPrefix("ICY 200") {
@@ -93,6 +96,11 @@ struct NTRIPAnswerReader {
             return (.sourceTable(framing), rest)
         }
         return (.stream(framing), rest)
+    }
+
+    /// The first byte that is neither printable ASCII nor a tab or CR.
+    static func firstNonText(_ bytes: ArraySlice<UInt8>) -> Int? {
+        bytes.firstIndex { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0D) || $0 > 0x7E }
     }
 
     /// Where the line starting at `from` ends (CR LF or a lone LF) and the next begins.
