@@ -138,19 +138,33 @@ public enum NTRIPPassword {
     public static func lookup(in environment: [String: String] = ProcessInfo.processInfo.environment) throws(LocationError) -> String? {
         if let value = environment[variable], !value.isEmpty { return value }
         guard let path = environment[fileVariable], !path.isEmpty else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? "cannot be read"
-            throw LocationError.ntripPasswordUnreadable(path: path, reason: reason)
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
+        let data = try firstBytes(of: path)
+        guard let text = String(bytes: data, encoding: .utf8) else {
             throw LocationError.ntripPasswordUnreadable(path: path, reason: "not UTF-8 text")
         }
         let line = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
         guard !line.isEmpty else { throw LocationError.ntripPasswordUnreadable(path: path, reason: "its first line is empty") }
         return line
+    }
+
+    /// The first 4 KiB of the file at `path` (a password is one short line), or why not in the
+    /// system's words.
+    private static func firstBytes(of path: String) throws(LocationError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .ntripPasswordUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .ntripPasswordUnreadable(path: path, reason: String(cString: strerror(errno)))
+            }
+            count += n
+        }
+        return Array(bytes[..<count])
     }
 }
 
