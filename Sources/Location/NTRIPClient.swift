@@ -62,6 +62,13 @@ public final class NTRIPClient: Sendable {
         position.withLock { $0 = line }
     }
 
+    /// Records the receiver's latest position from a fix, for callers that see fixes rather than
+    /// the receiver's sentences; a fix without a position is ignored.
+    public func receiverPosition(_ fix: Fix) {
+        guard let gga = GGALines.sentence(for: fix) else { return }
+        position.withLock { $0 = gga }
+    }
+
     /// The last GGA sentence with a fix, if any.
     public var latestPosition: String? { position.withLock { $0 } }
 
@@ -222,6 +229,47 @@ public struct GGALines: Sendable {
                 }
             }
         }
+    }
+
+    /// A `$GPGGA` sentence for `fix` (time, position, quality, satellites, HDOP, altitude, geoid
+    /// separation, correction age and station), nil without a position.
+    public static func sentence(for fix: Fix) -> String? {
+        guard fix.hasPosition, let c = fix.coordinate else { return nil }
+        func angle(_ degrees: Double, _ width: Int, _ positive: String, _ negative: String) -> String {
+            let a = abs(degrees)
+            var whole = Int(a)
+            var minutes = ((a - Double(whole)) * 60 * 100_000).rounded() / 100_000
+            if minutes >= 60 { whole += 1; minutes -= 60 }
+            let m = String(format: "%08.5f", minutes)
+            return String(format: "%0\(width)d", whole) + m + "," + (degrees < 0 ? negative : positive)
+        }
+        var time = ""
+        if let t = fix.time {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+            let p = calendar.dateComponents([.hour, .minute, .second, .nanosecond], from: t)
+            let hundredths = min(99, Int((Double(p.nanosecond ?? 0) / 1e7).rounded(.down)))
+            time = String(format: "%02d%02d%02d.%02d", p.hour ?? 0, p.minute ?? 0, p.second ?? 0, hundredths)
+        }
+        let quality: Int = switch fix.status {
+        case .dgps: 2
+        case .rtkFixed: 4
+        case .rtkFloat: 5
+        case .deadReckoning, .gnssDeadReckoning: 6
+        case .simulated: 8
+        default: 1
+        }
+        func number(_ v: Double?, _ digits: Int) -> String { v.map { String(format: "%.\(digits)f", $0) } ?? "" }
+        let fields = [
+            "GPGGA", time, angle(c.latitude, 2, "N", "S"), angle(c.longitude, 3, "E", "W"), String(quality),
+            fix.satellitesUsed.map { String(format: "%02d", $0) } ?? "", number(fix.hdop, 1),
+            number(fix.altitudeMSL, 1), fix.altitudeMSL == nil ? "" : "M",
+            number(fix.geoidSeparation, 1), fix.geoidSeparation == nil ? "" : "M",
+            number(fix.correctionAge, 1), fix.correctionStation.map { String(format: "%04d", $0) } ?? "",
+        ]
+        let body = fields.joined(separator: ",")
+        let sum = body.utf8.reduce(UInt8(0), ^)
+        return "$" + body + "*" + String(format: "%02X", sum)
     }
 
     /// A GGA sentence (`$xxGGA,`) with a good checksum, a latitude and a fix quality other than 0.

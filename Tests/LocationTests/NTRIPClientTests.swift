@@ -1,5 +1,6 @@
 import Foundation
 @testable import Location
+import NMEA
 import Synchronization
 import Testing
 import TreesKit
@@ -359,6 +360,24 @@ let quickRetries = ReconnectPolicy(initial: .milliseconds(100), maximum: .millis
         #expect(streaming.count <= 8, "about once a second over about 3 s, not once per chunk (\(streaming.count))")
         #expect(streaming.map(\.bytes) == streaming.map(\.bytes).sorted())
         #expect(streaming.allSatisfy { $0.lastData != nil && $0.caster == "127.0.0.1:\(caster.port)/ORGN" })
+    }
+
+    @Test func positionFromAFixIsTheGGAAReceiverWouldSend() throws {
+        let gga = sentence("GPGGA,181908.00,4403.60000,N,12118.60000,W,4,12,0.6,1100.0,M,-20.0,M,1.0,0001", lineEnd: "")
+        var reader = NMEAFixReader()
+        var fixes: [Fix] = []
+        reader.feed(Array((gga + "\r\n" + sentence("GPGGA,181909.00,4403.60000,N,12118.60000,W,4,12,0.6,1100.0,M,-20.0,M,1.0,0001")).utf8)) {
+            fixes.append($0)
+        }
+        var fix = try #require(fixes.first)
+        #expect(fix.status == .rtkFixed)
+        // GGA carries no date, so the reader gives no time; a receiver's RMC would.
+        fix.time = Date(timeIntervalSince1970: 1_767_291_548)
+        #expect(GGALines.sentence(for: fix) == gga)
+        let client = NTRIPClient(endpoint: NTRIPEndpoint(host: "127.0.0.1", mount: "ORGN"), password: nil)
+        client.receiverPosition(fix)
+        #expect(client.latestPosition == gga)
+        #expect(GGALines.sentence(for: Fix(mode: .noFix)) == nil)
     }
 
     @Test func positionWithoutAFixIsNotSent() {
