@@ -173,13 +173,13 @@ _trees() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|doctor|map|gps|remote|server|sync|care|schedule|due|help)
+    add|list|show|edit|rm|collection|capture|replay|import|export|inspect|photo|stats|doctor|map|gps|ntrip|remote|server|sync|care|schedule|due|help)
         # Offer subcommand argument completions
         "_trees_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats doctor map gps remote server sync care schedule due help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'add list show edit rm collection capture replay import export inspect photo stats doctor map gps ntrip remote server sync care schedule due help' -- "${cur}"))
         ;;
     esac
 }
@@ -457,7 +457,7 @@ _trees_capture() {
     repeating_flags=()
     non_repeating_flags=(--wait --auto --allow-duplicate --json --version -h --help)
     repeating_options=(--photo)
-    non_repeating_options=(--db --source --speed --species --variety --rootstock --notes --collection --require --encourage --stale --average --require-fix --antenna-height --timeout --update)
+    non_repeating_options=(--db --source --speed --ntrip --species --variety --rootstock --notes --collection --require --encourage --stale --average --timeout --update)
     __trees_offer_flags_options 0
 
     # Offer option value completions
@@ -469,6 +469,9 @@ _trees_capture() {
         return
         ;;
     '--speed')
+        return
+        ;;
+    '--ntrip')
         return
         ;;
     '--species')
@@ -496,12 +499,6 @@ _trees_capture() {
         return
         ;;
     '--average')
-        return
-        ;;
-    '--require-fix')
-        return
-        ;;
-    '--antenna-height')
         return
         ;;
     '--timeout')
@@ -782,7 +779,7 @@ _trees_gps() {
     repeating_flags=()
     non_repeating_flags=(--wait --jsonl --status --version -h --help)
     repeating_options=()
-    non_repeating_options=(--source --speed --count --duration)
+    non_repeating_options=(--source --speed --ntrip --count --duration)
     __trees_offer_flags_options 0
 
     # Offer option value completions
@@ -793,6 +790,9 @@ _trees_gps() {
     '--speed')
         return
         ;;
+    '--ntrip')
+        return
+        ;;
     '--count')
         return
         ;;
@@ -800,6 +800,37 @@ _trees_gps() {
         return
         ;;
     esac
+}
+
+_trees_ntrip() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __trees_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list)
+        # Offer subcommand argument completions
+        "_trees_ntrip_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list' -- "${cur}"))
+        ;;
+    esac
+}
+
+_trees_ntrip_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __trees_offer_flags_options 1
 }
 
 _trees_remote() {

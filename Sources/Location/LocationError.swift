@@ -18,6 +18,24 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotReadTrack(path: String, reason: String)
     /// A recorded track holds no NMEA sentence with a good checksum.
     case noNMEAInTrack(path: String)
+    /// An `ntrip://` URL that cannot be used; the text shown never holds a password.
+    case badNTRIPURL(String, reason: String)
+    /// The file named by `NTRIP_PASSWORD_FILE` could not be read.
+    case ntripPasswordUnreadable(path: String, reason: String)
+    /// No TCP connection to the NTRIP caster (`HOST:PORT`).
+    case ntripUnreachable(caster: String, reason: String)
+    /// The caster refused the credentials (HTTP 401) or asked for some (`status` as it said it).
+    case ntripUnauthorized(caster: String, mount: String?, user: String?, hadPassword: Bool, status: String)
+    /// The caster has no such mount point: it answered with its source table, or 404.
+    case ntripNoMount(caster: String, mount: String, answer: String)
+    /// The caster refused the request for another reason (an HTTP status, an `ERROR` line).
+    case ntripRefused(caster: String, reason: String)
+    /// What answered is not an NTRIP caster (`sent` is what it sent, printable).
+    case ntripNotACaster(caster: String, sent: String)
+    /// The caster sent nothing for `seconds`.
+    case ntripSilent(caster: String, seconds: Int)
+    /// The connection to the caster ended.
+    case ntripLost(caster: String, reason: String)
 
     public var description: String {
         switch self {
@@ -41,6 +59,30 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .cannotOpenTrack(path, reason): "cannot open \(path): \(reason)"
         case let .cannotReadTrack(path, reason): "cannot read \(path): \(reason)"
         case let .noNMEAInTrack(path): "no NMEA sentences found in \(path)"
+        case let .badNTRIPURL(text, reason):
+            "invalid NTRIP caster '\(text)': \(reason). Expected ntrip://[USER@]HOST[:PORT]/MOUNT[?version=1|2]."
+        case let .ntripPasswordUnreadable(path, reason):
+            "cannot read the NTRIP password from \(path) (NTRIP_PASSWORD_FILE): \(reason)."
+        case let .ntripUnreachable(caster, reason):
+            "cannot connect to the NTRIP caster \(caster): \(reason). Check the host and port (2101 unless given) and the network."
+        case let .ntripUnauthorized(caster, mount, user, hadPassword, status):
+            "the NTRIP caster \(caster) refused access" + (mount.map { " to \($0)" } ?? "") + " (\(status)): "
+                + (user == nil
+                    ? "it needs a user name in the URL (ntrip://USER@\(caster)/MOUNT) and a password in NTRIP_PASSWORD or a file named by NTRIP_PASSWORD_FILE."
+                    : hadPassword
+                        ? "check the user name '\(user ?? "")' and the password in NTRIP_PASSWORD or NTRIP_PASSWORD_FILE."
+                        : "no password was given; set NTRIP_PASSWORD or name a file holding it with NTRIP_PASSWORD_FILE.")
+        case let .ntripNoMount(caster, mount, answer):
+            "the NTRIP caster \(caster) has no mount point '\(mount)' (\(answer)); "
+                + "list its mount points with `trees ntrip list ntrip://\(caster)`."
+        case let .ntripRefused(caster, reason):
+            "the NTRIP caster \(caster) refused the request: \(reason)."
+        case let .ntripNotACaster(caster, sent):
+            "\(caster) did not answer as an NTRIP caster (it sent \(sent)); check the host and port."
+        case let .ntripSilent(caster, seconds):
+            "the NTRIP caster \(caster) sent nothing for \(seconds) s."
+        case let .ntripLost(caster, reason):
+            "the connection to the NTRIP caster \(caster) ended: \(reason)."
         }
     }
 }

@@ -118,14 +118,21 @@ public enum LocationSourceSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Only a serial receiver is given corrections by `trees` itself; gpsd takes an NTRIP caster
+    /// as a source of its own and forwards its corrections to the receiver.
+    public var takesCorrections: Bool { if case .serial = self { true } else { false } }
+
     /// The source this names. `wait` keeps gpsd and serial sources trying when they cannot be
-    /// reached at start; `clock` paces replays and back-off.
-    public func makeSource(wait: Bool = false, clock: any Clock<Duration> = ContinuousClock()) -> any LocationSource {
+    /// reached at start; `clock` paces replays and back-off; `corrections` feeds a serial
+    /// receiver an NTRIP stream (see `takesCorrections`; other sources ignore it).
+    public func makeSource(
+        wait: Bool = false, corrections: NTRIPClient? = nil, clock: any Clock<Duration> = ContinuousClock()
+    ) -> any LocationSource {
         switch self {
         case let .gpsd(host, port, device):
             GPSDSource(host: host, port: port, device: device, wait: wait, clock: clock)
         case let .serial(path, baud):
-            SerialSource(path: path, baud: baud, wait: wait, clock: clock)
+            SerialSource(path: path, baud: baud, wait: wait, corrections: corrections, clock: clock)
         case let .replay(path, speed):
             ReplaySource(path: path, speed: speed, clock: clock)
         case .stdin:

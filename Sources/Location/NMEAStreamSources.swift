@@ -13,6 +13,11 @@ import TreesKit
 /// A receiver that goes away (USB unplugged: end of file, `EIO`, `ENXIO`, `ENODEV`) is an event,
 /// `.sourceLost`, followed by attempts to open the path again with `ReconnectPolicy` back-off on
 /// the injected clock. A device that cannot be opened at start throws, unless `wait` is set.
+///
+/// With `corrections`, an NTRIP client runs beside the reader for as long as the source does: it
+/// writes the caster's RTCM stream to the same device (the receiver's correction input) while the
+/// device is open, and gets the GGA sentences the receiver sends, for casters that need the
+/// position. Its status comes out as `.corrections` events.
 public struct SerialSource: LocationSource {
     /// Baud rates accepted in `?baud=`.
     public static let standardBauds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800]
@@ -25,11 +30,14 @@ public struct SerialSource: LocationSource {
     public var baud: Int?
     public var wait: Bool
     public var reconnect: ReconnectPolicy
+    /// The NTRIP client whose corrections go to the receiver, if any.
+    public var corrections: NTRIPClient?
     let clock: any Clock<Duration>
 
     public init(path: String, baud: Int? = nil, wait: Bool = false, reconnect: ReconnectPolicy = .standard,
-                clock: any Clock<Duration> = ContinuousClock()) {
-        self.path = path; self.baud = baud; self.wait = wait; self.reconnect = reconnect; self.clock = clock
+                corrections: NTRIPClient? = nil, clock: any Clock<Duration> = ContinuousClock()) {
+        self.path = path; self.baud = baud; self.wait = wait; self.reconnect = reconnect
+        self.corrections = corrections; self.clock = clock
     }
 
     public var description: String { "serial:\(path)" + (baud.map { "?baud=\($0)" } ?? "") }
@@ -46,11 +54,19 @@ public struct SerialSource: LocationSource {
         var everOpened = false
         var attempt = 0
         let (path, baud) = (self.path, self.baud)
+        var feeding: SerialSession.Corrections?
+        var correctionTask: Task<Void, Never>?
+        defer { correctionTask?.cancel() }
+        if let client = corrections {
+            let outlet = CorrectionOutlet()
+            correctionTask = Task { await client.run(forward: outlet.write, report: { out.yield(.corrections($0)) }) }
+            feeding = SerialSession.Corrections(outlet: outlet, client: client)
+        }
         while !Task.isCancelled {
             let start = gate
-            let (end, after) = await onThread(named: "serial \(path)") { stop in
+            let (end, after) = await onThread(named: "serial \(path)") { [feeding] stop in
                 var g = start
-                let end = SerialSession.run(path: path, baud: baud, stop: stop, gate: &g, out: out)
+                let end = SerialSession.run(path: path, baud: baud, stop: stop, gate: &g, out: out, corrections: feeding)
                 return (end, g)
             }
             gate = after
@@ -155,8 +171,10 @@ enum NMEAReadLoop {
         case cancelled
     }
 
+    /// `tap` sees every byte read, before the reader does.
     static func run(
-        fd: Int32, initial: [UInt8], reader: inout NMEAFixReader, stop: StopFlag, emit: (Fix) -> Void
+        fd: Int32, initial: [UInt8], reader: inout NMEAFixReader, stop: StopFlag,
+        tap: (UnsafeRawBufferPointer) -> Void = { _ in }, emit: (Fix) -> Void
     ) -> End {
         if !initial.isEmpty { reader.feed(initial, emit: emit) }
         let capacity = 4096
@@ -172,6 +190,7 @@ enum NMEAReadLoop {
             if ready == 0 { continue }
             let n = read(fd, buffer, capacity)
             if n > 0 {
+                tap(UnsafeRawBufferPointer(start: buffer, count: n))
                 reader.feed(UnsafeRawBufferPointer(start: buffer, count: n), emit: emit)
             } else if n == 0 {
                 return .endOfFile
@@ -232,9 +251,15 @@ enum SerialSession {
         case lost(reason: String)
     }
 
+    /// Where corrections go while the device is open, and who gets the receiver's GGA.
+    struct Corrections: Sendable {
+        let outlet: CorrectionOutlet
+        let client: NTRIPClient
+    }
+
     static func run(
         path: String, baud: Int?, stop: StopFlag, gate: inout FixGate,
-        out: AsyncThrowingStream<LocationEvent, any Error>.Continuation
+        out: AsyncThrowingStream<LocationEvent, any Error>.Continuation, corrections: Corrections? = nil
     ) -> End {
         let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 { return .openFailed(reason: String(cString: strerror(errno))) }
@@ -264,7 +289,13 @@ enum SerialSession {
             DeviceInfo(path: path, driver: "NMEA0183", subtype: chosen.map { "\($0) baud" }),
         ]))
         var reader = NMEAFixReader()
-        let end = NMEAReadLoop.run(fd: fd, initial: initial, reader: &reader, stop: stop) { fix in
+        var positions = GGALines()
+        corrections?.outlet.attach(fd)
+        defer { corrections?.outlet.detach() }
+        let end = NMEAReadLoop.run(fd: fd, initial: initial, reader: &reader, stop: stop, tap: { bytes in
+            guard let client = corrections?.client else { return }
+            positions.feed(bytes) { client.receiverPosition($0) }
+        }) { fix in
             for e in gate.pass(fix) { out.yield(e) }
         }
         switch end {

@@ -19,7 +19,7 @@ struct Trees: AsyncParsableCommand {
             ImportCommand.self, ExportCommand.self, InspectCommand.self,
             PhotoCommand.self, StatsCommand.self, DoctorCommand.self,
             MapCommand.self,
-            GPSCommand.self,
+            GPSCommand.self, NTRIPCommand.self,
             RemoteCommand.self, ServerCommand.self, SyncCommand.self,
             CareCommand.self, ScheduleCommand.self, DueCommand.self,
         ]

@@ -49,6 +49,8 @@ package struct Tool: Sendable {
 
     package static let gpsfake = Tool(name: "gpsfake", paths: ["/usr/bin/gpsfake", "/usr/local/bin/gpsfake"], package: "gpsd-clients", tier: .gpsd)
     package static let socat = Tool(name: "socat", paths: ["/usr/bin/socat"], package: "socat", tier: .gpsd)
+    /// RTKLIB's stream server, run as an NTRIP caster (`-out ntripc://…`) on loopback.
+    package static let str2str = Tool(name: "str2str", paths: ["/usr/bin/str2str"], package: "rtklib", tier: .gpsd)
     package static let tmux = Tool(name: "tmux", paths: ["/usr/bin/tmux"], package: "tmux", tier: .terminal)
     package static let chromium = Tool(name: "chromium", paths: ["/usr/bin/chromium"], package: "chromium", tier: .browser)
     package static let xmllint = Tool(name: "xmllint", paths: ["/usr/bin/xmllint"], package: "libxml2-utils")
@@ -73,7 +75,7 @@ package struct Tool: Sendable {
 
 /// The slow tier: tests that need a daemon, a terminal or a browser. `scripts/test --fast` skips them.
 extension Tag {
-    /// Needs gpsd fed by gpsfake, or a serial line made by socat.
+    /// Needs gpsd fed by gpsfake, a serial line made by socat, or an NTRIP caster (str2str).
     @Tag package static var gpsd: Self
     /// Needs a real terminal, driven through tmux.
     @Tag package static var terminal: Self

@@ -123,9 +123,11 @@ struct GPSCommand: AsyncParsableCommand {
 }
 
 extension SourceOptions {
-    /// The source named by `--source` (gpsd, serial, replay or stdin), with `--speed` and `--wait` applied.
+    /// The source named by `--source` (gpsd, serial, replay or stdin), with `--speed`, `--wait`
+    /// and `--ntrip` applied.
     func locationSource() throws -> any LocationSource {
-        try GPSCommand.spec(self).makeSource(wait: wait)
+        let spec = try GPSCommand.spec(self)
+        return spec.makeSource(wait: wait, corrections: try correctionClient(for: spec))
     }
 }
 
@@ -139,6 +141,8 @@ struct GPSPrinter {
     let terminal: Terminal
     var view: LiveView
     var screen = LiveScreen()
+    /// The last correction stream state written in `.lines` mode.
+    private var linesCorrectionState: CorrectionStreamStatus.State?
 
     init(mode: OutputMode, terminal: Terminal, sourceName: String) {
         self.mode = mode
@@ -155,9 +159,12 @@ struct GPSPrinter {
         case .lines:
             if case let .fix(fix) = event {
                 Self.write(ReplayCommand.humanLine(fix, terminal: terminal))
+            } else if case let .corrections(status) = event, status.state == linesCorrectionState {
+                // A correction stream's state is written when it changes, not with each second's byte count.
             } else {
                 StandardError.write("trees: \(LiveView.describe(event))\n")
             }
+            if case let .corrections(status) = event { linesCorrectionState = status.state }
         case .jsonl:
             if case let .fix(fix) = event {
                 Self.write(FixJSON.line(fix) + "\n")

@@ -76,6 +76,10 @@ struct CLIError: Error, CustomStringConvertible {
             case .stdinUnreadable, .cannotReadTrack: return CLIError(e.description, status: .ioError)
             case .cannotOpenTrack: return CLIError(e.description, status: .noInput)
             case .noNMEAInTrack: return CLIError(e.description, status: .dataError)
+            case .badNTRIPURL: return CLIError(e.description, status: .usage)
+            case .ntripPasswordUnreadable: return CLIError(e.description, status: .noInput)
+            case .ntripUnreachable, .ntripSilent, .ntripLost: return CLIError(e.description, status: .unavailable)
+            case .ntripUnauthorized, .ntripNoMount, .ntripRefused, .ntripNotACaster: return CLIError(e.description, status: .failure)
             }
         case let e as SyncError:
             switch e {
