@@ -457,7 +457,7 @@ _trees_capture() {
     repeating_flags=()
     non_repeating_flags=(--wait --auto --allow-duplicate --json --version -h --help)
     repeating_options=(--photo)
-    non_repeating_options=(--db --source --speed --ntrip --species --variety --rootstock --notes --collection --require --encourage --stale --average --timeout --update)
+    non_repeating_options=(--db --source --speed --ntrip --species --variety --rootstock --notes --collection --require --encourage --stale --average --require-fix --antenna-height --timeout --update)
     __trees_offer_flags_options 0
 
     # Offer option value completions
@@ -499,6 +499,12 @@ _trees_capture() {
         return
         ;;
     '--average')
+        return
+        ;;
+    '--require-fix')
+        return
+        ;;
+    '--antenna-height')
         return
         ;;
     '--timeout')

@@ -49,8 +49,13 @@ import TreesKit
         v.update(with: .corrections(CorrectionStreamStatus(caster: "caster.example.org:2101/ORCH", state: .connecting)), now: t0)
         v.update(with: .corrections(CorrectionStreamStatus(caster: "caster.example.org:2101/ORCH", state: .streaming,
                                                            bytes: 14_230, lastData: t0 + 0.5)), now: t0 + 0.6)
+        v.update(with: .corrections(CorrectionStreamStatus(caster: "caster.example.org:2101/ORCH", state: .streaming,
+                                                           bytes: 14_230, lastData: t0 + 0.5)), now: t0 + 0.7)
         v.update(with: .fix(f), now: t0 + 0.8)
         let waiting = v.render(width: 120, colour: false)
+        // Two state changes are messages; the second streaming report is not.
+        #expect(v.messages.map(\.text) == ["corrections: connecting to caster.example.org:2101/ORCH",
+                                            "corrections: streaming from caster.example.org:2101/ORCH"])
         #expect(waiting[1].hasSuffix("RTK float — waiting for RTK fixed; corrections 3.0 s old"), "\(waiting[1])")
         #expect(waiting[2].hasPrefix("3D fix  RTK float, corrections 3.0 s old  9 satellites"), "\(waiting[2])")
         #expect(waiting[3] == "51.2795388, 0.5420172  alt 41.900 m  ±0.6 m (95%)  (antenna 2.00 m above the ground)")

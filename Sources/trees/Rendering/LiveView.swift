@@ -59,7 +59,10 @@ struct LiveView {
         case .noFix, .fixLost, .warning:
             break
         case let .corrections(status):
+            // Streaming reports come once a second; only a change of state is worth a message.
+            let changed = corrections?.state != status.state || corrections?.caster != status.caster
             corrections = status
+            if !changed { return }
         }
         messages.append((now, Self.describe(event)))
         if messages.count > Self.messageLines { messages.removeFirst(messages.count - Self.messageLines) }
