@@ -71,7 +71,7 @@ package final class GPSFake: @unchecked Sendable {
     }
 
     /// True when a TCP connection to `port` on this machine is established (from /proc/net/tcp).
-    static func hasClient(port: Int) -> Bool {
+    package static func hasClient(port: Int) -> Bool {
         let hex = String(format: ":%04X", port)
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }

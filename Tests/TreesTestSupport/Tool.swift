@@ -50,6 +50,7 @@ package struct Tool: Sendable {
     package static let gpsfake = Tool(name: "gpsfake", paths: ["/usr/bin/gpsfake", "/usr/local/bin/gpsfake"], package: "gpsd-clients", tier: .gpsd)
     package static let socat = Tool(name: "socat", paths: ["/usr/bin/socat"], package: "socat", tier: .gpsd)
     /// RTKLIB's stream server, run as an NTRIP caster (`-out ntripc://…`) on loopback.
+    package static let gpsd = Tool(name: "gpsd", paths: ["/usr/sbin/gpsd", "/usr/local/sbin/gpsd"], package: "gpsd", tier: .gpsd)
     package static let str2str = Tool(name: "str2str", paths: ["/usr/bin/str2str"], package: "rtklib", tier: .gpsd)
     package static let tmux = Tool(name: "tmux", paths: ["/usr/bin/tmux"], package: "tmux", tier: .terminal)
     package static let chromium = Tool(name: "chromium", paths: ["/usr/bin/chromium"], package: "chromium", tier: .browser)
