@@ -11,17 +11,21 @@ final class ClientRecorder: Sendable {
     let statuses = Mutex<[CorrectionStreamStatus]>([])
     let bytes = Mutex<[UInt8]>([])
     private let task = Mutex<Task<Void, Never>?>(nil)
+    private let executor = ThreadExecutor(name: "ntrip client under test")
 
-    /// Runs `client` until `stop()`.
+    /// Runs `client` until `stop()`, on a thread of its own rather than the shared pool.
     init(_ client: NTRIPClient) {
-        let t = Task { [self] in
+        let t = Task(executorPreference: executor) { [self] in
             await client.run(forward: { piece in self.bytes.withLock { $0 += piece }; return piece.count },
                              report: { status in self.statuses.withLock { $0.append(status) } })
         }
         task.withLock { $0 = t }
     }
 
-    func stop() { task.withLock { $0?.cancel() } }
+    func stop() {
+        task.withLock { $0?.cancel() }
+        executor.stop()
+    }
 
     var received: [UInt8] { bytes.withLock { $0 } }
     var reported: [CorrectionStreamStatus] { statuses.withLock { $0 } }
@@ -38,7 +42,10 @@ final class EventLog: Sendable {
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` passes; true if it held.
-func eventually(_ timeout: Duration = .seconds(120), _ condition: () -> Bool) async -> Bool {
+///
+/// The deadline is generous: while the whole suite runs, synchronous tests hold the few threads of
+/// the shared pool for a minute or more at a time, and the code under test waits its turn.
+func eventually(_ timeout: Duration = .seconds(400), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -408,7 +415,9 @@ let quickRetries = ReconnectPolicy(initial: .milliseconds(100), maximum: .millis
         let client = NTRIPClient(endpoint: endpoint, password: "orchard-secret")
         let source = SerialSource(path: receiver.device, baud: 9600, corrections: client)
         let log = EventLog()
-        let reader = Task {
+        let executor = ThreadExecutor(name: "serial source under test")
+        defer { executor.stop() }
+        let reader = Task(executorPreference: executor) {
             for try await event in source.events() { log.events.withLock { $0.append(event) } }
         }
         defer { reader.cancel() }
@@ -418,8 +427,8 @@ let quickRetries = ReconnectPolicy(initial: .milliseconds(100), maximum: .millis
 
         var base = try BaseStation(port: caster.inputPort)
         // The receiver's GGA, picked from its NMEA, reaches the caster (which relays it to the base).
-        let heard = try #require(base.waitFor("GGA"), "no GGA reached the caster")
-        #expect(heard.contains(SerialReceiver.gga + "\r\n"))
+        #expect(await eventually { base.hasHeard("GGA") }, "no GGA reached the caster")
+        #expect(base.heardText.contains(SerialReceiver.gga + "\r\n"))
         base.send(rtcm)
         #expect(await eventually { receiver.received.count >= rtcm.count })
         #expect(receiver.received == rtcm, "the receiver gets the caster's stream byte for byte")
@@ -430,7 +439,7 @@ let quickRetries = ReconnectPolicy(initial: .milliseconds(100), maximum: .millis
         #expect(await eventually { corrections().contains { if case .failed = $0.state { true } else { false } } })
         try caster.start()
         base = try BaseStation(port: caster.inputPort)
-        _ = try #require(base.waitFor("GGA"), "the client came back and sent its position again")
+        #expect(await eventually { base.hasHeard("GGA") }, "the client came back and sent its position again")
         base.send(rtcm)
         #expect(await eventually { receiver.received.count >= 2 * rtcm.count })
         #expect(receiver.received.count == 2 * rtcm.count)

@@ -138,6 +138,16 @@ package final class BaseStation {
 
     package func send(_ bytes: [UInt8]) { Loopback.write(fd, bytes) }
 
+    /// Takes in what the clients sent so far, without waiting; true once it contains `text`. For
+    /// async tests, which must not hold a thread of the shared pool while they wait.
+    package func hasHeard(_ text: String) -> Bool {
+        while let more = Loopback.read(fd, milliseconds: 0), !more.isEmpty { heard += more }
+        return String(decoding: heard, as: UTF8.self).contains(text)
+    }
+
+    /// What the clients sent so far.
+    package var heardText: String { String(decoding: heard, as: UTF8.self) }
+
     /// Waits until the clients have sent a line containing `text`; the text heard so far, or nil at the deadline.
     package func waitFor(_ text: String, timeout: Duration = .seconds(120)) -> String? {
         let deadline = ContinuousClock.now + timeout
