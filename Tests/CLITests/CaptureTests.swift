@@ -243,7 +243,7 @@ import TreesTestSupport
         let t = try TreesProcess()
         defer { t.cleanUp() }
         let source = "gpsd://127.0.0.1:\(fake.port)"
-        let r = try t.run(["capture", "--source", source, "--auto", "--timeout", "60", "--species", "Apple",
+        let r = try t.run(["capture", "--source", source, "--auto", "--timeout", "300", "--species", "Apple",
                            "--collection", "North Block", "--json"])
         #expect(r.status == 0, "\(r)")
         let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -275,7 +275,7 @@ import TreesTestSupport
         defer { fake.stop() }
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        let r = try t.run(["capture", "--source", "gpsd://127.0.0.1:\(fake.port)", "--auto", "--timeout", "120", "--species", "Pear",
+        let r = try t.run(["capture", "--source", "gpsd://127.0.0.1:\(fake.port)", "--auto", "--timeout", "300", "--species", "Pear",
                            "--require-fix", "rtk-fixed", "--antenna-height", "1.5", "--json"])
         #expect(r.status == 0, "\(r)")
         let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
