@@ -10,7 +10,11 @@ func collect(
     _ source: some LocationSource, timeout: Duration = .seconds(300), until done: @escaping @Sendable ([LocationEvent]) -> Bool
 ) async throws -> [LocationEvent] {
     let stream = source.events()
-    let reader = Task {
+    // The source is read on a thread of its own: while the whole suite runs, synchronous tests can
+    // hold every thread of the shared pool for a minute or more.
+    let executor = ThreadExecutor(name: "location source under test")
+    defer { executor.stop() }
+    let reader = Task(executorPreference: executor) {
         var events: [LocationEvent] = []
         for try await event in stream {
             events.append(event)

@@ -77,7 +77,7 @@ final class SocatPair: @unchecked Sendable {
         }
         writer.start()
         defer { close(readEnd) }
-        let events = try await collect(StdinSource(fileDescriptor: readEnd), timeout: .seconds(120)) { _ in false }
+        let events = try await collect(StdinSource(fileDescriptor: readEnd), timeout: .seconds(400)) { _ in false }
         let expected = try readerFixes(log)
         #expect(events.fixes == expected)
         #expect(expected.count == 30)
@@ -108,7 +108,7 @@ final class SocatPair: @unchecked Sendable {
         }.start()
         let expected = try readerFixes(log)
         // The reader gives out an epoch when the next one starts: all but the last arrive live.
-        let events = try await collect(source, timeout: .seconds(120)) { events in
+        let events = try await collect(source, timeout: .seconds(400)) { events in
             if events.count == 1 { opened.signal() }
             return events.fixes.count >= expected.count - 1
         }
@@ -127,7 +127,7 @@ final class SocatPair: @unchecked Sendable {
             while !done.withLock({ $0 }) { try? pair.write(file: log, baud: 4800, pause: 40_000) }
         }.start()
         defer { done.withLock { $0 = true } }
-        let events = try await collect(SerialSource(path: pair.device), timeout: .seconds(120)) { $0.fixes.count >= 10 }
+        let events = try await collect(SerialSource(path: pair.device), timeout: .seconds(400)) { $0.fixes.count >= 10 }
         #expect(events.first == .connected(version: nil, devices: [DeviceInfo(path: pair.device, driver: "NMEA0183", subtype: "4800 baud")]))
         // The probe may have begun listening in the middle of an epoch: every fix after the first
         // is the reader's fix of the same time.
@@ -155,7 +155,7 @@ final class SocatPair: @unchecked Sendable {
         }.start()
         let reopened = DispatchSemaphore(value: 0)
         let resumeLast = try readerFixes(resumeLog).dropLast().last!.time
-        let events = try await collect(source, timeout: .seconds(120)) { events in
+        let events = try await collect(source, timeout: .seconds(400)) { events in
             if case .connected? = events.last {
                 if events.count == 1 { opened.signal() } else { reopened.signal() }
             }
