@@ -9,14 +9,14 @@ import TreesTestSupport
 func collect(
     _ source: some LocationSource, timeout: Duration = .seconds(300), until done: @escaping @Sendable ([LocationEvent]) -> Bool
 ) async throws -> [LocationEvent] {
-    let stream = source.events()
-    // The source is read on a thread of its own: while the whole suite runs, synchronous tests can
-    // hold every thread of the shared pool for a minute or more.
+    // The source runs and is read on a thread of its own: while the whole suite runs, synchronous
+    // tests queued on the shared pool can hold its threads for minutes. The source's own task,
+    // started by `events()` inside this one, prefers the same thread.
     let executor = ThreadExecutor(name: "location source under test")
     defer { executor.stop() }
     let reader = Task(executorPreference: executor) {
         var events: [LocationEvent] = []
-        for try await event in stream {
+        for try await event in source.events() {
             events.append(event)
             if done(events) { break }
         }
