@@ -120,13 +120,20 @@ final class Browser {
             if target != nil { break }
             try await Task.sleep(for: .milliseconds(50))
         }
+        if target == nil {
+            let targets = try send("Target.getTargets", [:])["targetInfos"] as? [[String: Any]] ?? []
+            target = targets.first { $0["type"] as? String == "page" && ($0["url"] as? String ?? "").hasPrefix("file:") }?["targetId"] as? String
+        }
         let attached = try send("Target.attachToTarget", ["targetId": try #require(target, "chromium shows no page"), "flatten": true])
         session = attached["sessionId"] as? String
-        while Date() < deadline {
-            if try evaluate("document.body && document.body.getAttribute('data-ready')") as? String == "true" { break }
-            try await Task.sleep(for: .milliseconds(50))
+        func ready() throws -> Bool { try evaluate("document.body && document.body.getAttribute('data-ready')") as? String == "true" }
+        var isReady = false
+        while !isReady && Date() < deadline {
+            isReady = try ready()
+            if !isReady { try await Task.sleep(for: .milliseconds(50)) }
         }
-        guard Date() < deadline else {
+        // A busy machine may resume this test only after the deadline: the page decides, not the clock.
+        guard try isReady || ready() else {
             Issue.record("the page never became ready")
             return
         }

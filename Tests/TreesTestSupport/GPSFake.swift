@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A gpsd fed by gpsfake from an NMEA log, for tests against the real daemon.
 ///
@@ -101,22 +102,36 @@ package final class GPSFake: @unchecked Sendable {
         return r.stdout
     }
 
-    /// A TCP port nobody listens on.
+    /// A TCP port nobody listens on, for a server a test starts itself (gpsd, a caster).
+    ///
+    /// Taken from 20000–29999, below the kernel's range for ports it hands out by itself (32768 and
+    /// up): there the port of a server gpsfake-start or another test is starting can never be the
+    /// same, and a test waiting for its own server never connects to someone else's. Within the
+    /// process each port is handed out once.
     package static func freePort() -> Int {
+        nextPort.withLock { next in
+            while true {
+                let port = 20_000 + next % 10_000
+                next += 1
+                if isFree(port) { return port }
+            }
+        }
+    }
+
+    private static let nextPort = Mutex(Int(getpid()) * 37 % 10_000)
+
+    /// True when 127.0.0.1:`port` can be bound now.
+    private static func isFree(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+        addr.sin_port = UInt16(port).bigEndian
+        let len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        return withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 }
         }
-        _ = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }
 
