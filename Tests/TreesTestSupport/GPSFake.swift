@@ -21,6 +21,9 @@ package final class GPSFake: @unchecked Sendable {
     /// Starts gpsd and gpsfake. gpsfake reads its log from a FIFO that is filled only once a client
     /// is connected to gpsd, so the client sees every epoch however slowly it gets going.
     package init(log: String, port: Int? = nil, cycle: Double = 0.02) throws {
+        // At most two gpsfake sessions at a time: more, beside the rest of the suite, starve them.
+        // The wait is bounded, so a session whose test is slow to end cannot hold up the others.
+        holdsSlot = Self.slots.wait(timeout: .now() + 180) == .success
         let folder = try TemporaryFolder("gpsfake")
         let fifo = folder.path((log as NSString).lastPathComponent)
         guard mkfifo(fifo, 0o600) == 0 else { throw GPSFakeError(message: "cannot make a FIFO at \(fifo)") }
@@ -90,7 +93,11 @@ package final class GPSFake: @unchecked Sendable {
         _ = try? Self.run([Repository.path("scripts/gpsfake-stop"), String(pid)])
         feederStop.set()
         folder.remove()
+        if holdsSlot { Self.slots.signal() }
     }
+
+    private static let slots = DispatchSemaphore(value: 2)
+    private let holdsSlot: Bool
 
     deinit { stop() }
 
