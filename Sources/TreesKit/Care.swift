@@ -147,14 +147,19 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// `2026-05-01`; years outside 0000–9999 as ISO 8601's expanded form (`-0001-03-01`).
     public var description: String {
-        let f = fields
         var out: [UInt8] = []
         out.reserveCapacity(10)
+        append(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `description`'s bytes, for output written as bytes.
+    public func append(to out: inout [UInt8]) {
+        let f = fields
         if f.year < 0 { out.append(UInt8(ascii: "-")) }
         TextCodec.appendPadded(abs(f.year), width: 4, to: &out)
         out.append(UInt8(ascii: "-")); TextCodec.appendPadded(f.month, width: 2, to: &out)
         out.append(UInt8(ascii: "-")); TextCodec.appendPadded(f.day, width: 2, to: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     public static func < (a: Day, b: Day) -> Bool { a.number < b.number }
@@ -287,6 +292,21 @@ public struct CareSchedule: Sendable, Equatable, Identifiable {
     }
 }
 
+/// A tree id as two numbers that order as its text does (the bytes read big-endian), to sort and
+/// compare ids without making their text.
+public struct TreeIDKey: Comparable, Hashable, Sendable {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(_ id: UUID) {
+        (high, low) = withUnsafeBytes(of: id.uuid) { raw in
+            (UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+    }
+
+    public static func < (a: TreeIDKey, b: TreeIDKey) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
+}
+
 /// One care that is due or overdue for one tree.
 public struct DueCare: Sendable, Equatable {
     public var treeID: UUID
@@ -325,19 +345,57 @@ public enum DueCalendar {
 
     /// Most overdue first, then by tree id and kind, so output is stable.
     public static func ordered(_ items: [DueCare]) -> [DueCare] {
-        // The id's bytes as two big-endian numbers order as its text does, without making the text.
-        items.map { item in
-            withUnsafeBytes(of: item.treeID.uuid) { raw in
-                (item: item, high: UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
-                 low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        // Small keys are sorted, not the items; kinds tie only within one tree's cares.
+        let keys = items.indices.map { (due: items[$0].due.number, id: TreeIDKey(items[$0].treeID), index: $0) }
+            .sorted { a, b in
+                if a.due != b.due { return a.due < b.due }
+                if a.id != b.id { return a.id < b.id }
+                return items[a.index].kind < items[b.index].kind
             }
+        return keys.map { items[$0.index] }
+    }
+
+    /// By tree id, then kind.
+    public static func byTree(_ items: [DueCare]) -> [DueCare] {
+        items.sorted { a, b in
+            let (x, y) = (TreeIDKey(a.treeID), TreeIDKey(b.treeID))
+            return x != y ? x < y : a.kind < b.kind
         }
-        .sorted { a, b in
-            if a.item.due != b.item.due { return a.item.due < b.item.due }
-            if a.high != b.high { return a.high < b.high }
-            if a.low != b.low { return a.low < b.low }
-            return a.item.kind < b.item.kind
+    }
+
+    /// Two lists in tree id and kind order, as one in that order.
+    public static func merged(_ a: [DueCare], _ b: [DueCare]) -> [DueCare] {
+        guard !b.isEmpty else { return a }
+        guard !a.isEmpty else { return b }
+        var out: [DueCare] = []
+        out.reserveCapacity(a.count + b.count)
+        var (i, j) = (0, 0)
+        while i < a.count || j < b.count {
+            let takeA: Bool
+            if i == a.count { takeA = false } else if j == b.count { takeA = true } else {
+                let (x, y) = (TreeIDKey(a[i].treeID), TreeIDKey(b[j].treeID))
+                takeA = x != y ? x < y : a[i].kind < b[j].kind
+            }
+            if takeA { out.append(a[i]); i += 1 } else { out.append(b[j]); j += 1 }
         }
-        .map(\.item)
+        return out
+    }
+
+    /// Items in tree id and kind order put in `ordered`'s order: by due day, keeping their order
+    /// within a day. Days are counted into buckets; a span of days too wide for that is sorted.
+    public static func byDay(_ items: [DueCare]) -> [DueCare] {
+        guard let first = items.first else { return [] }
+        var (low, high) = (first.due.number, first.due.number)
+        for d in items { low = min(low, d.due.number); high = max(high, d.due.number) }
+        guard high - low < 1 << 22 else { return ordered(items) }
+        var starts = [Int](repeating: 0, count: high - low + 2)
+        for d in items { starts[d.due.number - low + 1] += 1 }
+        for i in 1..<starts.count { starts[i] += starts[i - 1] }
+        var positions = [Int](repeating: 0, count: items.count)
+        for (i, d) in items.enumerated() {
+            positions[starts[d.due.number - low]] = i
+            starts[d.due.number - low] += 1
+        }
+        return positions.map { items[$0] }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// `\u{…}` escapes, so a value from an imported file cannot move the cursor or recolour the screen.
 public enum TerminalText {
     public static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        guard hasControl(text, keepingLayout: false) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
         for c in text.unicodeScalars {
@@ -22,7 +22,7 @@ public enum TerminalText {
     /// line, whose stored and imported text is escaped before it is painted); every other control
     /// character is escaped, so text cannot move the cursor, clear the screen or set the window title.
     public static func escapedKeepingLayout(_ text: String, keepingColour: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" }) else { return text }
+        guard hasControl(text, keepingLayout: true) else { return text }
         let scalars = Array(text.unicodeScalars)
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
@@ -46,6 +46,32 @@ public enum TerminalText {
             i += 1
         }
         return out
+    }
+
+    /// Whether `text` holds a character `isControl` names (line feeds and tabs aside when
+    /// `keepingLayout`), read from its UTF-8 bytes: a listing of a whole orchard is megabytes.
+    static func hasControl(_ text: String, keepingLayout: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { b in
+            var i = 0
+            while i < b.count {
+                let c = b[i]
+                if c < 0x20 {
+                    if !(keepingLayout && (c == 0x0A || c == 0x09)) { return true }
+                } else if c == 0x7F {
+                    return true
+                } else if c == 0xC2 {
+                    // U+0080–U+009F
+                    if i + 1 < b.count, (0x80...0x9F).contains(b[i + 1]) { return true }
+                } else if c == 0xE2, i + 2 < b.count {
+                    // U+2028–U+202E and U+2066–U+2069
+                    if b[i + 1] == 0x80, (0xA8...0xAE).contains(b[i + 2]) { return true }
+                    if b[i + 1] == 0x81, (0xA6...0xA9).contains(b[i + 2]) { return true }
+                }
+                i += 1
+            }
+            return false
+        }
     }
 
     static func isControl(_ c: Unicode.Scalar) -> Bool {

@@ -310,22 +310,27 @@ extension StoreReader {
     /// a tree's own schedule of a kind stands in for its collection's.
     ///
     /// Kinds scheduled on collections are answered in one pass over the trees in scope, in the
-    /// table's own order, with the last day of each such kind looked up beside each tree: visiting
-    /// a block's trees through the collection index instead costs a random seek per tree, several
-    /// times slower on a whole orchard. Kinds scheduled only on single trees are looked up per tree.
-    /// Values are read straight from SQLite's buffers.
+    /// table's own order, beside the last day of each such kind for every tree, read beforehand in
+    /// one pass of `careLatest`'s by-kind index: looking either up tree by tree costs a random seek
+    /// per tree, several times slower on a whole orchard. Kinds scheduled only on single trees are
+    /// looked up per tree. Values are read straight from SQLite's buffers.
     public func dueCare(today: Day, within: Int, zone: TimeZone, scope: CareFilter.Scope = .all) throws -> [DueCare] {
         let schedules = try careSchedules()
         guard !schedules.isEmpty else { return [] }
         var own: [OwnSchedule: CareSchedule] = [:]
-        var byCollection: [OwnSchedule: CareSchedule] = [:]
         var sweptKinds: [String] = []
+        // For each swept kind, the schedule of each collection that has one.
+        var byCollection: [[UUID: CareSchedule]] = []
         for schedule in schedules {
             switch schedule.target {
             case .tree(let id): own[OwnSchedule(id: id, kind: schedule.kind.name)] = schedule
             case .collection(let id):
-                byCollection[OwnSchedule(id: id, kind: schedule.kind.name)] = schedule
-                if !sweptKinds.contains(schedule.kind.name) { sweptKinds.append(schedule.kind.name) }
+                if let k = sweptKinds.firstIndex(of: schedule.kind.name) {
+                    byCollection[k][id] = schedule
+                } else {
+                    sweptKinds.append(schedule.kind.name)
+                    byCollection.append([id: schedule])
+                }
             }
         }
         var scopeSQL = ""
@@ -336,42 +341,106 @@ extension StoreReader {
         case .collection(let id): scopeSQL = " WHERE tree.collectionId = ?"; scopeArguments = [id.storageKey]
         }
         var days = DayReckoner(zone: zone)
-        var result: [DueCare] = []
-        func add(_ schedule: CareSchedule, _ row: DueRow, _ treeID: UUID, lastColumn: Int32) throws {
-            let last = try row.lastDone(column: lastColumn).map { days.day($0) }
-            if let due = DueCalendar.due(schedule: schedule, treeID: treeID, species: row.text(1) ?? "", variety: row.text(2),
-                                         collectionID: try row.collectionID(), lastDone: last, today: today, within: within) {
-                result.append(due)
-            }
+        func due(_ schedule: CareSchedule, _ treeID: UUID, _ species: String, _ variety: String?, _ collection: UUID?, _ last: Day?) -> DueCare? {
+            DueCalendar.due(schedule: schedule, treeID: treeID, species: species, variety: variety, collectionID: collection,
+                            lastDone: last, today: today, within: within)
         }
+        // Cares of swept kinds, in tree id order and, within a tree, kind order.
+        var swept: [DueCare] = []
         if !sweptKinds.isEmpty {
-            // The trees' rows are met once each; a larger page cache keeps the last-day index's
-            // pages from being read again.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
-            let lasts = sweptKinds.indices.map { "(SELECT date FROM careLatest WHERE treeId = tree.id AND kind = ?\($0 + 1))" }
-            let statement = try db.makeStatement(sql: "SELECT tree.id, tree.species, tree.variety, tree.collectionId, tree.rowid, "
-                + lasts.joined(separator: ", ") + " FROM tree" + scopeSQL.replacingOccurrences(of: "?", with: "?\(sweptKinds.count + 1)"))
-            try statement.setArguments(StatementArguments(sweptKinds) + scopeArguments)
+            let byName = sweptKinds.indices.sorted { sweptKinds[$0] < sweptKinds[$1] }
+            sweptKinds = byName.map { sweptKinds[$0] }
+            byCollection = byName.map { byCollection[$0] }
+            let kindCount = sweptKinds.count
+            // The trees in scope, in the table's order; trees of one collection mostly come one
+            // after another, so each tree's collection is looked up as a small number once per run.
+            var trees: [SweptTree] = []
+            var slotSchedules: [[CareSchedule?]] = [sweptKinds.map { _ in nil }]
+            var slotOf: [UUID: Int32] = [:]
+            var lastCollection: UUID?
+            var lastSlot: Int32 = 0
+            let statement = try db.makeStatement(sql: "SELECT tree.id, tree.species, tree.variety, tree.collectionId, tree.rowid FROM tree" + scopeSQL)
+            try statement.setArguments(scopeArguments)
             try step(statement) { row in
                 let treeID = try row.treeID()
                 let collection = try row.collectionID()
-                for (k, kind) in sweptKinds.enumerated() {
-                    let key = OwnSchedule(id: treeID, kind: kind)
-                    guard let schedule = own.isEmpty ? collection.flatMap({ byCollection[OwnSchedule(id: $0, kind: kind)] })
-                            : own[key] ?? collection.flatMap({ byCollection[OwnSchedule(id: $0, kind: kind)] }) else { continue }
-                    try add(schedule, row, treeID, lastColumn: Int32(5 + k))
+                if collection != lastCollection {
+                    lastCollection = collection
+                    if let collection {
+                        if let known = slotOf[collection] {
+                            lastSlot = known
+                        } else {
+                            lastSlot = Int32(slotSchedules.count)
+                            slotOf[collection] = lastSlot
+                            slotSchedules.append(byCollection.map { $0[collection] })
+                        }
+                    } else {
+                        lastSlot = 0
+                    }
+                }
+                trees.append(SweptTree(id: treeID, key: TreeIDKey(treeID), species: row.text(1) ?? "", variety: row.text(2),
+                                       collection: collection, slot: lastSlot))
+            }
+            // Put in id order, the order of `careLatest`'s by-kind index.
+            let order = trees.indices.map { (key: trees[$0].key, index: Int32($0)) }.sorted { $0.key < $1.key }
+            // The last day of each swept kind for the tree at each position, merged from the
+            // index in one pass per kind. A tree id that is not one (damage the tree itself would
+            // show) matches no tree and is passed over; an id out of order is searched for.
+            var lastDays = [Int](repeating: .min, count: order.count * kindCount)
+            let lasts = try db.makeStatement(sql: "SELECT treeId, date FROM careLatest WHERE kind = ?")
+            for k in 0..<kindCount {
+                try lasts.setArguments([sweptKinds[k]])
+                var p = 0
+                var previous: TreeIDKey?
+                try step(lasts) { row in
+                    guard sqlite3_column_type(row.s, 0) == SQLITE_TEXT, let id = UUID(text: row.bytes(0)) else { return }
+                    let key = TreeIDKey(id)
+                    if let previous, key < previous {
+                        p = Self.firstPosition(notBefore: key, in: order)
+                    } else {
+                        while p < order.count && order[p].key < key { p += 1 }
+                    }
+                    previous = key
+                    guard p < order.count, order[p].key == key, let date = try row.lastDone(column: 1) else { return }
+                    lastDays[p * kindCount + k] = days.day(date).number
+                }
+            }
+            let ownSwept = own.filter { sweptKinds.contains($0.key.kind) }
+            for (p, entry) in order.enumerated() {
+                let tree = trees[Int(entry.index)]
+                for k in 0..<kindCount {
+                    guard let schedule = (ownSwept.isEmpty ? nil : ownSwept[OwnSchedule(id: tree.id, kind: sweptKinds[k])])
+                            ?? slotSchedules[Int(tree.slot)][k] else { continue }
+                    let last = lastDays[p * kindCount + k]
+                    if let d = due(schedule, tree.id, tree.species, tree.variety, tree.collection, last == .min ? nil : Day(last)) {
+                        swept.append(d)
+                    }
                 }
             }
         }
         // Trees' own schedules of kinds no collection has.
-        let single = try db.makeStatement(sql: "SELECT tree.id, tree.species, tree.variety, tree.collectionId, tree.rowid, "
+        var single: [DueCare] = []
+        let statement = try db.makeStatement(sql: "SELECT tree.id, tree.species, tree.variety, tree.collectionId, tree.rowid, "
             + "(SELECT date FROM careLatest WHERE treeId = tree.id AND kind = ?) FROM tree WHERE tree.id = ?"
             + scopeSQL.replacingOccurrences(of: " WHERE", with: " AND"))
         for (key, schedule) in own where !sweptKinds.contains(key.kind) {
-            try single.setArguments([key.kind, key.id.storageKey] + scopeArguments)
-            try step(single) { row in try add(schedule, row, try row.treeID(), lastColumn: 5) }
+            try statement.setArguments([key.kind, key.id.storageKey] + scopeArguments)
+            try step(statement) { row in
+                let last = try row.lastDone(column: 5).map { days.day($0) }
+                if let d = due(schedule, try row.treeID(), row.text(1) ?? "", row.text(2), try row.collectionID(), last) { single.append(d) }
+            }
         }
-        return DueCalendar.ordered(result)
+        return DueCalendar.byDay(DueCalendar.merged(swept, DueCalendar.byTree(single)))
+    }
+
+    /// The first position in `order` whose key is not before `key`.
+    private static func firstPosition(notBefore key: TreeIDKey, in order: [(key: TreeIDKey, index: Int32)]) -> Int {
+        var low = 0, high = order.count
+        while low < high {
+            let mid = (low + high) / 2
+            if order[mid].key < key { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// Steps `statement` to its end, handing each row to `body`.
@@ -649,6 +718,17 @@ private struct DueRow {
         if case .failure(let p) = StoredValue.check(DatabaseValue(sqliteStatement: s, index: i), as: kind) { reason = p.reason } else { reason = "unreadable value" }
         return .damagedRow(table: table, row: sqlite3_column_int64(s, 4), id: text(0), column: column, reason: reason)
     }
+}
+
+/// A tree met by `dueCare`'s sweep.
+private struct SweptTree {
+    var id: UUID
+    var key: TreeIDKey
+    var species: String
+    var variety: String?
+    var collection: UUID?
+    /// Which collection's schedules apply: 0 for none.
+    var slot: Int32
 }
 
 /// A schedule's target (a tree or a collection) and kind.

@@ -95,6 +95,11 @@ enum Schema {
             try db.execute(sql: "DROP TRIGGER tree_sync_update")
             try db.execute(sql: SyncSchema.updateTrigger(groups: SyncSchema.treeFieldGroups))
         }
+        // The last day of one kind for every tree, in tree id order, without reading the other
+        // kinds: what `due` reads for a schedule on a collection.
+        migrator.registerMigration("v6-care-latest-by-kind") { db in
+            try db.execute(sql: "CREATE INDEX careLatest_kind ON careLatest(kind, treeId, date)")
+        }
         return migrator
     }
 }

@@ -141,4 +141,30 @@ import TreesKit
         #expect(soon.daysOverdue == -3 && !soon.isOverdue)
         #expect(soon.stableID == "\(tree.uuidString.lowercased())-water@trees")
     }
+
+    /// The store lists what is due by merging lists in tree order and counting days into buckets;
+    /// that must give exactly what sorting the whole list gives, ties between ids and kinds too.
+    @Test func bucketingByDayOrdersAsTheFullSortDoes() throws {
+        var generator = SystemRandomNumberGenerator()
+        // Ids that share their first eight bytes, so the second half decides.
+        let ids = (0..<40).map { i in UUID(uuid: (0, 0, 0, 0, 0, 0, 0, UInt8(i % 3), 0, 0, 0, 0, 0, 0, 0, UInt8(i))) } + (0..<40).map { _ in UUID() }
+        let kinds = try ["water", "spray", "prune", "Fertilise"].map { try CareKind($0) }
+        let today = try Self.day("2026-05-28")
+        var items: [DueCare] = []
+        for id in ids {
+            for kind in kinds where Bool.random(using: &generator) {
+                items.append(DueCare(treeID: id, species: "Apple", variety: nil, kind: kind, lastDone: nil,
+                                     due: today.adding(-Int.random(in: 0...5, using: &generator)), today: today))
+            }
+        }
+        let (a, b) = (items.filter { $0.kind.name != "prune" }, items.filter { $0.kind.name == "prune" })
+        let listed = DueCalendar.byDay(DueCalendar.merged(DueCalendar.byTree(a), DueCalendar.byTree(b)))
+        #expect(listed == DueCalendar.ordered(items))
+        #expect(listed.count == items.count)
+        #expect(zip(listed, listed.dropFirst()).allSatisfy { $0.due <= $1.due })
+        // A span of days too wide for buckets is sorted instead, to the same order.
+        let wide = items + [DueCare(treeID: ids[0], species: "Pear", variety: nil, kind: kinds[0], lastDone: nil, due: Day(-5_000_000), today: today)]
+        #expect(DueCalendar.byDay(DueCalendar.byTree(wide)) == DueCalendar.ordered(wide))
+        #expect(DueCalendar.byDay(DueCalendar.byTree(wide)).first?.species == "Pear")
+    }
 }

@@ -176,17 +176,110 @@ struct DueCommand: AsyncParsableCommand {
             StandardError.write("nothing due\n")
             return
         }
-        let terminal = Terminal.current
-        var table = TextTable(headers: ["TREE", "SPECIES", "COLLECTION", "KIND", "LAST", "DUE", "STATUS"])
-        for d in items {
-            let status = DueText.status(d)
-            table.rows.append([
-                d.treeID.lowercaseText.prefix(ShortID.length).description, TerminalText.escaped(d.species),
-                TerminalText.escaped(d.collectionID.flatMap { names[$0] } ?? ""), TerminalText.escaped(d.kind.name), d.lastDone?.description ?? "never",
-                d.due.description, d.isOverdue ? terminal.paint(status, .red) : status,
-            ])
+        let table = DueTable.render(items, collections: names, terminal: Terminal.current)
+        table.withUnsafeBytes { Output.write($0) }
+    }
+}
+
+/// `trees due` as a table, written as bytes: a whole orchard's cares are tens of thousands of rows.
+/// Text from the store is escaped once per distinct species, collection and kind.
+enum DueTable {
+    static let headers = ["TREE", "SPECIES", "COLLECTION", "KIND", "LAST", "DUE", "STATUS"]
+
+    private struct Cell {
+        var bytes: [UInt8]
+        var width: Int
+        init(_ text: String) {
+            let escaped = TerminalText.escaped(text)
+            bytes = Array(escaped.utf8)
+            width = TextTable.visibleWidth(escaped)
         }
-        Output.human(table.render(terminal: terminal))
+    }
+
+    static func render(_ items: [DueCare], collections names: [UUID: String], terminal: Terminal) -> [UInt8] {
+        var species: [String: Cell] = [:]
+        var kinds: [String: Cell] = [:]
+        var collections = names.mapValues(Cell.init)
+        let none = Cell("")
+        // Cells of each row in order, and the widths of the padded columns.
+        var rows: [(species: Cell, collection: Cell, kind: Cell)] = []
+        rows.reserveCapacity(items.count)
+        var widths = headers.map(\.count)
+        widths[0] = max(widths[0], ShortID.length)
+        widths[5] = max(widths[5], 10)
+        for d in items {
+            let s = species[d.species] ?? { let c = Cell(d.species); species[d.species] = c; return c }()
+            let k = kinds[d.kind.name] ?? { let c = Cell(d.kind.name); kinds[d.kind.name] = c; return c }()
+            let c = d.collectionID.flatMap { collections[$0] } ?? none
+            widths[1] = max(widths[1], s.width); widths[2] = max(widths[2], c.width); widths[3] = max(widths[3], k.width)
+            widths[4] = max(widths[4], d.lastDone == nil ? 5 : 10)
+            rows.append((s, c, k))
+        }
+        collections = [:]
+        var out: [UInt8] = []
+        out.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 20) * (items.count + 1))
+        func pad(_ width: Int, _ column: Int) {
+            out.append(contentsOf: repeatElement(0x20, count: widths[column] - width + 2))
+        }
+        let head = headers.enumerated().map { i, h in i < headers.count - 1 ? h + String(repeating: " ", count: widths[i] - h.count) : h }
+        out.append(contentsOf: terminal.bold(head.joined(separator: "  ")).utf8)
+        out.append(0x0A)
+        // Items come by due day: the due day and status are written once per day; last days are few.
+        var dueDay: Int?
+        var dueBytes: [UInt8] = []
+        var lastBytes: [Int: [UInt8]] = [:]
+        for (d, row) in zip(items, rows) {
+            if d.due.number != dueDay {
+                dueDay = d.due.number
+                dueBytes = []
+                d.due.append(to: &dueBytes)
+                dueBytes.append(contentsOf: repeatElement(0x20, count: widths[5] - 10 + 2))
+                if d.isOverdue && terminal.colour {
+                    dueBytes.append(contentsOf: terminal.paint(DueText.status(d), .red).utf8)
+                } else {
+                    DueText.appendStatus(d, to: &dueBytes)
+                }
+                dueBytes.append(0x0A)
+            }
+            appendShortID(d.treeID, to: &out); pad(ShortID.length, 0)
+            out.append(contentsOf: row.species.bytes); pad(row.species.width, 1)
+            out.append(contentsOf: row.collection.bytes); pad(row.collection.width, 2)
+            out.append(contentsOf: row.kind.bytes); pad(row.kind.width, 3)
+            if let last = d.lastDone {
+                if let bytes = lastBytes[last.number] {
+                    out.append(contentsOf: bytes)
+                } else {
+                    var bytes: [UInt8] = []
+                    last.append(to: &bytes)
+                    bytes.append(contentsOf: repeatElement(0x20, count: widths[4] - 10 + 2))
+                    lastBytes[last.number] = bytes
+                    out.append(contentsOf: bytes)
+                }
+            } else {
+                out.append(contentsOf: "never".utf8); pad(5, 4)
+            }
+            out.append(contentsOf: dueBytes)
+        }
+        return out
+    }
+
+    /// The first `ShortID.length` characters of the id's lower-case text.
+    static func appendShortID(_ id: UUID, to out: inout [UInt8]) {
+        let hex: StaticString = "0123456789abcdef"
+        var written = 0
+        withUnsafeBytes(of: id.uuid) { bytes in
+            var i = 0
+            while written < ShortID.length {
+                if written == 8 || written == 13 || written == 18 || written == 23 {
+                    out.append(UInt8(ascii: "-"))
+                } else {
+                    let b = bytes[i / 2]
+                    out.append(hex.utf8Start[Int(i % 2 == 0 ? b >> 4 : b & 0x0F)])
+                    i += 1
+                }
+                written += 1
+            }
+        }
     }
 }
 
@@ -198,5 +291,17 @@ enum DueText {
         case 1...: "overdue \(d.daysOverdue) day\(d.daysOverdue == 1 ? "" : "s")"
         default: "in \(-d.daysOverdue) day\(d.daysOverdue == -1 ? "" : "s")"
         }
+    }
+
+    /// `status(d)`'s bytes.
+    static func appendStatus(_ d: DueCare, to out: inout [UInt8]) {
+        let n = abs(d.daysOverdue)
+        switch d.daysOverdue {
+        case 0: out.append(contentsOf: "due today".utf8); return
+        case 1...: out.append(contentsOf: "overdue ".utf8)
+        default: out.append(contentsOf: "in ".utf8)
+        }
+        TextCodec.appendInteger(n, to: &out)
+        out.append(contentsOf: (n == 1 ? " day" : " days").utf8)
     }
 }

@@ -161,26 +161,30 @@ struct TextTable {
         for row in cellWidths {
             for (i, w) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], w) }
         }
-        var out = ""
-        out.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * (rows.count + 1))
-        func line(_ cells: [String], _ cellWidth: (Int) -> Int) -> String {
-            var text = ""
+        // Built as bytes: appending to a String cell by cell is most of the time of a long listing.
+        var out: [UInt8] = []
+        out.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * rows.count + 256)
+        func line(_ cells: [String], _ cellWidth: (Int) -> Int) {
             for (i, cell) in cells.enumerated() {
-                if i > 0 { text += "  " }
-                text += cell
+                if i > 0 { out.append(0x20); out.append(0x20) }
+                var cell = cell
+                cell.withUTF8 { out.append(contentsOf: $0) }
                 if i < cells.count - 1, i < widths.count {
                     let pad = widths[i] - cellWidth(i)
-                    if pad > 0 { text += String(repeating: " ", count: pad) }
+                    if pad > 0 { out.append(contentsOf: repeatElement(0x20, count: pad)) }
                 }
             }
-            return text
+            out.append(0x0A)
         }
-        out += terminal.bold(line(headers) { headers[$0].count }) + "\n"
+        let head = terminal.bold(headers.enumerated().map { i, h in
+            i < headers.count - 1 ? h + String(repeating: " ", count: max(0, widths[i] - h.count)) : h
+        }.joined(separator: "  "))
+        out.append(contentsOf: head.utf8)
+        out.append(0x0A)
         for (row, w) in zip(rows, cellWidths) {
-            out += line(row) { $0 < w.count ? w[$0] : 0 }
-            out += "\n"
+            line(row) { $0 < w.count ? w[$0] : 0 }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The width a cell takes on screen: its characters, colour codes left out.
