@@ -329,7 +329,15 @@ public struct DueCare: Sendable, Equatable {
     public var isOverdue: Bool { daysOverdue > 0 }
 
     /// An id that stays the same for this tree and kind, for calendars that update what they imported.
-    public var stableID: String { "\(treeID.lowercaseText)-\(kind.name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? String($0) : "_" }.joined())@trees" }
+    public var stableID: String { Self.stableID(treeID, kindPart: Self.stableIDPart(kind)) }
+
+    /// The part of `stableID` that the kind gives (letters and digits kept, anything else `_`),
+    /// to be made once per kind for a long list.
+    public static func stableIDPart(_ kind: CareKind) -> String {
+        kind.name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? String($0) : "_" }.joined()
+    }
+
+    public static func stableID(_ treeID: UUID, kindPart: String) -> String { "\(treeID.lowercaseText)-\(kindPart)@trees" }
 }
 
 /// Turns schedules and the last day each care was done into what is due.

@@ -162,12 +162,14 @@ struct DueCommand: AsyncParsableCommand {
             return
         }
         if json {
+            var kindParts: [String: String] = [:]
             Output.json(.array(items.map { d in
-                .object([
+                let kindPart = kindParts[d.kind.name] ?? { let p = DueCare.stableIDPart(d.kind); kindParts[d.kind.name] = p; return p }()
+                return .object([
                     ("treeId", .string(d.treeID.lowercaseText)), ("species", .string(d.species)),
                     ("variety", .optional(d.variety)), ("collection", .optional(d.collectionID.flatMap { names[$0] })), ("kind", .string(d.kind.name)),
                     ("lastDone", .optional(d.lastDone?.description)), ("due", .string(d.due.description)),
-                    ("daysOverdue", .int(d.daysOverdue)), ("uid", .string(d.stableID)),
+                    ("daysOverdue", .int(d.daysOverdue)), ("uid", .string(DueCare.stableID(d.treeID, kindPart: kindPart))),
                 ])
             }))
             return

@@ -21,55 +21,60 @@ enum JSON {
 
     /// Serialises; `indent` nil gives one line.
     func serialized(indent: Int? = 2) -> String {
-        var out = ""
+        String(decoding: bytes(indent: indent), as: UTF8.self)
+    }
+
+    /// `serialized(indent:)` as UTF-8 bytes, built as bytes: a listing of a whole orchard is megabytes.
+    func bytes(indent: Int? = 2) -> [UInt8] {
+        var out: [UInt8] = []
         write(to: &out, indent: indent, level: 0)
         return out
     }
 
-    private func write(to out: inout String, indent: Int?, level: Int) {
+    private func write(to out: inout [UInt8], indent: Int?, level: Int) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .number(let d): out += TextCodec.decimal(d) ?? "null"
-        case .string(let s): out += TextCodec.jsonString(s)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let i): TextCodec.appendInteger(i, to: &out)
+        case .number(let d): if !TextCodec.appendDecimal(d, to: &out) { out.append(contentsOf: "null".utf8) }
+        case .string(let s): TextCodec.appendJSONString(s, to: &out)
         case .raw(let bytes): JSON.reindent(bytes, into: &out, indent: indent, level: level)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "["
+            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent, level + 1)
                 item.write(to: &out, indent: indent, level: level + 1)
             }
             newline(&out, indent, level)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            if pairs.isEmpty { out += "{}"; return }
-            out += "{"
+            if pairs.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent, level + 1)
-                out += TextCodec.jsonString(key)
-                out += indent == nil ? ":" : ": "
+                TextCodec.appendJSONString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
                 value.write(to: &out, indent: indent, level: level + 1)
             }
             newline(&out, indent, level)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func newline(_ out: inout String, _ indent: Int?, _ level: Int) {
+    private func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
         guard let indent else { return }
-        out += "\n" + String(repeating: " ", count: indent * level)
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
     }
 
     /// Compact JSON laid out as `serialized(indent:)` lays out the other values: the same
     /// bytes with a line per member and element, and `": "` after keys.
-    private static func reindent(_ bytes: [UInt8], into out: inout String, indent: Int?, level: Int) {
-        guard let indent else { out += String(decoding: bytes, as: UTF8.self); return }
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
+    private static func reindent(_ bytes: [UInt8], into text: inout [UInt8], indent: Int?, level: Int) {
+        guard let indent else { text.append(contentsOf: bytes); return }
         var depth = level
         var inString = false
         var escaped = false
@@ -101,7 +106,6 @@ enum JSON {
             default: text.append(b)
             }
         }
-        out += String(decoding: text, as: UTF8.self)
     }
 }
 

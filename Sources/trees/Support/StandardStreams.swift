@@ -24,7 +24,11 @@ enum Output {
         t.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
-    static func json(_ value: JSON) { text(value.serialized() + "\n") }
+    static func json(_ value: JSON) {
+        var bytes = value.bytes()
+        bytes.append(0x0A)
+        bytes.withUnsafeBytes { write($0) }
+    }
 
     static func write(_ bytes: UnsafeRawBufferPointer) {
         guard let code = writeAll(STDOUT_FILENO, bytes) else { return }
