@@ -108,7 +108,7 @@ import TreesTestSupport
         let r = try t.run(arguments + ["--out", fifo])
         if done.wait(timeout: .now() + 10) == .timedOut {
             // trees never opened the pipe: let the reader see an end of file instead of waiting forever.
-            let unblock = open(fifo, O_WRONLY | O_NONBLOCK)
+            let unblock = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             if unblock >= 0 { close(unblock) }
             done.wait()
         }

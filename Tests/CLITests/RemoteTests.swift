@@ -251,7 +251,7 @@ struct RemoteTests {
     /// A socket on 127.0.0.1 that takes connections and never answers: a client that reaches it
     /// waits for the server's first word. Returns the socket and its port.
     static func silentListener() throws -> (socket: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw PostgresServer.Failure(description: "socket failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -297,7 +297,7 @@ struct RemoteTests {
             guard sync.isRunning else { return true }
             if connection < 0 {
                 var ready = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
-                if poll(&ready, 1, 50) == 1 { connection = accept(listener.socket, nil, nil) }
+                if poll(&ready, 1, 50) == 1 { connection = acceptClosingOnExec(listener.socket) }
                 return false
             }
             var ready = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)

@@ -358,7 +358,7 @@ import TreesTestSupport
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             if done.wait(timeout: .now() + 60) == .timedOut {
-                let fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                let fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
                 if fd >= 0 { close(fd) }
             }
         }

@@ -58,7 +58,7 @@ import TreesTestSupport
         #expect(await eventually { GPSFake.hasClient(port: caster.casterPort) }, "gpsd never connected to the caster")
 
         // The receiver: RTK fixed epochs of the RTK walk, paced; what gpsd writes to it is kept.
-        let feed = open(receiver.feed, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        let feed = open(receiver.feed, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         try #require(feed >= 0)
         defer { close(feed) }
         let track = try String(contentsOfFile: Repository.path("SampleTracks/rtk-walk.nmea"), encoding: .utf8)

@@ -45,7 +45,7 @@ final class SocatPair: @unchecked Sendable {
 
     /// Writes `path` into the receiver's end at `baud`, a few lines at a time.
     func write(file path: String, baud: Int, linesPerChunk: Int = 6, pause: useconds_t = 20_000) throws {
-        let fd = open(feed, O_WRONLY | O_NOCTTY)
+        let fd = open(feed, O_WRONLY | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw GPSFakeError(message: "cannot open \(feed)") }
         defer { close(fd) }
         _ = SerialSession.configure(fd: fd, baud: baud)
@@ -66,6 +66,7 @@ final class SocatPair: @unchecked Sendable {
         let log = GPSFake.fixture("orchard-dop.nmea")
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let (readEnd, writeEnd) = (fds[0], fds[1])
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
         let writer = Thread {
@@ -103,7 +104,9 @@ final class SocatPair: @unchecked Sendable {
         // The receiver starts sending once the source has the device open and configured.
         let opened = DispatchSemaphore(value: 0)
         Thread {
-            _ = opened.wait(timeout: .now() + 60)
+            // As long as the test waits: written before the source has the device open and
+            // configured, the log would be flushed unread.
+            _ = opened.wait(timeout: .now() + 400)
             try? pair.write(file: log, baud: 9600)
         }.start()
         let expected = try readerFixes(log)

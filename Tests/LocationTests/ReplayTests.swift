@@ -111,7 +111,7 @@ private func writeTrack() throws -> String {
             sigemptyset(&pipeSignal)
             sigaddset(&pipeSignal, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-            let fd = open(fifo, O_WRONLY)
+            let fd = open(fifo, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { return }
             defer { close(fd) }
             while written.value < total {

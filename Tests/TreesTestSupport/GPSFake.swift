@@ -55,7 +55,7 @@ package final class GPSFake: @unchecked Sendable {
                 }
                 var fd: Int32 = -1
                 while fd < 0 && !stopped.isSet && Date() < deadline {
-                    fd = open(fifo, O_WRONLY | O_NONBLOCK)
+                    fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
                     if fd < 0 { usleep(10_000) }
                 }
                 guard fd >= 0 else { return }
@@ -129,7 +129,7 @@ package final class GPSFake: @unchecked Sendable {
 
     /// True when 127.0.0.1:`port` can be bound now.
     private static func isFree(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)

@@ -80,7 +80,7 @@ package enum Loopback {
 
     /// A connected socket to 127.0.0.1:`port`, or -1.
     package static func connect(port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return -1 }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -183,7 +183,7 @@ package final class CannedCaster: @unchecked Sendable {
     /// Listens on a free loopback port; `script` says what to answer connection number N (from 0).
     package init(script: @escaping @Sendable (_ connection: Int, _ request: String) -> [Step]) throws {
         self.script = script
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var addr = sockaddr_in()
@@ -223,7 +223,7 @@ package final class CannedCaster: @unchecked Sendable {
         while !isStopped {
             var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, 100) > 0 else { continue }
-            let client = accept(listener, nil, nil)
+            let client = acceptClosingOnExec(listener)
             guard client >= 0 else { continue }
             let number = count
             count += 1
@@ -290,7 +290,7 @@ package final class SerialReceiver: @unchecked Sendable {
             guard ContinuousClock.now < deadline else { throw GPSFakeError(message: "socat made no pseudo-terminals") }
             usleep(20_000)
         }
-        let fd = open(feed, O_RDWR | O_NOCTTY)
+        let fd = open(feed, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw GPSFakeError(message: "cannot open \(feed)") }
         Thread { [self] in talk(fd) }.start()
     }

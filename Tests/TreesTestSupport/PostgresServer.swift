@@ -190,6 +190,7 @@ package final class PostgresServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        SpawnedDescriptors.closeInherited(&actions)
         let command = launcher.isEmpty ? [program] + arguments : launcher + [program] + arguments
         let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -222,7 +223,7 @@ package final class PostgresServer: @unchecked Sendable {
 
     /// A TCP port nothing listens on now.
     package static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()

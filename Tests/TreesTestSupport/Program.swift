@@ -131,3 +131,32 @@ private enum Feeder {
         }.start()
     }
 }
+
+/// For programs a test starts with `posix_spawn` that may outlive the call (a database server,
+/// tmux's server): they must not keep the test process's descriptors. An inherited write end of a
+/// FIFO or a pipe means its reader never sees the end of its input, and an inherited socket keeps
+/// a connection open after the test closed it.
+package enum SpawnedDescriptors {
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// Adds to `actions` the closing of every descriptor from 3 up in the child.
+    package static func closeInherited(_ actions: inout posix_spawn_file_actions_t) {
+        // glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later) is not in Swift's view
+        // of <spawn.h>; without it, every descriptor open now is closed one by one.
+        if let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") {
+            let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+            if closeFrom(&actions, 3) == 0 { return }
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap(Int32.init) where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+    }
+}
+
+/// `accept(2)` whose connection no program the test starts inherits.
+package func acceptClosingOnExec(_ listener: Int32) -> Int32 {
+    let fd = accept(listener, nil, nil)
+    if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return fd
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TreesTestSupport
 
 /// Drives the built `trees` binary in a real pseudo-terminal through tmux: type keys, read the screen.
 final class TmuxSession {
@@ -50,6 +51,7 @@ final class TmuxSession {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        SpawnedDescriptors.closeInherited(&actions)
         let argv = (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         // The test runner blocks signals and its children inherit the mask: give tmux (its server,
