@@ -11,6 +11,7 @@ package final class GPSFake: @unchecked Sendable {
     package let pid: Int32
     private let folder: TemporaryFolder
     private let feederStop = FeederStop()
+    private let feederProgress = FeederProgress()
     private var stopped = false
 
     /// A log under `Tests/LocationTests/Fixtures`.
@@ -29,7 +30,10 @@ package final class GPSFake: @unchecked Sendable {
         guard mkfifo(fifo, 0o600) == 0 else { throw GPSFakeError(message: "cannot make a FIFO at \(fifo)") }
         self.folder = folder
         var args = [Repository.path("scripts/gpsfake-start"), fifo]
-        args.append(port.map(String.init) ?? "")
+        // A port from the tests' own range, unique in this process: one the kernel handed to
+        // gpsfake-start could be handed to another session starting at the same time, whose
+        // readiness check would then find this session's gpsd.
+        args.append(String(port ?? Self.freePort()))
         args.append(String(cycle))
         let out = try Self.run(args)
         let parts = out.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -40,14 +44,19 @@ package final class GPSFake: @unchecked Sendable {
         let servedPort = self.port
         let stopped = self.feederStop
         let fakePID = self.pid
+        let progress = self.feederProgress
         Thread {
             // Wait for a client (at most five minutes: a loaded machine is slow), then give gpsfake its log. gpsfake reads the
             // file twice (once whole, then again to split it into packets), so it is written twice,
             // the second time once gpsfake waits in open(2) for it.
             signal(SIGPIPE, SIG_IGN)
             let deadline = Date().addingTimeInterval(300)
+            let started = Date()
+            func note(_ step: String) { progress.set(String(format: "%@ (after %.1f s)", step, Date().timeIntervalSince(started))) }
+            note("waiting for a client")
             while !Self.hasClient(port: servedPort) && Date() < deadline && !stopped.isSet { usleep(20_000) }
             for pass in 0..<2 {
+                note(pass == 0 ? "client seen; opening the FIFO for the first reading" : "first reading written; waiting for gpsfake to open the FIFO again")
                 if pass == 1 {
                     while Self.waitChannel(fakePID) != "wait_for_partner" && Date() < deadline && !stopped.isSet {
                         usleep(5_000)
@@ -66,6 +75,7 @@ package final class GPSFake: @unchecked Sendable {
                     if n > 0 { offset += n } else if errno == EAGAIN { usleep(5_000) } else { return }
                 }
             }
+            note("log given to gpsfake")
         }.start()
     }
 
@@ -90,6 +100,11 @@ package final class GPSFake: @unchecked Sendable {
     package func stop() {
         guard !stopped else { return }
         stopped = true
+        // A session whose log never reached gpsfake says where the hand-over stopped.
+        let step = feederProgress.value
+        if !step.hasPrefix("log given") {
+            FileHandle.standardError.write(Data("gpsfake on port \(port), log \(folder.path("")): stopped while \(step); gpsfake waits in \(Self.waitChannel(pid))\n".utf8))
+        }
         _ = try? Self.run([Repository.path("scripts/gpsfake-stop"), String(pid)])
         feederStop.set()
         folder.remove()
@@ -112,9 +127,9 @@ package final class GPSFake: @unchecked Sendable {
     /// A TCP port nobody listens on, for a server a test starts itself (gpsd, a caster).
     ///
     /// Taken from 20000–29999, below the kernel's range for ports it hands out by itself (32768 and
-    /// up): there the port of a server gpsfake-start or another test is starting can never be the
-    /// same, and a test waiting for its own server never connects to someone else's. Within the
-    /// process each port is handed out once.
+    /// up), and each handed out once within the process: two servers starting at the same time
+    /// (gpsfake's gpsd, a caster, a database) never get the same port, and a test waiting for its
+    /// own server never connects to someone else's.
     package static func freePort() -> Int {
         nextPort.withLock { next in
             while true {
@@ -140,6 +155,14 @@ package final class GPSFake: @unchecked Sendable {
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 }
         }
     }
+}
+
+/// Where the feeding thread has got to.
+private final class FeederProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var step = "not started"
+    func set(_ value: String) { lock.lock(); step = value; lock.unlock() }
+    var value: String { lock.lock(); defer { lock.unlock() }; return step }
 }
 
 /// Tells the feeding thread to give up.
