@@ -133,7 +133,7 @@ import TreesTestSupport
         func printed() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
         let base = try BaseStation(port: caster.inputPort)
         let heard = base.waitFor("GGA")
-        let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(running.processIdentifier)/cmdline"))) ?? Data()
+        let commandLine = ProcFile.data("/proc/\(running.processIdentifier)/cmdline") ?? Data()
         if heard != nil { base.send(rtcm) }
         // The last status counts every byte: the one after the last piece, or the next once a second.
         let streamed = #""state":"streaming","bytes":\#(rtcm.count)}"#

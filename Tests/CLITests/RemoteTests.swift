@@ -271,12 +271,12 @@ struct RemoteTests {
         let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         let children = processes.compactMap(Int32.init).filter { candidate in
             // /proc/PID/stat: "PID (NAME) STATE PPID …"; NAME may hold spaces, so read after its ')'.
-            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+            guard let stat = ProcFile.text("/proc/\(candidate)/stat"),
                   let close = stat.lastIndex(of: ")") else { return false }
             return stat[stat.index(after: close)...].split(separator: " ").dropFirst().first == Substring("\(pid)")
         }
         return ([pid] + children).compactMap { p in
-            FileManager.default.contents(atPath: "/proc/\(p)/cmdline").map { String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\0", with: " ") }
+            ProcFile.data("/proc/\(p)/cmdline").map { String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\0", with: " ") }
         }
     }
 

@@ -337,7 +337,7 @@ struct SyncTests {
         func proxy() throws -> RunningProgram {
             let p = try Program.start(socat, ["TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr", "TCP:127.0.0.1:\(team.server.port)"])
             let listening = String(format: ":%04X 00000000:0000 0A", port)
-            _ = Self.wait(seconds: 10) { ((try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? "").contains(listening) }
+            _ = Self.wait(seconds: 10) { (ProcFile.text("/proc/net/tcp") ?? "").contains(listening) }
             return p
         }
         #expect(try team[1].run(["remote", "rm", "office"]).status == 0)

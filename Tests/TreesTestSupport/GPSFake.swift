@@ -81,14 +81,14 @@ package final class GPSFake: @unchecked Sendable {
 
     /// What a process waits on in the kernel (`wait_for_partner`: opening a FIFO nobody writes to).
     static func waitChannel(_ pid: Int32) -> String {
-        (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? ""
+        ProcFile.text("/proc/\(pid)/wchan") ?? ""
     }
 
     /// True when a TCP connection to `port` on this machine is established (from /proc/net/tcp).
     package static func hasClient(port: Int) -> Bool {
         let hex = String(format: ":%04X", port)
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            guard let text = ProcFile.text(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let f = line.split(separator: " ")
                 if f.count > 3, f[1].hasSuffix(hex), f[3] == "01" { return true }
