@@ -9,27 +9,13 @@ import TreesTestSupport
     /// /proc/net/tcp (27 sockets), as it is when the whole suite has many sockets open.
     @Test func aClientIsSeenBeyondTheFirstPageOfTheSocketTable() throws {
         func listener(_ port: Int) throws -> Int32 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            addr.sin_port = UInt16(port).bigEndian
-            let bound = withUnsafePointer(to: &addr) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(bound == 0 && listen(fd, 128) == 0)
+            let fd = Loopback.listen(port: port)
+            try #require(fd >= 0)
             return fd
         }
         func connectTo(_ port: Int) throws -> Int32 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            addr.sin_port = UInt16(port).bigEndian
-            let rc = withUnsafePointer(to: &addr) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(rc == 0)
+            let fd = Loopback.connect(port: port)
+            try #require(fd >= 0)
             return fd
         }
         let crowdPort = GPSFake.freePort(), servedPort = GPSFake.freePort()

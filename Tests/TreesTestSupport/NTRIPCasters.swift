@@ -80,16 +80,26 @@ package enum Loopback {
 
     /// A connected socket to 127.0.0.1:`port`, or -1.
     package static func connect(port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        socket(port: port) { fd, address, length in Foundation.connect(fd, address, length) == 0 }
+    }
+
+    /// A socket listening on 127.0.0.1:`port`, or -1.
+    package static func listen(port: Int, backlog: Int32 = 128) -> Int32 {
+        socket(port: port) { fd, address, length in bind(fd, address, length) == 0 && Foundation.listen(fd, backlog) == 0 }
+    }
+
+    /// A close-on-exec TCP socket that `use` has bound or connected to 127.0.0.1:`port`, or -1.
+    private static func socket(port: Int, _ use: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Int32 {
+        let fd = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return -1 }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = UInt16(port).bigEndian
         let ok = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { use(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        if ok != 0 { close(fd); return -1 }
+        if !ok { close(fd); return -1 }
         return fd
     }
 
