@@ -223,9 +223,7 @@ enum DueTable {
         func pad(_ width: Int, _ column: Int) {
             out.append(contentsOf: repeatElement(0x20, count: widths[column] - width + 2))
         }
-        let head = headers.enumerated().map { i, h in i < headers.count - 1 ? h + String(repeating: " ", count: widths[i] - h.count) : h }
-        out.append(contentsOf: terminal.bold(head.joined(separator: "  ")).utf8)
-        out.append(0x0A)
+        TextTable.appendHeader(headers, widths: widths, terminal: terminal, to: &out)
         // Items come by due day: the due day and status are written once per day; last days are few.
         var dueDay: Int?
         var dueBytes: [UInt8] = []

@@ -176,15 +176,20 @@ struct TextTable {
             }
             out.append(0x0A)
         }
-        let head = terminal.bold(headers.enumerated().map { i, h in
-            i < headers.count - 1 ? h + String(repeating: " ", count: max(0, widths[i] - h.count)) : h
-        }.joined(separator: "  "))
-        out.append(contentsOf: head.utf8)
-        out.append(0x0A)
+        Self.appendHeader(headers, widths: widths, terminal: terminal, to: &out)
         for (row, w) in zip(rows, cellWidths) {
             line(row) { $0 < w.count ? w[$0] : 0 }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The header line, in bold: each name but the last padded to its column's width.
+    static func appendHeader(_ headers: [String], widths: [Int], terminal: Terminal, to out: inout [UInt8]) {
+        let head = headers.enumerated().map { i, h in
+            i < headers.count - 1 ? h + String(repeating: " ", count: max(0, widths[i] - h.count)) : h
+        }
+        out.append(contentsOf: terminal.bold(head.joined(separator: "  ")).utf8)
+        out.append(0x0A)
     }
 
     /// The width a cell takes on screen: its characters, colour codes left out.
