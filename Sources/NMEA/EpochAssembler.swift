@@ -284,6 +284,11 @@ struct EpochAssembler {
         if fix.latitude == nil || fix.longitude == nil { fix.latitude = nil; fix.longitude = nil }
         if let s = fix.speed, abs(s) > 9999.9 { fix.speed = nil }
 
+        // No variation, or one so small it stands for "unknown" (`0.0,E`): gpsd's own grid's.
+        if let la = fix.latitude, let lo = fix.longitude, abs(fix.magneticVariation ?? 0) <= 0.09,
+           let v = MagneticVariation.gpsdVariation(latitude: la, longitude: lo) {
+            fix.magneticVariation = v
+        }
         if let v = fix.magneticVariation {
             if fix.magneticTrack == nil, let t = fix.track {
                 fix.magneticTrack = t + v
