@@ -19,6 +19,7 @@ let package = Package(
         .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzCSV", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
+        .executableTarget(name: "FuzzNTRIP", dependencies: ["FuzzSupport", .product(name: "Location", package: "trees")], swiftSettings: library),
         .executableTarget(
             name: "FuzzStore",
             dependencies: ["FuzzSupport", "FuzzRows", .product(name: "TreesStore", package: "trees"), .product(name: "GRDB", package: "GRDB.swift")],

@@ -288,7 +288,8 @@ enum SerialSession {
         out.yield(.connected(version: nil, devices: [
             DeviceInfo(path: path, driver: "NMEA0183", subtype: chosen.map { "\($0) baud" }),
         ]))
-        var reader = NMEAFixReader()
+        // A live receiver: a time before 2017 is its GPS week count rolled over, as gpsd takes it.
+        var reader = NMEAFixReader(correctingWeekRollover: true)
         var positions = GGALines()
         corrections?.outlet.attach(fd)
         defer { corrections?.outlet.detach() }

@@ -22,10 +22,16 @@ struct NTRIPAnswerReader {
     /// Longer headers than this are not an NTRIP answer.
     static let maximumHeader = 16_384
     private var buffer: [UInt8] = []
+    /// Once the status line is read: whether it was HTTP's, where the next header line starts,
+    /// and the headers read so far. Reading resumes there, so a header arriving a byte at a time
+    /// is read in linear time.
+    private var header: (isHTTP: Bool, position: Int, fields: [(String, String)])?
 
     /// Feeds bytes; once the answer is known, returns it and the bytes after its header.
     mutating func feed(_ bytes: some Collection<UInt8>) -> (answer: NTRIPAnswer, rest: [UInt8])? {
         buffer.append(contentsOf: bytes)
+        // Past the status line, only the end of a line (or too long a header) can decide.
+        if header != nil && buffer.count <= Self.maximumHeader && !bytes.contains(0x0A) { return nil }
         return decide(atEnd: false)
     }
 
@@ -38,6 +44,7 @@ struct NTRIPAnswerReader {
     private static let starts = ["ICY ", "HTTP/", "SOURCETABLE ", "ERROR"].map { Array($0.utf8) }
 
     private mutating func decide(atEnd: Bool) -> (answer: NTRIPAnswer, rest: [UInt8])? {
+        if let header { return headers(isHTTP: header.isHTTP, from: header.position, read: header.fields, atEnd: atEnd) }
         guard let firstEnd = Self.lineEnd(in: buffer, from: 0) else {
             let prefix = buffer.prefix(12)
             let possible = Self.starts.contains { start in zip(prefix, start).allSatisfy { $0 == $1 } }
@@ -72,14 +79,19 @@ struct NTRIPAnswerReader {
             reason = parts.count > 2 ? String(parts[2]) : ""
             if code != 200 { return (.status(code: code, reason: reason), []) }
         }
-        // The headers, up to the empty line.
-        var headers: [(String, String)] = []
-        var position = afterLine
+        return headers(isHTTP: isHTTP, from: afterLine, read: [], atEnd: atEnd)
+    }
+
+    /// Reads header lines from `position` up to the empty line that ends them.
+    private mutating func headers(isHTTP: Bool, from start: Int, read: [(String, String)], atEnd: Bool) -> (answer: NTRIPAnswer, rest: [UInt8])? {
+        var headers = read
+        var position = start
         while true {
             guard let end = Self.lineEnd(in: buffer, from: position) else {
                 if buffer.count > Self.maximumHeader || atEnd {
                     return atEnd && !isHTTP ? (.sourceTable(.untilClose), []) : (.garbage(Self.printable(buffer[..<min(buffer.count, 80)])), [])
                 }
+                header = (isHTTP, position, headers)
                 return nil
             }
             if end.start == position { position = end.next; break }
@@ -90,9 +102,9 @@ struct NTRIPAnswerReader {
             position = end.next
         }
         let rest = Array(buffer[position...])
-        let header = { (name: String) in headers.first { $0.0 == name }?.1.lowercased() }
-        let framing: NTRIPBody.Framing = header("transfer-encoding")?.contains("chunked") == true ? .chunked : .untilClose
-        if !isHTTP || header("content-type")?.contains("gnss/sourcetable") == true {
+        let field = { (name: String) in headers.first { $0.0 == name }?.1.lowercased() }
+        let framing: NTRIPBody.Framing = field("transfer-encoding")?.contains("chunked") == true ? .chunked : .untilClose
+        if !isHTTP || field("content-type")?.contains("gnss/sourcetable") == true {
             return (.sourceTable(framing), rest)
         }
         return (.stream(framing), rest)

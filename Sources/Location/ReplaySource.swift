@@ -12,13 +12,18 @@ public struct ReplaySource: LocationSource {
     public let path: String
     public let speed: ReplaySpeed
     let clock: any Clock<Duration>
+    /// Times as gpsd would give them replaying the file now: receiver times before 2017 moved
+    /// ahead by 1024 weeks unless the file says when it was recorded (see
+    /// `NMEAFixReader.init(correctingWeekRollover:)`). Off: times as the receiver wrote them.
+    public let timesAsGpsd: Bool
     /// Bytes read per chunk.
     static let chunkSize = 1 << 20
 
-    public init(path: String, speed: ReplaySpeed, clock: any Clock<Duration> = ContinuousClock()) {
+    public init(path: String, speed: ReplaySpeed, clock: any Clock<Duration> = ContinuousClock(), timesAsGpsd: Bool = false) {
         self.path = path
         self.speed = speed
         self.clock = clock
+        self.timesAsGpsd = timesAsGpsd
     }
 
     public var description: String { "replay:\(path)" }
@@ -29,7 +34,7 @@ public struct ReplaySource: LocationSource {
     /// Throws ``LocationError`` for a file that cannot be read or holds no NMEA, `CancellationError`
     /// when the task is cancelled, and whatever `handle` throws.
     public func run(_ handle: (Fix) throws -> Void) async throws -> NMEAStatistics {
-        let file = try ReplayFile(path: path)
+        let file = try ReplayFile(path: path, timesAsGpsd: timesAsGpsd)
         var pacer = Pacer(clock: clock, speed: speed)
         var pending: [Fix] = []
         var failure: (any Error)?
@@ -71,10 +76,11 @@ final class ReplayFile {
     let path: String
     private let fd: Int32
     private let buffer: UnsafeMutableRawBufferPointer
-    private var reader = NMEAFixReader()
+    private var reader: NMEAFixReader
     private var ended = false
 
-    init(path: String) throws {
+    init(path: String, timesAsGpsd: Bool = false) throws {
+        reader = NMEAFixReader(correctingWeekRollover: timesAsGpsd)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LocationError.cannotOpenTrack(path: path, reason: ReplaySource.errorText(errno)) }
         self.path = path

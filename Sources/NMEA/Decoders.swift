@@ -748,7 +748,18 @@ extension NMEAFixReader {
         add("PGLOR", 2, nothing)
         add("PGRMM", 2, nothing)
         add("PGRMT", 10, nothing)
-        add("PGRMF", 15, data)
+        // Garmin's GPS week, time of week and leap seconds: the leap seconds decide whether gpsd
+        // takes a time before 2017 for a week rollover.
+        add("PGRMF", 15) { f, a in
+            let leap = f[5]
+            var n = 0, i = 0
+            while i < leap.count, i < 4, leap[i] >= UInt8(ascii: "0") && leap[i] <= UInt8(ascii: "9") {
+                n = n * 10 + Int(leap[i] - UInt8(ascii: "0"))
+                i += 1
+            }
+            if i > 0 { a.weekRollover.leapSeconds = n }
+            return [.other]
+        }
         add("PGRMV", 4, data)
         add("PMTK001", 3, nothing)
         add("PMTK424", 3, nothing)

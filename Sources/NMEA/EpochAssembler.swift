@@ -178,8 +178,12 @@ struct EpochAssembler {
     mutating func timestamp(_ timeOfDay: Int) -> Int64? {
         advanceDate(to: timeOfDay)
         guard let d = dateDays else { return nil }
-        return Int64(d) * 86_400_000 + Int64(timeOfDay)
+        let t = Int64(d) * 86_400_000 + Int64(timeOfDay)
+        return weekRollover.corrects(t) ? t + WeekRollover.span : t
     }
+
+    /// gpsd's correction of receivers whose GPS week count rolled over (see ``WeekRollover``).
+    var weekRollover = WeekRollover()
 
     /// Merges a decoded sentence, detects the cycle's start and end, and reports.
     ///
@@ -512,4 +516,28 @@ enum Vincenty {
             - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
         return b * bigA * (sigma - deltaSigma)
     }
+}
+
+/// gpsd's guard against the GPS week rollover: a receiver that reports a time before 2017 while
+/// the leap seconds are 18 or more (gpsd's built-in count, or one the receiver sent) is taken to
+/// have lost 1024 weeks, and 1024 weeks are added. A log that says when it was recorded
+/// (`# Date: yyyy-mm-dd`, as gpsd's regression logs do) is read as dated.
+///
+/// It is what gpsd reports for a log replayed through it today, and it mends a live receiver
+/// with the rollover bug; but a genuine recording from before 2017 read this way is moved 19.6
+/// years ahead, so readers of recorded tracks turn it on only to agree with gpsd.
+struct WeekRollover: Sendable {
+    /// 1024 weeks in milliseconds.
+    static let span: Int64 = 1024 * 7 * 86_400_000
+    /// 2017-01-01T00:00:00Z, when the 18th leap second came in.
+    static let eighteenthLeapSecond: Int64 = 1_483_228_800_000
+
+    /// Whether the correction is made at all.
+    var enabled = false
+    /// GPS − UTC leap seconds as gpsd knows them: its build's 18 until a receiver says otherwise.
+    var leapSeconds = 18
+    /// The log said when it was recorded: times are taken as they come.
+    var dated = false
+
+    func corrects(_ t: Int64) -> Bool { enabled && !dated && leapSeconds > 17 && t < Self.eighteenthLeapSecond }
 }

@@ -40,6 +40,15 @@ public struct NMEAFixReader: Sendable {
         carry.reserveCapacity(Self.maximumSentenceLength + 2)
     }
 
+    /// A reader that times fixes as gpsd does for a stream it reads now: a receiver time before
+    /// 2017 is moved ahead by 1024 weeks (gpsd's guard against the GPS week rollover), unless the
+    /// log says when it was recorded (`# Date: yyyy-mm-dd`). For agreeing with gpsd (`--jsonl`)
+    /// and for live receivers; a recording of before 2017 read this way is moved 19.6 years ahead.
+    public init(correctingWeekRollover: Bool) {
+        self.init()
+        assembler.weekRollover.enabled = correctingWeekRollover
+    }
+
     public mutating func feed(_ bytes: [UInt8], emit: (Fix) -> Void) {
         bytes.withUnsafeBytes { feed($0, emit: emit) }
     }
@@ -135,6 +144,7 @@ public struct NMEAFixReader: Sendable {
         if n == 0 { return }
         if p[0] == UInt8(ascii: "#") && droppedBefore == 0 {
             statistics.comments += 1
+            recordingDate(UnsafeBufferPointer(start: p, count: n))
             return
         }
         // Split into sentences: each starts at `$` or `!` and runs to the next start, CR or line end.
@@ -336,5 +346,25 @@ enum SentenceType: UInt32 {
         case .vtg: 5
         case .zda, .gsv: 4
         }
+    }
+}
+
+extension NMEAFixReader {
+    /// A `# Date: yyyy-mm-dd` comment, as gpsd reads it: the log was recorded that year, which
+    /// gives the century of two-digit years, and its times are taken as they come.
+    mutating func recordingDate(_ line: UnsafeBufferPointer<UInt8>) {
+        let prefix = "# Date: ".utf8
+        guard line.starts(with: prefix) else { return }
+        assembler.weekRollover.dated = true
+        var year = 0
+        var digits = 0
+        for b in line.dropFirst(prefix.count).drop(while: { $0 == 0x20 || $0 == 0x09 }) {
+            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"), digits < 5 else { break }
+            year = year * 10 + Int(b - UInt8(ascii: "0"))
+            digits += 1
+        }
+        guard digits > 0, (1968...2200).contains(year) else { return }
+        century = year - year % 100
+        assembler.weekRollover.leapSeconds = 18
     }
 }

@@ -56,6 +56,22 @@ import TreesTestSupport
         #expect(lines[2] == #"{"class":"TPV","time":"2025-03-15T10:15:02.000Z","mode":1,"satellites":0}"#)
     }
 
+    @Test func jsonLinesTimeAnOldUndatedLogAsGpsdButLinesKeepTheReceiversDate() throws {
+        // A receiver time before 2017 with no `# Date:` line: gpsd takes it for a GPS week
+        // rollover and adds 1024 weeks; the human lines keep the date the receiver sent.
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let old = Self.line("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,2.0,84.4,150315,,,A")
+        let path = try write(t, old)
+        let json = try t.run(["replay", path, "--jsonl"])
+        #expect(json.status == 0, "\(json)")
+        #expect(json.stdout.hasPrefix(#"{"class":"TPV","time":"2034-10-29T10:15:00.000Z","mode":2,"#), "\(json.stdout)")
+        let lines = try t.run(["replay", path])
+        #expect(lines.stdout.hasPrefix("2015-03-15 10:15:00Z  2D"), "\(lines.stdout)")
+        let dated = try t.run(["replay", try write(t, "# Date: 2015-03-15\n" + old, name: "dated.nmea"), "--jsonl"])
+        #expect(dated.stdout.hasPrefix(#"{"class":"TPV","time":"2015-03-15T10:15:00.000Z""#), "\(dated.stdout)")
+    }
+
     @Test(.enabled(if: Tool.xmllint.shouldRun)) func gpxIsValidGPX11() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

@@ -124,4 +124,24 @@ import TreesTestSupport
         #expect(abs((last.speed ?? 0) - 5.6 * 1852 / 3600) < 1e-12)
         #expect(last.derived.isEmpty)
     }
+
+    @Test func aTimeBefore2017IsAWeekRolloverUnlessTheLogIsDatedOrTheLeapSecondsAreFew() throws {
+        let rmc = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,2.0,84.4,150315,,,A")
+        func time(_ log: String, correcting: Bool = true) -> Date? {
+            var reader = NMEAFixReader(correctingWeekRollover: correcting)
+            var last: Fix?
+            reader.feed(Array(log.utf8)) { last = $0 }
+            reader.finish { last = $0 }
+            return last?.time
+        }
+        let asSent = Date(timeIntervalSince1970: 1_426_414_500)  // 2015-03-15T10:15:00Z
+        #expect(time(rmc, correcting: false) == asSent)
+        #expect(time(rmc) == asSent.addingTimeInterval(1024 * 7 * 86_400))
+        #expect(time("# Date: 2015-03-15\n" + rmc) == asSent)
+        // A Garmin saying the leap seconds are 16 (as they were in 2015): no rollover assumed.
+        #expect(time(sentence("PGRMF,1835,123300,150315,101500,16,4807.0380,N,01131.3240,E,A,2,2,84,1,1") + rmc) == asSent)
+        // From 2017 on, times are taken as they come.
+        let recent = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,2.0,84.4,150317,,,A")
+        #expect(time(recent) == Date(timeIntervalSince1970: 1_489_572_900))
+    }
 }

@@ -30,7 +30,9 @@ public enum ReplayWorkflow {
         var report = ReplayReport()
         var track = GPXTrackWriter(name: { if case .gpxTrack(let name) = output { name } else { "" } }())
         if case .gpxTrack = output { track.begin(into: &out) }
-        report.statistics = try await ReplaySource(path: path, speed: speed).run { fix in
+        // JSON Lines are gpsd's reports: times as gpsd gives them (its week-rollover guard).
+        let asGpsd = if case .jsonLines = output { true } else { false }
+        report.statistics = try await ReplaySource(path: path, speed: speed, timesAsGpsd: asGpsd).run { fix in
             report.add(fix)
             switch output {
             case .jsonLines: FixJSON.append(fix, to: &out)
