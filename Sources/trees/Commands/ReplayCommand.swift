@@ -25,7 +25,12 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A factor of real time, or max for no pacing.", valueName: "n|max"))
     var speed: ReplaySpeed = .max
 
-    @Flag(help: "Write one gpsd-style TPV JSON object per fix (JSON Lines).")
+    @Flag(help: ArgumentHelp("Write one gpsd-style TPV JSON object per fix (JSON Lines).", discussion: """
+        Values are gpsd's for the same file: a true track worked out from a magnetic heading with gpsd's \
+        grid of magnetic variation, and a receiver time before 2017 moved ahead 1024 weeks (gpsd's guard \
+        against the GPS week rollover) unless the file has a "# Date: yyyy-mm-dd" line. The other forms keep \
+        the time the receiver sent.
+        """))
     var jsonl = false
 
     @Flag(help: "Write the fixes as a GPX 1.1 track.")
