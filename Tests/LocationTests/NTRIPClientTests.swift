@@ -169,6 +169,32 @@ let quickRetries = ReconnectPolicy(initial: .milliseconds(100), maximum: .millis
         #expect(out == ["stream(Location.NTRIPBody.Framing.chunked)", Self.hex(Self.rtcm)])
     }
 
+    @Test func aLongHeaderIsReadFromWhereTheLastPieceStopped() throws {
+        // 400 header lines (about 12 KiB) before the stream: read in every piecing, byte by byte
+        // too, the reader resumes at the line it had reached and gives the same answer and data.
+        var header = "HTTP/1.1 200 OK\r\nContent-Type: gnss/data\r\n"
+        for i in 0..<400 { header += "X-Caster-Note-\(i): \(String(repeating: "n", count: 12))\r\n" }
+        let input = Array((header + "\r\n").utf8) + Self.rtcm
+        let out = try ChunkingVerifier.standard.verify(input) { try Self.read($0) }
+        #expect(out == ["stream(Location.NTRIPBody.Framing.untilClose)", Self.hex(Self.rtcm)])
+        // Past 16 KiB without the empty line that ends a header, it is not an NTRIP answer.
+        let endless = Array(("HTTP/1.1 200 OK\r\n" + String(repeating: "X-Pad: 0123456789abcdef\r\n", count: 800)).utf8)
+        let refused = try ChunkingVerifier.standard.verify(endless) { try Self.read($0) }
+        #expect(refused[0].hasPrefix("garbage(\"HTTP/1.1 200 OK"))
+    }
+
+    @Test func theProbeReadsAnAnswerTheSameInAnyPieces() {
+        let line = "STR;MOUNT;Place;RTCM 3.2;1004(1),1005(10);2;GPS+GLO;NET;DEU;52.40;13.06;1;0;gen;none;B;N;9600;\r\nENDSOURCETABLE\r\n"
+        let answer = Array(("HTTP/1.1 200 OK\r\nContent-Type: gnss/sourcetable\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + String(line.utf8.count, radix: 16) + "\r\n" + line + "\r\n0\r\n\r\n").utf8)
+        let whole = NTRIPProbe.read(answer, step: answer.count)
+        #expect(whole.answer == "source table chunked")
+        #expect(whole.finished)
+        #expect(whole.table?.streams.map(\.mount) == ["MOUNT"])
+        #expect(whole.table?.complete == true)
+        for step in [1, 2, 7, 29] { #expect(NTRIPProbe.read(answer, step: step) == whole) }
+    }
+
     @Test func brokenChunkSizeIsAnError() {
         var body = NTRIPBody(.chunked)
         var out: [UInt8] = []
