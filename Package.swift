@@ -32,7 +32,7 @@ let package = Package(
         // C system library: gpsd's client library.
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         // C system library: PROJ, for coordinate reference systems.
-        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+        .systemLibrary(name: "CPROJ", providers: [.apt(["libproj-dev"])]),
         // I/O: GeoPackage files (SQLite) and coordinate reference systems (PROJ).
         .target(name: "GIS", dependencies: ["TreesKit", "Interchange", "CPROJ", .product(name: "GRDB", package: "GRDB.swift")]),
         // I/O: location services (gpsd, NMEA replay, serial device, stdin).
@@ -41,7 +41,7 @@ let package = Package(
         // no argument parsing and no terminal.
         .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "GIS"]),
         // C system library: PostgreSQL's client library.
-        .systemLibrary(name: "CPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CPQ", providers: [.apt(["libpq-dev"])]),
         // I/O: network. Sync with a PostgreSQL/PostGIS server: its schema, pushing and pulling pages, conflicts.
         .target(name: "TreesSync", dependencies: ["TreesKit", "TreesStore", "CPQ"]),
         .executableTarget(

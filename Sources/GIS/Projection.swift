@@ -74,6 +74,7 @@ public enum CRSChoice: Sendable, Equatable {
 ///
 /// Each instance has a PROJ context of its own, and must be used by one thread at a time.
 public final class Projection {
+    private var proj: trees_proj
     private let context: OpaquePointer
     private let crs: OpaquePointer
     /// WGS 84 (longitude, latitude) to the CRS (x, y), normalised for visualisation.
@@ -83,41 +84,43 @@ public final class Projection {
     /// The CRS `definition` names: an authority and code (`EPSG:27700`), a PROJ string or WKT.
     /// Fails with `GISError.unknownCRS` when PROJ cannot make a CRS of it.
     public init(_ definition: String) throws(GISError) {
-        guard let context = proj_context_create() else { throw .unknownCRS(definition, reason: "PROJ could not start") }
-        proj_log_level(context, PJ_LOG_NONE)
+        let proj = try LibPROJ.functions()
+        self.proj = proj
+        guard let context = proj.proj_context_create() else { throw .unknownCRS(definition, reason: "PROJ could not start") }
+        _ = proj.proj_log_level(context, PJ_LOG_NONE)
         self.context = context
-        guard let crs = proj_create(context, definition) else {
-            proj_context_destroy(context)
+        guard let crs = proj.proj_create(context, definition) else {
+            _ = proj.proj_context_destroy(context)
             throw .unknownCRS(Self.shortened(definition), reason: "PROJ does not know it")
         }
-        guard proj_is_crs(crs) != 0 else {
-            proj_destroy(crs); proj_context_destroy(context)
+        guard proj.proj_is_crs(crs) != 0 else {
+            _ = proj.proj_destroy(crs); _ = proj.proj_context_destroy(context)
             throw .unknownCRS(Self.shortened(definition), reason: "it is not a coordinate reference system")
         }
         self.crs = crs
-        guard let raw = proj_create_crs_to_crs(context, "EPSG:4326", definition, nil),
-              let normal = proj_normalize_for_visualization(context, raw)
+        guard let raw = proj.proj_create_crs_to_crs(context, "EPSG:4326", definition, nil),
+              let normal = proj.proj_normalize_for_visualization(context, raw)
         else {
-            let reason = Self.lastError(context) ?? "no transformation from WGS 84"
-            proj_destroy(crs); proj_context_destroy(context)
+            let reason = Self.lastError(proj, context) ?? "no transformation from WGS 84"
+            _ = proj.proj_destroy(crs); _ = proj.proj_context_destroy(context)
             throw .unknownCRS(Self.shortened(definition), reason: reason)
         }
-        proj_destroy(raw)
+        _ = proj.proj_destroy(raw)
         self.operation = normal
-        target = Self.describe(context, crs)
+        target = Self.describe(proj, context, crs)
     }
 
     deinit {
-        proj_destroy(operation)
-        proj_destroy(crs)
-        proj_context_destroy(context)
+        _ = proj.proj_destroy(operation)
+        _ = proj.proj_destroy(crs)
+        _ = proj.proj_context_destroy(context)
     }
 
     /// The position in the target CRS: (easting, northing) in its unit, or (longitude, latitude)
     /// in degrees for a geographic CRS; nil when PROJ cannot transform it.
     public func project(_ c: Coordinate) -> (x: Double, y: Double)? {
         var x = c.longitude, y = c.latitude
-        guard trees_proj_transform(operation, PJ_FWD, &x, &y) else { return nil }
+        guard trees_proj_transform(&proj, operation, PJ_FWD, &x, &y) else { return nil }
         return (x, y)
     }
 
@@ -132,9 +135,9 @@ public final class Projection {
         var lon = x, lat = y
         for _ in 0..<4 {
             lon = aimX; lat = aimY
-            guard trees_proj_transform(operation, PJ_INV, &lon, &lat), abs(lat) <= 90, abs(lon) <= 360 else { return nil }
+            guard trees_proj_transform(&proj, operation, PJ_INV, &lon, &lat), abs(lat) <= 90, abs(lon) <= 360 else { return nil }
             var fx = lon, fy = lat
-            guard trees_proj_transform(operation, PJ_FWD, &fx, &fy) else { break }
+            guard trees_proj_transform(&proj, operation, PJ_FWD, &fx, &fy) else { break }
             let dx = x - fx, dy = y - fy
             if abs(dx) < 1e-6 && abs(dy) < 1e-6 { break }
             aimX += dx; aimY += dy
@@ -143,9 +146,9 @@ public final class Projection {
         return Coordinate(latitude: lat, longitude: lon)
     }
 
-    private static func lastError(_ context: OpaquePointer) -> String? {
-        let code = proj_context_errno(context)
-        guard code != 0, let text = proj_context_errno_string(context, code) else { return nil }
+    private static func lastError(_ proj: trees_proj, _ context: OpaquePointer) -> String? {
+        let code = proj.proj_context_errno(context)
+        guard code != 0, let text = proj.proj_context_errno_string(context, code) else { return nil }
         return String(cString: text)
     }
 
@@ -154,16 +157,36 @@ public final class Projection {
         definition.count > 60 ? String(definition.prefix(57)) + "..." : definition
     }
 
-    private static func describe(_ context: OpaquePointer, _ crs: OpaquePointer) -> CRSDescription {
-        let authority = proj_get_id_auth_name(crs, 0).map { String(cString: $0) }
-        let number = proj_get_id_code(crs, 0).map { String(cString: $0) }
-        let name = proj_get_name(crs).map { String(cString: $0) } ?? "unnamed"
-        let wkt = proj_as_wkt(context, crs, PJ_WKT1_GDAL, nil).map { String(cString: $0) }
-            ?? proj_as_wkt(context, crs, PJ_WKT2_2019, nil).map { String(cString: $0) } ?? ""
+    private static func describe(_ proj: trees_proj, _ context: OpaquePointer, _ crs: OpaquePointer) -> CRSDescription {
+        var proj = proj
+        let authority = proj.proj_get_id_auth_name(crs, 0).map { String(cString: $0) }
+        let number = proj.proj_get_id_code(crs, 0).map { String(cString: $0) }
+        let name = proj.proj_get_name(crs).map { String(cString: $0) } ?? "unnamed"
+        let wkt = proj.proj_as_wkt(context, crs, PJ_WKT1_GDAL, nil).map { String(cString: $0) }
+            ?? proj.proj_as_wkt(context, crs, PJ_WKT2_2019, nil).map { String(cString: $0) } ?? ""
         var w = 0.0, s = 0.0, e = 0.0, n = 0.0
-        let area = trees_proj_area(context, crs, &w, &s, &e, &n) ? AreaOfUse(west: w, south: s, east: e, north: n) : nil
+        let area = trees_proj_area(&proj, context, crs, &w, &s, &e, &n) ? AreaOfUse(west: w, south: s, east: e, north: n) : nil
         let code = authority.flatMap { a in number.map { "\(a):\($0)" } }
         return CRSDescription(code: code, organization: authority, organizationCode: number.flatMap { Int($0) },
-                              name: name, wkt: wkt, isGeographic: trees_proj_is_geographic(crs), areaOfUse: area)
+                              name: name, wkt: wkt, isGeographic: trees_proj_is_geographic(&proj, crs), areaOfUse: area)
+    }
+}
+
+/// PROJ, opened when a coordinate reference system is first needed (see the CPROJ module).
+enum LibPROJ {
+    private struct Unloadable: Error { var why: String }
+
+    private static let loaded: Result<trees_proj, Unloadable> = {
+        var why: UnsafePointer<CChar>?
+        guard let functions = trees_proj_load(&why) else { return .failure(Unloadable(why: why.map { String(cString: $0) } ?? "unknown error")) }
+        return .success(functions.pointee)
+    }()
+
+    /// The functions, or why PROJ cannot be used.
+    static func functions() throws(GISError) -> trees_proj {
+        switch loaded {
+        case .success(let functions): return functions
+        case .failure(let failure): throw .projUnavailable(reason: failure.why)
+        }
     }
 }

@@ -9,6 +9,7 @@ import Foundation
 /// spliced into the SQL; bulk rows go through `COPY … FROM STDIN`.
 package final class PostgresConnection {
     private let connection: OpaquePointer
+    private let pq: trees_pq
     /// What the connection was opened with, without any password (for messages).
     package let displayName: String
 
@@ -27,35 +28,37 @@ package final class PostgresConnection {
         case .service(let name):
             keys.append("service"); values.append(name)
         }
+        let pq = try LibPQ.functions(connecting: target)
+        self.pq = pq
         let conn: OpaquePointer? = Self.withCStrings(keys) { k in
-            Self.withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
+            Self.withCStrings(values) { v in pq.PQconnectdbParams(k, v, 1) }
         }
         guard let conn else { throw .connection(target: target.display, reason: "out of memory") }
-        if PQstatus(conn) != CONNECTION_OK {
-            let reason = Self.message(PQerrorMessage(conn))
-            PQfinish(conn)
+        if pq.PQstatus(conn) != CONNECTION_OK {
+            let reason = Self.message(pq.PQerrorMessage(conn))
+            pq.PQfinish(conn)
             throw .connection(target: target.display, reason: reason)
         }
         connection = conn
         // Notices (a server shutting down says so) are not printed on standard error: what matters
         // arrives as the error of the statement that failed.
-        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        _ = pq.PQsetNoticeProcessor(conn, { _, _ in }, nil)
         _ = try? execute("SET client_min_messages = warning")
         _ = try? execute("SET TIME ZONE 'UTC'")
     }
 
     /// Runs several statements that take no values (schema migrations).
     package func executeScript(_ sql: String) throws(SyncError) {
-        _ = try rows(of: PQexec(connection, sql))
+        _ = try rows(of: pq.PQexec(connection, sql))
     }
 
-    deinit { PQfinish(connection) }
+    deinit { pq.PQfinish(connection) }
 
     /// Runs one statement with text parameters (nil is NULL) and returns its rows as text.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [String?] = []) throws(SyncError) -> PostgresRows {
         let result = Self.withOptionalCStrings(parameters) { values in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            pq.PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         return try rows(of: result)
     }
@@ -68,66 +71,66 @@ package final class PostgresConnection {
             try execute("COMMIT")
             return value
         } catch {
-            if PQstatus(connection) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+            if pq.PQstatus(connection) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
             throw error
         }
     }
 
     /// Sends rows to `COPY … FROM STDIN` (text format): `write` is called with a sink that takes one row of values at a time.
     package func copyIn(_ sql: String, _ write: (inout CopyRows) throws(SyncError) -> Void) throws(SyncError) {
-        let started = PQexec(connection, sql)
-        guard PQresultStatus(started) == PGRES_COPY_IN else { _ = try rows(of: started); throw .protocolError("COPY did not start") }
-        PQclear(started)
+        let started = pq.PQexec(connection, sql)
+        guard pq.PQresultStatus(started) == PGRES_COPY_IN else { _ = try rows(of: started); throw .protocolError("COPY did not start") }
+        pq.PQclear(started)
         var sink = CopyRows()
         do {
             try write(&sink)
         } catch {
-            _ = PQputCopyEnd(connection, "trees stopped sending")
+            _ = pq.PQputCopyEnd(connection, "trees stopped sending")
             drainResults()
             throw error
         }
-        try sink.flush(to: connection)
-        guard PQputCopyEnd(connection, nil) == 1 else { throw serverError() }
+        try sink.flush(to: connection, pq)
+        guard pq.PQputCopyEnd(connection, nil) == 1 else { throw serverError() }
         var last: OpaquePointer?
-        while let r = PQgetResult(connection) {
-            if let previous = last { PQclear(previous) }
+        while let r = pq.PQgetResult(connection) {
+            if let previous = last { pq.PQclear(previous) }
             last = r
         }
         _ = try rows(of: last)
     }
 
-    private func drainResults() { while let r = PQgetResult(connection) { PQclear(r) } }
+    private func drainResults() { while let r = pq.PQgetResult(connection) { pq.PQclear(r) } }
 
     private func rows(of result: OpaquePointer?) throws(SyncError) -> PostgresRows {
         guard let result else { throw serverError() }
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
+        defer { pq.PQclear(result) }
+        let status = pq.PQresultStatus(result)
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
-            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
-            let text = primary ?? Self.message(PQresultErrorMessage(result))
+            let state = pq.PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let primary = pq.PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let text = primary ?? Self.message(pq.PQresultErrorMessage(result))
             // No SQLSTATE means libpq itself failed (the socket closed); class 08 is a connection
             // exception and 57P01–57P03 an administrator's shutdown: the connection is gone either way.
-            if PQstatus(connection) != CONNECTION_OK || state.isEmpty || state.hasPrefix("08") || state.hasPrefix("57P") {
+            if pq.PQstatus(connection) != CONNECTION_OK || state.isEmpty || state.hasPrefix("08") || state.hasPrefix("57P") {
                 throw .connectionLost(target: displayName, reason: text)
             }
             throw .server(sqlState: state, message: text)
         }
-        let rowCount = Int(PQntuples(result)), columnCount = Int(PQnfields(result))
+        let rowCount = Int(pq.PQntuples(result)), columnCount = Int(pq.PQnfields(result))
         var values: [String?] = []
         values.reserveCapacity(rowCount * columnCount)
         for r in 0..<Int32(rowCount) {
             for c in 0..<Int32(columnCount) {
-                if PQgetisnull(result, r, c) == 1 { values.append(nil) } else { values.append(String(cString: PQgetvalue(result, r, c))) }
+                if pq.PQgetisnull(result, r, c) == 1 { values.append(nil) } else { values.append(pq.PQgetvalue(result, r, c).map { String(cString: $0) } ?? "") }
             }
         }
-        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        let affected = pq.PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
         return PostgresRows(columnCount: columnCount, values: values, affected: affected)
     }
 
     private func serverError() -> SyncError {
-        let reason = Self.message(PQerrorMessage(connection))
-        if PQstatus(connection) != CONNECTION_OK { return .connectionLost(target: displayName, reason: reason) }
+        let reason = Self.message(pq.PQerrorMessage(connection))
+        if pq.PQstatus(connection) != CONNECTION_OK { return .connectionLost(target: displayName, reason: reason) }
         return .server(sqlState: "", message: reason)
     }
 
@@ -150,6 +153,26 @@ package final class PostgresConnection {
         defer { copies.forEach { free($0) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) }
         return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+}
+
+/// libpq, opened when the first connection is made (see the CPQ module).
+enum LibPQ {
+    private struct Unloadable: Error { var why: String }
+
+    private static let loaded: Result<trees_pq, Unloadable> = {
+        var why: UnsafePointer<CChar>?
+        guard let functions = trees_pq_load(&why) else { return .failure(Unloadable(why: why.map { String(cString: $0) } ?? "unknown error")) }
+        return .success(functions.pointee)
+    }()
+
+    /// The functions, or why libpq cannot be used, as a failure to connect to `target`.
+    static func functions(connecting target: RemoteTarget) throws(SyncError) -> trees_pq {
+        switch loaded {
+        case .success(let functions): return functions
+        case .failure(let failure):
+            throw .connection(target: target.display, reason: "PostgreSQL's client library (libpq) cannot be loaded: \(failure.why)")
+        }
     }
 }
 
@@ -191,12 +214,12 @@ package struct CopyRows {
     /// What is buffered, as text (for tests).
     var pendingText: String { String(decoding: buffer, as: UTF8.self) }
 
-    mutating func flush(to connection: OpaquePointer) throws(SyncError) {
+    mutating func flush(to connection: OpaquePointer, _ pq: trees_pq) throws(SyncError) {
         guard !buffer.isEmpty else { return }
         let ok = buffer.withUnsafeBufferPointer { b in
-            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { PQputCopyData(connection, $0, Int32(b.count)) }
+            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { pq.PQputCopyData(connection, $0, Int32(b.count)) }
         }
         buffer.removeAll(keepingCapacity: true)
-        if ok != 1 { throw .connectionLost(target: "server", reason: PostgresConnection.message(PQerrorMessage(connection))) }
+        if ok != 1 { throw .connectionLost(target: "server", reason: PostgresConnection.message(pq.PQerrorMessage(connection))) }
     }
 }

@@ -22,6 +22,8 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         case store
         /// Whatever the photo's own error says (see `PhotoProblem`).
         case photo
+        /// A library the workflow needs cannot be loaded (PROJ).
+        case unavailable
     }
 
     case noSuchFile(String)
@@ -74,6 +76,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
             case .unknownCRS: .usage
             case .cannotTransform, .notAGeoPackage, .noPointLayer, .badRow, .badLayer: .data
             case .sqlite: .io
+            case .projUnavailable: .unavailable
             }
         }
     }

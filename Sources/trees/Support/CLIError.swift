@@ -56,6 +56,7 @@ struct CLIError: Error, CustomStringConvertible {
             case .cannotCreate: return CLIError(e.description, status: .cannotCreate)
             case .data: return CLIError(e.description, status: .dataError)
             case .io: return CLIError(e.description, status: .ioError)
+            case .unavailable: return CLIError(e.description, status: .unavailable)
             case .refused:
                 switch e {
                 case .possibleDuplicate: return CLIError(e.description + "; pass --allow-duplicate to save anyway")
