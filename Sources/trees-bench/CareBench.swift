@@ -104,9 +104,9 @@ private func measureCare(store: TreeStore, path: String, trees: String, ids: [UU
         ("show ID (care section)", ["show", String(id)], 0.1),
         ("stats", ["stats"], 1),
     ]
-    print(Harness.row(["command", "best of 5 (s)", "target (s)", "peak memory (MB)"]))
+    print(Harness.row(["command", "median of 5 (s)", "target (s)", "peak memory (MB)"]))
     for (name, args, target) in cases {
-        let m = try Harness.best(of: 5) { try Harness.measure(trees, args + ["--db", path], environment: ["TREES_NOW": "2026-05-28T20:26:40Z", "TZ": "UTC"]) }
+        let m = try Harness.median(of: 5) { try Harness.measure(trees, args + ["--db", path], environment: ["TREES_NOW": "2026-05-28T20:26:40Z", "TZ": "UTC"]) }
         print(Harness.row([name, String(format: "%.3f", m.seconds), String(format: "%.1f", target), String(format: "%.1f", m.peakMB)]))
     }
 }

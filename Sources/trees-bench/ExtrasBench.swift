@@ -44,8 +44,8 @@ func runExtrasBenchmark(arguments: [String]) throws {
     }
     try handle.close()
 
-    print(Harness.row(["command", "best of 3 (s)", "peak memory (MB)", "throughput"]))
-    let add = try Harness.best(of: 3) {
+    print(Harness.row(["command", "median of 3 (s)", "peak memory (MB)", "throughput"]))
+    let add = try Harness.median(of: 3) {
         try? FileManager.default.removeItem(atPath: folder + "/photos")
         _ = try? store.write { w in for p in try w.reader.photos(of: first.id) { _ = try w.deletePhoto(p.id) } }
         return try Harness.measure(trees, ["photo", "add", first.shortID, photo], environment: environment)
@@ -55,12 +55,12 @@ func runExtrasBenchmark(arguments: [String]) throws {
                        String(format: "%.0f MB/s", Double(megabytes) / add.seconds)]))
 
     let page = folder + "/map.html"
-    let map = try Harness.best(of: 3) { try Harness.measure(trees, ["map", "--out", page], environment: environment) }
+    let map = try Harness.median(of: 3) { try Harness.measure(trees, ["map", "--out", page], environment: environment) }
     guard map.status == 0 else { throw BenchError("map failed with status \(map.status)") }
     print(Harness.row(["map (\(count) trees)", String(format: "%.2f", map.seconds), String(format: "%.1f", map.peakMB),
                        "\(Harness.fileSize(page) / 1024) kB page"]))
 
-    let stats = try Harness.best(of: 3) { try Harness.measure(trees, ["stats"], environment: environment) }
+    let stats = try Harness.median(of: 3) { try Harness.measure(trees, ["stats"], environment: environment) }
     guard stats.status == 0 else { throw BenchError("stats failed with status \(stats.status)") }
     print(Harness.row(["stats (\(count) trees)", String(format: "%.2f", stats.seconds), String(format: "%.1f", stats.peakMB),
                        String(format: "%.0f trees/s", Double(count) / stats.seconds)]))

@@ -35,17 +35,14 @@ enum Harness {
         return Measurement(seconds: seconds, peakBytes: Int(usage.ru_maxrss) * 1024, status: exit)
     }
 
-    /// Runs the measurement `runs` times and keeps the fastest (peak memory: the largest seen).
-    static func best(of runs: Int, _ body: () throws -> Measurement) throws -> Measurement {
-        var best: Measurement?
-        var peak = 0
-        for _ in 0..<max(1, runs) {
-            let m = try body()
-            peak = max(peak, m.peakBytes)
-            if best == nil || m.seconds < best!.seconds { best = m }
-        }
-        var result = best!
-        result.peakBytes = peak
+    /// Runs the measurement `runs` times and keeps the median run (the lower middle one of an
+    /// even number); peak memory is the largest seen.
+    static func median(of runs: Int, _ body: () throws -> Measurement) throws -> Measurement {
+        var all: [Measurement] = []
+        for _ in 0..<max(1, runs) { all.append(try body()) }
+        all.sort { $0.seconds < $1.seconds }
+        var result = all[(all.count - 1) / 2]
+        result.peakBytes = all.map(\.peakBytes).max() ?? 0
         return result
     }
 

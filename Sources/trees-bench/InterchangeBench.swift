@@ -28,7 +28,7 @@ func runInterchangeBenchmark(arguments: [String]) async throws {
         let gpxMB = Double(Harness.fileSize(gpx)) / 1_048_576
 
         func measured(_ executable: String, _ args: [String], before: () -> Void = {}) throws -> Measurement {
-            let m = try Harness.best(of: runs) {
+            let m = try Harness.median(of: runs) {
                 before()
                 return try Harness.measure(executable, args)
             }

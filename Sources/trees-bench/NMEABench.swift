@@ -40,7 +40,7 @@ func runNMEABenchmark(arguments: [String]) async throws {
     print(Harness.row(["command", "wall (s)", "MB/s", "epochs/s", "peak memory (MB)"]))
     var results: [String: Measurement] = [:]
     for (label, program, args) in cases {
-        let m = try Harness.best(of: runs) { try Harness.measure(program, args) }
+        let m = try Harness.median(of: runs) { try Harness.measure(program, args) }
         guard m.status == 0 else { throw BenchError("\(label) exited with status \(m.status)") }
         results[label] = m
         print(Harness.row([label, String(format: "%.2f", m.seconds), String(format: "%.1f", mb / m.seconds),

@@ -37,9 +37,9 @@ func runStoreBenchmark(arguments: [String]) throws {
         ("list --search Äpfel --limit 50 (Unicode folding)", ["list", "--search", "Äpfel", "--limit", "50"]),
         ("show PREFIX", ["show", String(try store.trees(limit: 1)[0].shortID.prefix(6))]),
     ]
-    print(Harness.row(["command", "best of 5 (s)", "peak memory (MB)"]))
+    print(Harness.row(["command", "median of 5 (s)", "peak memory (MB)"]))
     for (name, args) in cases {
-        let m = try Harness.best(of: 5) { try Harness.measure(trees, args + ["--db", path]) }
+        let m = try Harness.median(of: 5) { try Harness.measure(trees, args + ["--db", path]) }
         print(Harness.row([name, String(format: "%.3f", m.seconds), String(format: "%.1f", m.peakMB)]))
     }
 }
