@@ -260,10 +260,29 @@ extension StoreReader {
     /// Every tree's current health, for listings.
     public func healthByTree() throws -> [UUID: HealthStatus] {
         var out: [UUID: HealthStatus] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT treeId, status FROM treeHealth") {
-            if let id = UUID(uuidString: row["treeId"] ?? ""), let s = HealthStatus(rawValue: row["status"] ?? "") { out[id] = s }
+        let rows = try Row.fetchCursor(db, sql: "SELECT treeId, status FROM treeHealth")
+        while let row = try rows.next() {
+            guard var text: String = row[0], let status = HealthStatus(rawValue: row[1] ?? "") else { continue }
+            if let id = text.withUTF8({ UUID(text: $0) }) { out[id] = status }
         }
         return out
+    }
+
+    /// The current health of those of `treeIDs` that have one: looked up tree by tree for a short
+    /// listing (`list --limit 20` of a whole orchard), read whole for a long one.
+    public func health(ofTrees treeIDs: [UUID]) throws -> [UUID: HealthStatus] {
+        guard treeIDs.count <= 2_000 else { return try healthByTree() }
+        var out: [UUID: HealthStatus] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT status FROM treeHealth WHERE treeId = ?")
+        for id in treeIDs {
+            if let status = try String.fetchOne(statement, arguments: [id.storageKey]).flatMap(HealthStatus.init(rawValue:)) { out[id] = status }
+        }
+        return out
+    }
+
+    /// True when an inspection ever set the health of any tree (listings then have a health column).
+    public func hasHealthStatus() throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM treeHealth)") ?? false
     }
 
     /// The statuses inspections set on the tree, oldest first.

@@ -102,6 +102,7 @@ private func measureCare(store: TreeStore, path: String, trees: String, ids: [UU
         ("care list ID (\(eventCount / count) events)", ["care", "list", String(id)], 0.1),
         ("care list ID --kind water --json", ["care", "list", String(id), "--kind", "water", "--json"], 0.1),
         ("show ID (care section)", ["show", String(id)], 0.1),
+        ("list --limit 20 (with a health column)", ["list", "--limit", "20"], 0.1),
         ("stats", ["stats"], 1),
     ]
     print(Harness.row(["command", "median of 5 (s)", "target (s)", "peak memory (MB)"]))

@@ -76,6 +76,12 @@ import TreesTestSupport
 
             """), "\(show.stdout)")
         #expect(try t.run(["list"]).stdout.hasPrefix("ID        SPECIES  VARIETY  ACCURACY  COLLECTION  CREATED           HEALTH\n"))
+        // A shorter listing keeps the column (a tree of the store has a status) and fills it for
+        // the trees it lists.
+        let pears = try t.run(["list", "--species", "Pear"]).stdout.split(separator: "\n")
+        #expect(pears.count == 2 && pears[0].hasSuffix("HEALTH") && pears[1].hasPrefix(pear) && !pears[1].contains("diseased"), "\(pears)")
+        let apples = try t.run(["list", "--species", "Apple", "--limit", "1"]).stdout.split(separator: "\n")
+        #expect(apples.count == 2 && apples[0].hasSuffix("HEALTH") && apples[1].hasPrefix(apple) && apples[1].hasSuffix("diseased"), "\(apples)")
 
         // Watering today clears it; deleting that event brings it back.
         let today = try t.run(["care", "add", apple, "water"])

@@ -120,19 +120,22 @@ struct ListCommand: AsyncParsableCommand {
                 Output.json(.array(items))
                 return
             }
-            let health = try r.healthByTree()
+            var trees: [Tree] = []
+            try r.forEachTree(filter, limit: limit) { trees.append($0) }
+            // The health column whenever any tree of the store has a status, filled for the trees listed.
+            let healthColumn = try r.hasHealthStatus()
+            let health = healthColumn ? try r.health(ofTrees: trees.map(\.id)) : [:]
             // The fix quality's column (`RTK`, `FLT`, `DGPS` …) only when a listed tree has a marker:
             // a list of plain GPS trees reads as it always did.
-            var rows: [(cells: [String], marker: String?)] = []
-            try r.forEachTree(filter, limit: limit) { t in
-                rows.append(([
+            let rows: [(cells: [String], marker: String?)] = trees.map { t in
+                ([
                     t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""),
                     terminal.badge(metres: t.horizontalAccuracy),
                     TerminalText.escaped(t.collectionID.flatMap { names[$0] } ?? ""), Format.date(t.createdAt),
-                ] + (health.isEmpty ? [] : [health[t.id]?.rawValue ?? ""]), FixQuality.marker(t.capture.fixStatus)))
+                ] + (healthColumn ? [health[t.id]?.rawValue ?? ""] : []), FixQuality.marker(t.capture.fixStatus))
             }
             let markers = rows.contains { $0.marker != nil }
-            var headers = ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"] + (health.isEmpty ? [] : ["HEALTH"])
+            var headers = ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"] + (healthColumn ? ["HEALTH"] : [])
             if markers { headers.insert("FIX", at: 4) }
             var table = TextTable(headers: headers)
             for (cells, marker) in rows {
