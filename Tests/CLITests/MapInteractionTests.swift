@@ -138,11 +138,13 @@ final class Browser {
             return
         }
         // A headless window may still be given its size after the page is ready (a late resize
-        // moves the view); wait until the layout holds still across a few frames.
+        // moves the view); wait until the layout holds still across a few frames. Counted in the
+        // page's frames, not against the deadline: a busy machine makes each frame later, not fewer.
         let layout = "JSON.stringify([innerWidth, innerHeight, document.getElementById('map').getBoundingClientRect()])"
-        var last = try evaluate(layout) as? String, steady = 0
-        while Date() < deadline, steady < 3 {
+        var last = try evaluate(layout) as? String, steady = 0, frames = 0
+        while steady < 3 && frames < 300 {
             try settle()
+            frames += 1
             let now = try evaluate(layout) as? String
             steady = now == last ? steady + 1 : 0
             last = now
