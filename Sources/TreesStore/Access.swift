@@ -334,6 +334,12 @@ public struct StoreWriter {
     public func deleteCollection(named name: String) throws -> Int {
         let c = try reader.collection(named: name)
         let count = try reader.count(TreeFilter(collection: .collection(c.id)))
+        // The trees leave it first, as `assign` takes them out. Left to the foreign key's
+        // ON DELETE SET NULL, the update runs with a conflict policy of ABORT that overrides the
+        // sync trigger's INSERT OR REPLACE of the tree's field versions, and fails for a tree
+        // whose collection was changed before.
+        try db.execute(sql: "UPDATE tree SET collectionId = NULL, updatedAt = ? WHERE collectionId = ?",
+                       arguments: [StoredDate.text(now), c.id.storageKey])
         try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [c.id.storageKey])
         if try preference(.lastCollection) == c.id.storageKey { try setPreference(.lastCollection, nil) }
         return count

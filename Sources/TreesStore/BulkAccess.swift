@@ -112,7 +112,7 @@ public final class BulkTreeWriter {
 
     private enum Kind: Int, CaseIterable {
         case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release
-        case syncTriggersOnly, lastRowID, idsDescend, versions, versionsDescending
+        case syncTriggersOnly, lastRowID, idsDescend, versions, versionsDescending, anyScheduleKept, staleDueCare
     }
 
     init(db: Database) { self.db = db }
@@ -238,9 +238,10 @@ public final class BulkTreeWriter {
     // file. A file exported by trees holds its trees newest first, so their ids (which grow with
     // time) come in decreasing order and every row went to the left edge of the version table and
     // its index, where SQLite leaves the pages it splits half full. While queued trees are stored
-    // the connection fires no triggers (the tree table has no other insert trigger, which is
-    // checked), and `writeVersions` then writes the same rows for every tree stored meanwhile, in
-    // increasing id order when the file's ids decrease. The trigger's INSERT OR REPLACE takes the
+    // the connection fires no triggers (the tree table has no other insert trigger but
+    // `careDue_tree_insert`, which is checked), and `writeVersions` then writes the same rows for
+    // every tree stored meanwhile, in increasing id order when the file's ids decrease, and marks
+    // the ones a care schedule applies to as `careDue_tree_insert` would (see `CareDueSchema`). The trigger's INSERT OR REPLACE takes the
     // INSERT OR IGNORE of the statement that fired it, so the rows are written INSERT OR IGNORE
     // here too. When the sync flag `applying` is set the trigger would stand aside: nothing
     // changes then.
@@ -274,13 +275,15 @@ public final class BulkTreeWriter {
         versionsAfter = last
     }
 
-    /// Switches triggers back on and writes the version rows of the trees stored while they were off.
+    /// Switches triggers back on and does for the trees stored while they were off what the
+    /// insert triggers would have done.
     private func writeVersions() throws {
         guard let after = versionsAfter else { return }
         restoreTriggers()
         guard let last = try value(.lastRowID), last > after else { return }
         let descending = try value(.idsDescend, after) == 1
         try step(descending ? .versionsDescending : .versions, after)
+        if try value(.anyScheduleKept) == 1 { try step(.staleDueCare, after) }
     }
 
     /// Switches the connection's triggers on or off; the setting then in force (1 on, 0 off, -1 refused).
@@ -336,20 +339,25 @@ public final class BulkTreeWriter {
         case .rollbackTo: "ROLLBACK TO bulkTrees"
         case .release: "RELEASE bulkTrees"
         case .syncTriggersOnly:
-            // 1 when the sync trigger would write version rows, is the one `writeVersions` stands
-            // in for, and no other trigger fires on a tree's insert.
+            // 1 when the sync trigger would write version rows, the triggers on a tree's insert
+            // are the ones `writeVersions` stands in for, and no other trigger fires on it.
             """
             SELECT (SELECT applying = 0 FROM syncState)
                 AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'tree'
-                                AND name NOT IN ('tree_sync_insert', 'tree_sync_update', 'tree_sync_delete'))
+                                AND name NOT IN ('tree_sync_insert', 'tree_sync_update', 'tree_sync_delete',
+                                                 'careDue_tree_insert', 'careDue_tree_update'))
                 AND (SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'tree_sync_insert')
                     = '\(Self.versionTrigger.replacingOccurrences(of: "'", with: "''"))'
+                AND (SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'careDue_tree_insert')
+                    = '\(CareDueSchema.treeInsertTrigger.replacingOccurrences(of: "'", with: "''"))'
             """
         case .lastRowID: "SELECT max(rowid) FROM tree"
         case .idsDescend:
             "SELECT (SELECT id FROM tree WHERE rowid > ?1 ORDER BY rowid LIMIT 1) > (SELECT id FROM tree ORDER BY rowid DESC LIMIT 1)"
         case .versions: versions
         case .versionsDescending: versions + " DESC"
+        case .anyScheduleKept: CareDueSchema.anyScheduleKeptSQL
+        case .staleDueCare: CareDueSchema.staleInsertedTreesSQL
         }
         var s: OpaquePointer?
         guard sqlite3_prepare_v3(db.sqliteConnection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &s, nil) == SQLITE_OK, let s else {

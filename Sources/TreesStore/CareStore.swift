@@ -333,7 +333,21 @@ extension StoreReader {
     /// one pass of `careLatest`'s by-kind index: looking either up tree by tree costs a random seek
     /// per tree, several times slower on a whole orchard. Kinds scheduled only on single trees are
     /// looked up per tree. Values are read straight from SQLite's buffers.
+    ///
+    /// The whole orchard or a collection is read from the store's `careDue` table when it is kept
+    /// for `zone` (see `CareDueSchema`), in the same order.
     public func dueCare(today: Day, within: Int, zone: TimeZone, scope: CareFilter.Scope = .all) throws -> [DueCare] {
+        switch scope {
+        case .all: if let kept = try keptDueCare(today: today, within: within, zone: zone, collection: nil) { return kept }
+        case .collection(let id): if let kept = try keptDueCare(today: today, within: within, zone: zone, collection: id) { return kept }
+        case .tree: break
+        }
+        return try computedDueCare(today: today, within: within, zone: zone, scope: scope)
+    }
+
+    /// `dueCare` worked out from the trees, their schedules and the last event of each kind;
+    /// `within` nil for every scheduled care, however far off.
+    package func computedDueCare(today: Day, within: Int?, zone: TimeZone, scope: CareFilter.Scope = .all) throws -> [DueCare] {
         let schedules = try careSchedules()
         guard !schedules.isEmpty else { return [] }
         var own: [OwnSchedule: CareSchedule] = [:]
@@ -361,8 +375,12 @@ extension StoreReader {
         }
         var days = DayReckoner(zone: zone)
         func due(_ schedule: CareSchedule, _ treeID: UUID, _ species: String, _ variety: String?, _ collection: UUID?, _ last: Day?) -> DueCare? {
-            DueCalendar.due(schedule: schedule, treeID: treeID, species: species, variety: variety, collectionID: collection,
-                            lastDone: last, today: today, within: within)
+            guard let within else {
+                return DueCare(treeID: treeID, species: species, variety: variety, collectionID: collection, kind: schedule.kind,
+                               lastDone: last, due: schedule.nextDue(lastDone: last), today: today)
+            }
+            return DueCalendar.due(schedule: schedule, treeID: treeID, species: species, variety: variety, collectionID: collection,
+                                   lastDone: last, today: today, within: within)
         }
         // Cares of swept kinds, in tree id order and, within a tree, kind order.
         var swept: [DueCare] = []
@@ -578,6 +596,9 @@ extension StoreWriter {
 
     /// Rebuilds `careLatest` and `treeHealth` from the whole log.
     public func rebuildCareSummaries() throws {
+        // What is due is built again from these by the next `due` (emptied first, so that no
+        // trigger marks its rows stale one by one).
+        try resetDueCare()
         try db.execute(sql: """
             DELETE FROM careLatest;
             INSERT INTO careLatest (treeId, kind, date) SELECT treeId, kind, MAX(date) FROM careEvent GROUP BY treeId, kind;

@@ -100,6 +100,7 @@ enum Schema {
         migrator.registerMigration("v6-care-latest-by-kind") { db in
             try db.execute(sql: "CREATE INDEX careLatest_kind ON careLatest(kind, treeId, date)")
         }
+        CareDueSchema.register(in: &migrator)
         return migrator
     }
 }

@@ -229,6 +229,7 @@ public final class TreeStore: Sendable {
             defer { writer.end.finish() }
             result = try body(writer)
             try writer.end.run()
+            try writer.refreshDueCare()
             // A transaction that changed nothing (an import of trees already present) leaves
             // the store as it was, the clock included: no version was stamped with the tick.
             if db.totalChangesCount == ticked, let previous {

@@ -31,7 +31,7 @@ import TreesTestSupport
              try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
              try Int32.fetchOne(db, sql: "PRAGMA application_id"))
         }
-        #expect(tables == ["careEvent", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection",
+        #expect(tables == ["careDue", "careDueStale", "careDueState", "careEvent", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection",
                            "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
                            "tree", "treeConflict", "treeFieldVersion", "treeHealth", "treeHistory", "treeVersion"])
         #expect(journal == "wal")

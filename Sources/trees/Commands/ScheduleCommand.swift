@@ -122,7 +122,8 @@ struct DueCommand: AsyncParsableCommand {
         discussion: """
             A care is next due its interval after the last event of its kind (or on the schedule's first day \
             when never done), moved to the start of its season when it falls outside it. Days are calendar \
-            days in the local time zone (TZ). Overdue cares show in red on a terminal.
+            days in the local time zone (TZ). Overdue cares show in red on a terminal. The first due in a time \
+            zone builds the store's table of what is due (once; every change keeps it after that).
             """
     )
 
@@ -147,13 +148,23 @@ struct DueCommand: AsyncParsableCommand {
         let db = try store.open()
         let now = db.now()
         let today = Day(now, in: zone)
+        do {
+            try db.keepDueCare(zone: zone)
+        } catch {
+            // The table only saves time: a store that is busy, full or damaged is answered from
+            // the log, as a read-only one is, and the listing is the same.
+        }
         let (items, names) = try db.read { r -> ([DueCare], [UUID: String]) in
             var scope = CareFilter.Scope.all
             if let collection { scope = .collection(try CareValues.collection(collection, in: r).id) }
             let items = try r.dueCare(today: today, within: days, zone: zone, scope: scope)
             // The names of the listed trees' collections, by collection id.
+            var seen = FewKeys<UUID, Bool>()
             var names: [UUID: String] = [:]
-            for id in Set(items.compactMap(\.collectionID)) { names[id] = try r.collection(id: id)?.name }
+            for case let id? in items.lazy.map(\.collectionID) where seen[id] == nil {
+                seen.add(id, true)
+                names[id] = try r.collection(id: id)?.name
+            }
             return (items, names)
         }
         if ics {
@@ -199,86 +210,165 @@ enum DueTable {
     }
 
     static func render(_ items: [DueCare], collections names: [UUID: String], terminal: Terminal) -> [UInt8] {
-        var species: [String: Cell] = [:]
-        var kinds: [String: Cell] = [:]
-        var collections = names.mapValues(Cell.init)
-        let none = Cell("")
-        // Cells of each row in order, and the widths of the padded columns.
-        var rows: [(species: Cell, collection: Cell, kind: Cell)] = []
-        rows.reserveCapacity(items.count)
+        // Each row's species, collection and kind as positions in `cells`, found once per row;
+        // species and kinds are few, and compared with the last few seen before being hashed.
+        var cells: [Cell] = [Cell("")]
+        var speciesAt = FewKeys<String, Int32>(), kindAt = FewKeys<String, Int32>(), collectionAt = FewKeys<UUID, Int32>()
+        for (id, name) in names {
+            collectionAt.add(id, Int32(cells.count))
+            cells.append(Cell(name))
+        }
+        var rows = [Int32](repeating: 0, count: items.count * 3)
         var widths = headers.map(\.count)
         widths[0] = max(widths[0], ShortID.length)
         widths[5] = max(widths[5], 10)
-        for d in items {
-            let s = species[d.species] ?? { let c = Cell(d.species); species[d.species] = c; return c }()
-            let k = kinds[d.kind.name] ?? { let c = Cell(d.kind.name); kinds[d.kind.name] = c; return c }()
-            let c = d.collectionID.flatMap { collections[$0] } ?? none
-            widths[1] = max(widths[1], s.width); widths[2] = max(widths[2], c.width); widths[3] = max(widths[3], k.width)
+        // Bytes of cells beyond their width on screen (escapes, characters of several bytes).
+        var extra = 0
+        // The due day and status of each run of one due day (items come by due day).
+        var dayNumbers: [Int] = []
+        var dayTexts: [[UInt8]] = []
+        for (i, d) in items.enumerated() {
+            var s = speciesAt[d.species] ?? -1
+            if s < 0 {
+                s = Int32(cells.count)
+                speciesAt.add(d.species, s)
+                cells.append(Cell(d.species))
+            }
+            var k = kindAt[d.kind.name] ?? -1
+            if k < 0 {
+                k = Int32(cells.count)
+                kindAt.add(d.kind.name, k)
+                cells.append(Cell(d.kind.name))
+            }
+            let c = d.collectionID.flatMap { collectionAt[$0] } ?? 0
+            rows[3 * i] = s; rows[3 * i + 1] = c; rows[3 * i + 2] = k
+            let (sc, cc, kc) = (cells[Int(s)], cells[Int(c)], cells[Int(k)])
+            widths[1] = max(widths[1], sc.width); widths[2] = max(widths[2], cc.width); widths[3] = max(widths[3], kc.width)
             widths[4] = max(widths[4], d.lastDone == nil ? 5 : 10)
-            rows.append((s, c, k))
-        }
-        collections = [:]
-        var out: [UInt8] = []
-        out.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 20) * (items.count + 1))
-        func pad(_ width: Int, _ column: Int) {
-            out.append(contentsOf: repeatElement(0x20, count: widths[column] - width + 2))
-        }
-        TextTable.appendHeader(headers, widths: widths, terminal: terminal, to: &out)
-        // Items come by due day: the due day and status are written once per day; last days are few.
-        var dueDay: Int?
-        var dueBytes: [UInt8] = []
-        var lastBytes: [Int: [UInt8]] = [:]
-        for (d, row) in zip(items, rows) {
-            if d.due.number != dueDay {
-                dueDay = d.due.number
-                dueBytes = []
-                d.due.append(to: &dueBytes)
-                dueBytes.append(contentsOf: repeatElement(0x20, count: widths[5] - 10 + 2))
+            extra += sc.bytes.count - sc.width + cc.bytes.count - cc.width + kc.bytes.count - kc.width
+            if let last = d.lastDone, !Self.tenByteDays.contains(last.number) { extra += Self.dayBytes(last).count - 10 }
+            if dayNumbers.last != d.due.number {
+                var bytes: [UInt8] = []
+                d.due.append(to: &bytes)
+                bytes.append(contentsOf: repeatElement(0x20, count: widths[5] - 10 + 2))
                 if d.isOverdue && terminal.colour {
-                    dueBytes.append(contentsOf: terminal.paint(DueText.status(d), .red).utf8)
+                    bytes.append(contentsOf: terminal.paint(DueText.status(d), .red).utf8)
                 } else {
-                    DueText.appendStatus(d, to: &dueBytes)
+                    DueText.appendStatus(d, to: &bytes)
                 }
-                dueBytes.append(0x0A)
+                bytes.append(0x0A)
+                dayNumbers.append(d.due.number)
+                dayTexts.append(bytes)
             }
-            appendShortID(d.treeID, to: &out); pad(ShortID.length, 0)
-            out.append(contentsOf: row.species.bytes); pad(row.species.width, 1)
-            out.append(contentsOf: row.collection.bytes); pad(row.collection.width, 2)
-            out.append(contentsOf: row.kind.bytes); pad(row.kind.width, 3)
-            if let last = d.lastDone {
-                if let bytes = lastBytes[last.number] {
-                    out.append(contentsOf: bytes)
-                } else {
-                    var bytes: [UInt8] = []
-                    last.append(to: &bytes)
-                    bytes.append(contentsOf: repeatElement(0x20, count: widths[4] - 10 + 2))
-                    lastBytes[last.number] = bytes
-                    out.append(contentsOf: bytes)
-                }
-            } else {
-                out.append(contentsOf: "never".utf8); pad(5, 4)
-            }
-            out.append(contentsOf: dueBytes)
+            extra += dayTexts[dayTexts.count - 1].count
         }
-        return out
+        var header: [UInt8] = []
+        TextTable.appendHeader(headers, widths: widths, terminal: terminal, to: &header)
+        // Every row's length is known: the buffer is sized once and written without checks.
+        let fixed = widths[0...4].reduce(0, +) + 2 * 5
+        let total = header.count + items.count * fixed + extra
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            guard let start = buffer.baseAddress else { return }
+            let end = start + total
+            var p = start
+            func put(_ bytes: [UInt8]) {
+                bytes.withUnsafeBufferPointer { b in
+                    guard let source = b.baseAddress else { return }
+                    precondition(p + b.count <= end, "a due table row outgrew the counted bytes")
+                    p.update(from: source, count: b.count)
+                    p += b.count
+                }
+            }
+            func spaces(_ n: Int) {
+                precondition(p + n <= end, "a due table row outgrew the counted bytes")
+                p.initialize(repeating: 0x20, count: n)
+                p += n
+            }
+            put(header)
+            var run = 0
+            for (i, d) in items.enumerated() {
+                if dayNumbers[run] != d.due.number { run += 1 }
+                let (sc, cc, kc) = (cells[Int(rows[3 * i])], cells[Int(rows[3 * i + 1])], cells[Int(rows[3 * i + 2])])
+                precondition(p + ShortID.length + 10 <= end, "a due table row outgrew the counted bytes")
+                p = writeShortID(d.treeID, at: p); spaces(widths[0] - ShortID.length + 2)
+                put(sc.bytes); spaces(widths[1] - sc.width + 2)
+                put(cc.bytes); spaces(widths[2] - cc.width + 2)
+                put(kc.bytes); spaces(widths[3] - kc.width + 2)
+                if let last = d.lastDone {
+                    if Self.tenByteDays.contains(last.number) {
+                        precondition(p + 10 <= end, "a due table row outgrew the counted bytes")
+                        p = writeDay(last, at: p)
+                    } else {
+                        put(Self.dayBytes(last))
+                    }
+                    spaces(widths[4] - 10 + 2)
+                } else {
+                    put(Self.never); spaces(widths[4] - 5 + 2)
+                }
+                put(dayTexts[run])
+            }
+            count = p - start
+        }
     }
 
-    /// The first `ShortID.length` characters of the id's lower-case text.
-    static func appendShortID(_ id: UUID, to out: inout [UInt8]) {
+    private static let never = Array("never".utf8)
+
+    /// The days written in ten bytes: those of years 0 to 9999.
+    private static let tenByteDays = Day(year: 0, month: 1, day: 1).number...Day(year: 9999, month: 12, day: 31).number
+
+    private static func dayBytes(_ day: Day) -> [UInt8] {
+        var bytes: [UInt8] = []
+        day.append(to: &bytes)
+        return bytes
+    }
+
+    /// Writes the first `ShortID.length` characters of the id's lower-case text (hex digits).
+    private static func writeShortID(_ id: UUID, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         let hex: StaticString = "0123456789abcdef"
-        var written = 0
         withUnsafeBytes(of: id.uuid) { bytes in
-            var i = 0
-            while written < ShortID.length {
-                if written == 8 || written == 13 || written == 18 || written == 23 {
-                    out.append(UInt8(ascii: "-"))
-                } else {
-                    let b = bytes[i / 2]
-                    out.append(hex.utf8Start[Int(i % 2 == 0 ? b >> 4 : b & 0x0F)])
-                    i += 1
-                }
-                written += 1
+            for i in 0..<ShortID.length {
+                let b = bytes[i / 2]
+                p[i] = hex.utf8Start[Int(i % 2 == 0 ? b >> 4 : b & 0x0F)]
             }
+        }
+        return p + ShortID.length
+    }
+
+    /// Writes a day of a year from 0 to 9999 as `YYYY-MM-DD` (ten bytes); returns the byte after it.
+    private static func writeDay(_ day: Day, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        let f = day.fields
+        func digits(_ n: Int, _ width: Int, at offset: Int) {
+            var n = n
+            for i in stride(from: width - 1, through: 0, by: -1) {
+                p[offset + i] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+            }
+        }
+        digits(f.year, 4, at: 0); p[4] = UInt8(ascii: "-")
+        digits(f.month, 2, at: 5); p[7] = UInt8(ascii: "-")
+        digits(f.day, 2, at: 8)
+        return p + 10
+    }
+}
+
+/// A map for keys that are few and repeat row after row (species, kinds, collections): the first
+/// 16 keys are found by comparing, which costs less than hashing, the rest by hashing.
+struct FewKeys<Key: Hashable, Value> {
+    private var keys: [Key] = []
+    private var values: [Value] = []
+    private var more: [Key: Value] = [:]
+
+    subscript(key: Key) -> Value? {
+        if let i = keys.firstIndex(of: key) { return values[i] }
+        return more.isEmpty ? nil : more[key]
+    }
+
+    /// Sets the value of a key not yet held.
+    mutating func add(_ key: Key, _ value: Value) {
+        if keys.count < 16 {
+            keys.append(key); values.append(value)
+        } else {
+            more[key] = value
         }
     }
 }

@@ -1,0 +1,388 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import TreesKit
+
+/// The day every scheduled care of every tree is next due, kept by the store for `due`.
+///
+/// Working out what is due reads every tree in scope and the last event of each scheduled kind
+/// for each: about 0.2 s for an orchard of 100,000 trees, however little is due. `careDue` holds
+/// the answer in due-day order, so `due` reads only the rows it lists. A next due day depends on
+/// the calendar day of the last event, so the table is kept for one time zone (`careDueState`);
+/// it is built the first time `due` runs in a zone (`TreeStore.keepDueCare(zone:)`), and until
+/// then, or in another zone, `due` works the answer out as before.
+///
+/// Triggers mark the trees and kinds whose due day a change may move in `careDueStale`: a new last
+/// event (`careLatest`), a schedule set or removed, a tree that joins or leaves a scheduled
+/// collection or changes its species or variety. Before every write transaction commits, the
+/// store works out those rows again (`StoreWriter.refreshDueCare()`), so the table always agrees
+/// with the log and the schedules. Deleting a tree deletes its rows.
+enum CareDueSchema {
+    static func register(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7-care-due") { db in
+            try db.execute(sql: """
+                CREATE TABLE careDue (
+                    dueDay INTEGER NOT NULL,
+                    treeId TEXT NOT NULL REFERENCES tree(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    lastDay INTEGER,
+                    species TEXT NOT NULL,
+                    variety TEXT,
+                    collectionId TEXT,
+                    PRIMARY KEY (dueDay, treeId, kind)
+                ) WITHOUT ROWID;
+                CREATE UNIQUE INDEX careDue_tree ON careDue(treeId, kind);
+                CREATE TABLE careDueState (zone TEXT, rows INTEGER NOT NULL);
+                INSERT INTO careDueState (zone, rows) VALUES (NULL, 0);
+                CREATE TRIGGER careDue_counted AFTER INSERT ON careDue BEGIN
+                    UPDATE careDueState SET rows = rows + 1;
+                END;
+                CREATE TRIGGER careDue_uncounted AFTER DELETE ON careDue BEGIN
+                    UPDATE careDueState SET rows = rows - 1;
+                END;
+                CREATE TABLE careDueStale (
+                    treeId TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    PRIMARY KEY (treeId, kind)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER careDue_latest_insert AFTER INSERT ON careLatest
+                WHEN EXISTS (SELECT 1 FROM careDue WHERE treeId = NEW.treeId AND kind = NEW.kind) BEGIN
+                    \(stale("NEW.treeId", "NEW.kind"));
+                END;
+                CREATE TRIGGER careDue_latest_update AFTER UPDATE ON careLatest BEGIN
+                    \(stale("OLD.treeId", "OLD.kind")) AND EXISTS (SELECT 1 FROM careDue WHERE treeId = OLD.treeId AND kind = OLD.kind);
+                    \(stale("NEW.treeId", "NEW.kind")) AND EXISTS (SELECT 1 FROM careDue WHERE treeId = NEW.treeId AND kind = NEW.kind);
+                END;
+                CREATE TRIGGER careDue_latest_delete AFTER DELETE ON careLatest
+                WHEN EXISTS (SELECT 1 FROM careDue WHERE treeId = OLD.treeId AND kind = OLD.kind) BEGIN
+                    \(stale("OLD.treeId", "OLD.kind"));
+                END;
+                CREATE TRIGGER careDue_schedule_insert AFTER INSERT ON careSchedule
+                WHEN (SELECT zone FROM careDueState) IS NOT NULL BEGIN
+                    \(staleTrees(of: "NEW"))
+                END;
+                CREATE TRIGGER careDue_schedule_update AFTER UPDATE ON careSchedule
+                WHEN (SELECT zone FROM careDueState) IS NOT NULL BEGIN
+                    \(staleTrees(of: "OLD"))
+                    \(staleTrees(of: "NEW"))
+                END;
+                CREATE TRIGGER careDue_schedule_delete AFTER DELETE ON careSchedule
+                WHEN (SELECT zone FROM careDueState) IS NOT NULL BEGIN
+                    \(staleTrees(of: "OLD"))
+                END;
+                CREATE TRIGGER careDue_tree_update AFTER UPDATE OF species, variety, collectionId ON tree
+                WHEN (OLD.species IS NOT NEW.species OR OLD.variety IS NOT NEW.variety OR OLD.collectionId IS NOT NEW.collectionId)
+                    AND (EXISTS (SELECT 1 FROM careDue WHERE treeId = NEW.id)
+                         OR ((SELECT zone FROM careDueState) IS NOT NULL
+                             AND EXISTS (SELECT 1 FROM careSchedule WHERE collectionId = NEW.collectionId))) BEGIN
+                    \(stale("NEW.id", "''"));
+                END;
+                """)
+            try db.execute(sql: treeInsertTrigger)
+        }
+    }
+
+    /// Marks one tree and kind (`''`: every kind of the tree) stale, once; a condition may follow
+    /// with `AND`. (A conflict would take the policy of the statement that fired the trigger.)
+    private static func stale(_ tree: String, _ kind: String) -> String {
+        "INSERT INTO careDueStale (treeId, kind) SELECT \(tree), \(kind) "
+            + "WHERE NOT EXISTS (SELECT 1 FROM careDueStale WHERE treeId = \(tree) AND kind = \(kind))"
+    }
+
+    /// Marks the schedule's kind stale for its tree, or for every tree of its collection.
+    private static func staleTrees(of row: String) -> String {
+        """
+        INSERT INTO careDueStale (treeId, kind) SELECT \(row).treeId, \(row).kind WHERE \(row).treeId IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM careDueStale WHERE treeId = \(row).treeId AND kind = \(row).kind);
+        INSERT INTO careDueStale (treeId, kind) SELECT t.id, \(row).kind FROM tree t WHERE t.collectionId = \(row).collectionId
+            AND NOT EXISTS (SELECT 1 FROM careDueStale WHERE treeId = t.id AND kind = \(row).kind);
+        """
+    }
+
+    /// The trigger that marks a new tree stale when a schedule applies to it, as migration
+    /// `v7-care-due` made it: `BulkTreeWriter` stands in for it while its triggers are off.
+    static let treeInsertTrigger = """
+        CREATE TRIGGER careDue_tree_insert AFTER INSERT ON tree
+        WHEN (SELECT zone FROM careDueState) IS NOT NULL
+            AND (EXISTS (SELECT 1 FROM careSchedule WHERE collectionId = NEW.collectionId)
+                 OR EXISTS (SELECT 1 FROM careSchedule WHERE treeId = NEW.id)) BEGIN
+            INSERT INTO careDueStale (treeId, kind) SELECT NEW.id, '' WHERE NOT EXISTS (SELECT 1 FROM careDueStale WHERE treeId = NEW.id AND kind = '');
+        END
+        """
+
+    /// What `treeInsertTrigger` does, for the trees stored after rowid `?1` (none unless the table
+    /// is kept and a schedule exists, which is asked first so a large import pays nothing).
+    static let staleInsertedTreesSQL = """
+        INSERT INTO careDueStale (treeId, kind)
+        SELECT t.id, '' FROM tree t
+        WHERE t.rowid > ?1 AND (SELECT zone FROM careDueState) IS NOT NULL
+            AND (EXISTS (SELECT 1 FROM careSchedule WHERE collectionId = t.collectionId)
+                 OR EXISTS (SELECT 1 FROM careSchedule WHERE treeId = t.id))
+            AND NOT EXISTS (SELECT 1 FROM careDueStale WHERE treeId = t.id AND kind = '')
+        """
+
+    /// 1 when `staleInsertedTreesSQL` could mark anything.
+    static let anyScheduleKeptSQL = "SELECT (SELECT zone FROM careDueState) IS NOT NULL AND EXISTS (SELECT 1 FROM careSchedule)"
+}
+
+extension StoreReader {
+    /// The zone `careDue` is kept for; nil while it is not kept.
+    func dueCareZone() throws -> String? {
+        try String.fetchOne(db, sql: "SELECT zone FROM careDueState")
+    }
+
+    /// `dueCare` read from `careDue`, or nil when it is not kept for `zone`.
+    func keptDueCare(today: Day, within: Int, zone: TimeZone, collection: UUID?) throws -> [DueCare]? {
+        guard try dueCareZone() == zone.identifier else { return nil }
+        let limit = today.number.addingReportingOverflow(within)
+        let statement = try db.makeStatement(sql: """
+            SELECT treeId, species, variety, collectionId, dueDay, kind, lastDay FROM careDue WHERE dueDay <= ?
+            """ + (collection == nil ? "" : " AND collectionId = ?"))
+        try statement.setArguments([limit.overflow ? Int64.max : Int64(limit.partialValue)] + (collection.map { [$0.storageKey] } ?? []))
+        var items: [DueCare] = []
+        // Room for every row of the table (it is kept with them): growing the list as it fills
+        // would copy it again and again. Room never written to costs no memory.
+        let rows = try Int.fetchOne(db, sql: "SELECT rows FROM careDueState") ?? 0
+        items.reserveCapacity(max(0, min(rows, 1 << 24)))
+        // Species and kinds are few: each distinct text is made once and shared by its rows.
+        var kinds = RecentTexts<CareKind>()
+        var species = RecentTexts<String>()
+        var varieties = RecentTexts<String>()
+        var collections = RecentTexts<UUID>()
+        var previousTree: UUID?
+        var previousDay = 0
+        var groupStart = 0
+        let s = statement.sqliteStatement
+        defer { sqlite3_reset(s) }
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else {
+                throw StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let row = DueTableRow(s)
+            let treeID = try row.id(0, "treeId")
+            let kind = try kinds.value(for: row.bytes(5)) { text in
+                do { return try CareKind(text) } catch { throw row.damaged(5, "kind", .nonBlankText) }
+            }
+            let variety = row.optionalBytes(2).map { varieties.value(for: $0) { $0 } }
+            let collection = try row.optionalBytes(3).map { bytes in try collections.value(for: bytes) { _ in try row.id(3, "collectionId") } }
+            let item = DueCare(treeID: treeID, species: species.value(for: row.bytes(1)) { $0 }, variety: variety,
+                               collectionID: collection,
+                               kind: kind, lastDone: try row.optionalDay(6, "lastDay"), due: Day(try row.day(4, "dueDay")), today: today)
+            // Rows come by day, tree id and kind as SQLite orders text (bytes); kinds of one tree on
+            // one day are put in the order `due` promises (`CareKind`'s), which may differ outside ASCII.
+            if previousTree == treeID && previousDay == item.due.number {
+                if item.kind < items[items.count - 1].kind {
+                    var i = items.count - 1
+                    while i > groupStart && item.kind < items[i - 1].kind { i -= 1 }
+                    items.insert(item, at: i)
+                    continue
+                }
+            } else {
+                groupStart = items.count
+                previousTree = treeID
+                previousDay = item.due.number
+            }
+            items.append(item)
+        }
+        return items
+    }
+}
+
+extension StoreWriter {
+    /// Works out again the `careDue` rows of the trees and kinds marked stale in this transaction.
+    ///
+    /// Runs before every write transaction commits; one indexed look when nothing is marked.
+    func refreshDueCare() throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM careDueStale)") == true else { return }
+        guard let identifier = try reader.dueCareZone(), let zone = TimeZone(identifier: identifier) else {
+            // Not kept (or kept for a zone this system does not know): built afresh by `due`.
+            try resetDueCare()
+            return
+        }
+        let schedules = try reader.careSchedules()
+        var own: [TreeKind: CareSchedule] = [:]
+        var ownKinds: [UUID: [CareSchedule]] = [:]
+        var byCollection: [UUID: [CareSchedule]] = [:]
+        for schedule in schedules {
+            switch schedule.target {
+            case .tree(let id):
+                own[TreeKind(tree: id, kind: schedule.kind.name)] = schedule
+                ownKinds[id, default: []].append(schedule)
+            case .collection(let id): byCollection[id, default: []].append(schedule)
+            }
+        }
+        var days = DayReckoner(zone: zone)
+        let treeRow = try db.cachedStatement(sql: "SELECT species, variety, collectionId FROM tree WHERE id = ?")
+        let lastDate = try db.cachedStatement(sql: "SELECT date FROM careLatest WHERE treeId = ? AND kind = ?")
+        let dropAll = try db.cachedStatement(sql: "DELETE FROM careDue WHERE treeId = ?")
+        let dropOne = try db.cachedStatement(sql: "DELETE FROM careDue WHERE treeId = ? AND kind = ?")
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO careDue (dueDay, treeId, kind, lastDay, species, variety, collectionId) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        let stale = try Row.fetchCursor(db, sql: "SELECT treeId, kind FROM careDueStale ORDER BY treeId, kind")
+        var marked: [(tree: String, kind: String)] = []
+        while let row = try stale.next() {
+            guard let tree = StoredValue.text(row[0]), let kind = StoredValue.text(row[1]) else { continue }
+            marked.append((tree, kind))
+        }
+        for (key, kindName) in marked {
+            if kindName.isEmpty {
+                try dropAll.execute(arguments: [key])
+            } else {
+                try dropOne.execute(arguments: [key, kindName])
+            }
+            guard let treeID = UUID(uuidString: key), let tree = try Row.fetchOne(treeRow, arguments: [key]) else { continue }
+            let species = StoredValue.text(tree[0]) ?? ""
+            let variety = StoredValue.text(tree[1])
+            let collectionText = StoredValue.text(tree[2])
+            let collection = collectionText.flatMap(UUID.init(uuidString:))
+            var applying: [CareSchedule] = []
+            if kindName.isEmpty {
+                let mine = ownKinds[treeID] ?? []
+                let kinds = Set(mine.map(\.kind.name))
+                applying = mine + (collection.flatMap { byCollection[$0] } ?? []).filter { !kinds.contains($0.kind.name) }
+            } else if let schedule = own[TreeKind(tree: treeID, kind: kindName)]
+                        ?? collection.flatMap({ byCollection[$0]?.first { $0.kind.name == kindName } }) {
+                applying = [schedule]
+            }
+            for schedule in applying {
+                var last: Day?
+                if let value = try DatabaseValue.fetchOne(lastDate, arguments: [key, schedule.kind.name]) {
+                    switch StoredValue.date(value) {
+                    case .success(let date): last = days.day(date)
+                    case .failure(let p): throw StoreError.damagedRow(table: "careLatest", row: 0, id: key, column: "date", reason: p.reason)
+                    }
+                }
+                let next = schedule.nextDue(lastDone: last)
+                try insert.execute(arguments: [next.number, key, schedule.kind.name, last?.number, species, variety, collectionText])
+            }
+        }
+        try db.execute(sql: "DELETE FROM careDueStale")
+    }
+
+    /// Empties `careDue` and marks it not kept: `due` builds it again.
+    public func resetDueCare() throws {
+        try db.execute(sql: "DELETE FROM careDue; DELETE FROM careDueStale; UPDATE careDueState SET zone = NULL")
+    }
+
+    /// Builds `careDue` afresh for `zone` from every schedule and the last event of each kind.
+    func rebuildDueCare(zone: TimeZone) throws {
+        try db.execute(sql: "DELETE FROM careDue; DELETE FROM careDueStale")
+        let all = try reader.computedDueCare(today: Day(0), within: nil, zone: zone)
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO careDue (dueDay, treeId, kind, lastDay, species, variety, collectionId) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for d in all {
+            try insert.execute(arguments: [d.due.number, d.treeID.storageKey, d.kind.name, d.lastDone?.number, d.species, d.variety,
+                                           d.collectionID?.storageKey])
+        }
+        try db.execute(sql: "UPDATE careDueState SET zone = ?", arguments: [zone.identifier])
+    }
+}
+
+extension TreeStore {
+    /// Makes `due` in `zone` read what is due from the store's `careDue` table, building it when it
+    /// is not kept for that zone (once; every write keeps it after that). True when the table is
+    /// kept for `zone` afterwards. A store this user cannot write is left as it is, and `due` works
+    /// its answer out from the log.
+    @discardableResult
+    public func keepDueCare(zone: TimeZone) throws -> Bool {
+        if try read({ try $0.dueCareZone() }) == zone.identifier { return true }
+        if isReadOnly { return false }
+        do {
+            try queue.writeWithoutTransaction { db in
+                // A table derived from the log, not a change of it: no tick of the sync clock.
+                try db.inTransaction(.immediate) {
+                    let writer = StoreWriter(db: db, now: now())
+                    if try writer.reader.dueCareZone() != zone.identifier { try writer.rebuildDueCare(zone: zone) }
+                    return .commit
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? error.description)
+        }
+        return true
+    }
+}
+
+/// Values made from texts that repeat from row to row, each made once: the last 32 distinct
+/// texts are kept and compared byte for byte, which costs less than hashing each row's text.
+private struct RecentTexts<Value> {
+    private var texts: [[UInt8]] = []
+    private var values: [Value] = []
+    private var next = 0
+
+    mutating func value(for bytes: UnsafeBufferPointer<UInt8>, _ make: (String) throws -> Value) rethrows -> Value {
+        for (i, text) in texts.enumerated() where text.count == bytes.count {
+            let same = text.withUnsafeBufferPointer { held in
+                guard let a = held.baseAddress, let b = bytes.baseAddress else { return true }
+                return memcmp(a, b, bytes.count) == 0
+            }
+            if same { return values[i] }
+        }
+        let value = try make(String(decoding: bytes, as: UTF8.self))
+        if texts.count < 32 {
+            texts.append(Array(bytes)); values.append(value)
+        } else {
+            texts[next] = Array(bytes); values[next] = value
+            next = (next + 1) % 32
+        }
+        return value
+    }
+}
+
+/// A tree and a kind name.
+private struct TreeKind: Hashable {
+    var tree: UUID
+    var kind: String
+}
+
+/// A row of `careDue` read from SQLite's buffers; a damaged value is reported as damage to the table.
+private struct DueTableRow {
+    let s: OpaquePointer
+    init(_ s: OpaquePointer) { self.s = s }
+
+    func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: sqlite3_column_text(s, i), count: Int(sqlite3_column_bytes(s, i)))
+    }
+
+    /// The value's bytes as text; nil for NULL. (Asking the text first saves asking the type.)
+    func optionalBytes(_ i: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard let p = sqlite3_column_text(s, i) else { return nil }
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
+    }
+
+    func text(_ i: Int32) -> String? {
+        sqlite3_column_type(s, i) == SQLITE_TEXT ? String(decoding: bytes(i), as: UTF8.self) : nil
+    }
+
+    func id(_ i: Int32, _ column: String) throws -> UUID {
+        // Only a text of 36 bytes reads as an id, so the type need not be asked first.
+        if let bytes = optionalBytes(i), let id = UUID(text: bytes) { return id }
+        throw damaged(i, column, .id)
+    }
+
+    func day(_ i: Int32, _ column: String) throws -> Int {
+        guard sqlite3_column_type(s, i) == SQLITE_INTEGER else { throw damaged(i, column, .integer) }
+        let n = sqlite3_column_int64(s, i)
+        // Days of years 1 to 9999, as `Day` reckons them.
+        guard (-719_162...2_932_896).contains(n) else {
+            throw StoreError.damagedRow(table: "careDue", row: 0, id: text(0), column: column, reason: "day number \(n) is out of range")
+        }
+        return Int(n)
+    }
+
+    func optionalDay(_ i: Int32, _ column: String) throws -> Day? {
+        sqlite3_column_type(s, i) == SQLITE_NULL ? nil : Day(try day(i, column))
+    }
+
+    func damaged(_ i: Int32, _ column: String, _ kind: ColumnKind) -> StoreError {
+        let reason: String
+        if case .failure(let p) = StoredValue.check(DatabaseValue(sqliteStatement: s, index: i), as: kind) { reason = p.reason } else { reason = "unreadable value" }
+        return .damagedRow(table: "careDue", row: 0, id: text(0), column: column, reason: reason)
+    }
+}
