@@ -149,6 +149,12 @@ import TreesTestSupport
         let shown = try t.run(["collection", "show", "apricot row", "--json"])
         let o = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
         #expect((o["trees"] as? [Any])?.count == 1)
+        // A tree that was moved into the collection before (its move is versioned for sync) leaves
+        // it with the collection.
+        let moved = try t.run(["collection", "rm", "Apricot Row", "--yes"])
+        #expect(moved.status == 0)
+        #expect(moved.stdout == "deleted collection 'Apricot Row'; its 1 tree is now in no collection\n")
+        #expect(try collectionOf(c) == nil)
     }
 
     @Test func ambiguousAndUnknownIDs() throws {

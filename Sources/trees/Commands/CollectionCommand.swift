@@ -109,7 +109,7 @@ struct CollectionCommand: AsyncParsableCommand {
                 }
             }
             let count = try db.write { w in try w.deleteCollection(named: c.name) }
-            Output.line("deleted collection '\(c.name)'; its \(count) tree\(count == 1 ? "" : "s") are now in no collection")
+            Output.line("deleted collection '\(c.name)'; its \(count) \(count == 1 ? "tree is" : "trees are") now in no collection")
         }
     }
 
