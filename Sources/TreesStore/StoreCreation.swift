@@ -77,6 +77,8 @@ enum StoreCreation {
         config.label = "trees-new"
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF")
+            // The SQL functions a migration may call are those of the store's own connection.
+            db.add(function: TextSearch.containsFunction)
         }
         let queue: DatabaseQueue
         do {

@@ -164,6 +164,18 @@ import TreesTestSupport
         #expect(try Self.names(in: folder) == [])
     }
 
+    /// Migrations run on a connection with the store's own SQL functions, as they would in place.
+    @Test func aMigrationHasTheStoresFunctions() throws {
+        let folder = try folder("functions")
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("search") { db in
+            try db.execute(sql: "CREATE TABLE found AS SELECT trees_contains('Äpfel am Hang', 'ÄPFEL') AS yes")
+        }
+        #expect(try StoreCreation.create(at: folder + "/trees.sqlite", folder: folder, migrator: migrator) == .created)
+        let found = try DatabaseQueue(path: folder + "/trees.sqlite").read { db in try Bool.fetchOne(db, sql: "SELECT yes FROM found") }
+        #expect(found == true)
+    }
+
     /// A file another program put at the path while the store was being built is kept as it is.
     @Test func aFileThatAppearedMeanwhileIsKept() throws {
         let folder = try folder("taken")
