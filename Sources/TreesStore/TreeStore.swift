@@ -36,17 +36,23 @@ public final class TreeStore: Sendable {
         photoFolder = folder + "/photos"
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
-        let exists = fm.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists {
-            if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
-            try Self.checkExisting(path: path, busyTimeout: busyTimeout)
-        } else {
+        var exists = fm.fileExists(atPath: path, isDirectory: &isDirectory)
+        if !exists {
             do {
                 try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
                 throw .cannotCreate(path: path, reason: Self.reason(error))
             }
             guard fm.isWritableFile(atPath: folder) else { throw .cannotCreate(path: path, reason: "the folder \(folder) is not writable") }
+            // A store made here is complete and opened below as made; one another process made
+            // first is checked as any existing file; without hard links SQLite creates it in place.
+            if try StoreCreation.create(at: path, folder: folder) == .taken {
+                exists = fm.fileExists(atPath: path, isDirectory: &isDirectory)
+            }
+        }
+        if exists {
+            if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
+            try Self.checkExisting(path: path, busyTimeout: busyTimeout)
         }
         let readOnly = exists && !Self.isWritable(path: path, folder: folder)
         isReadOnly = readOnly

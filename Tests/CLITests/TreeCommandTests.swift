@@ -258,6 +258,23 @@ import TreesTestSupport
         #expect(r3.stderr.hasSuffix("; choose another path with --db or TREES_DB\n"))
     }
 
+    /// A new store that cannot be written whole (here the file-size limit stops it at 64 KiB, as a
+    /// full disk would) is an I/O failure that leaves no file: not half a store, which every later
+    /// command would refuse as not a trees database, nor the file it was being built in.
+    @Test func aNewStoreThatCannotBeWrittenLeavesNothing() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let folder = t.folder.appendingPathComponent("full")
+        let database = folder.path + "/trees.sqlite"
+        let refused = try InterchangeCLITests.runLimited(t, fileKiB: 64, ["list", "--db", database])
+        #expect(refused.status == 74, "\(refused)")
+        #expect(refused.stderr == "trees: cannot write the database: disk I/O error\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+        let listed = try t.run(["list", "--db", database])
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stderr == "no trees\n")
+    }
+
     @Test func defaultLocationFollowsXDGAndHome() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -287,5 +304,26 @@ import TreesTestSupport
         let list = try t.run(["collection", "list", "--json"])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
         #expect(array.first?["treeCount"] as? Int == 50)
+    }
+
+    /// Processes that find no store and make it at the same moment end up sharing one: each adds its
+    /// tree to it, and no file any of them built the store in is left beside it.
+    @Test func processesMakingTheStoreAtOnceShareOne() throws {
+        let t = try TreesProcess(now: nil)
+        defer { t.cleanUp() }
+        for round in 0..<4 {
+            let folder = t.folder.appendingPathComponent("round-\(round)")
+            let database = folder.path + "/trees.sqlite"
+            let processes = try (0..<3).map { n in
+                try t.start(["add", "--lat", "1", "--lon", "2", "--species", "Tree \(n)", "--db", database])
+            }
+            for p in processes {
+                let r = p.wait()
+                #expect(r.status == 0, "\(r)")
+            }
+            let species = try Program.run("/usr/bin/sqlite3", [database, "SELECT species FROM tree ORDER BY species"]).stdout
+            #expect(species == "Tree 0\nTree 1\nTree 2\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["trees.sqlite"])
+        }
     }
 }

@@ -1,0 +1,207 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+import TreesKit
+@testable import TreesStore
+import TreesTestSupport
+
+/// New stores, built beside their path and linked into place, against real files in a folder of
+/// each test's own: the schema of a store migrated in place, one store however many processes make
+/// it at once, and no file left behind by a build that fails.
+@Suite struct StoreCreationTests {
+    let scratch: TemporaryFolder
+    static let t0 = Date(timeIntervalSince1970: 1_777_777_777)
+
+    init() throws {
+        scratch = try TemporaryFolder("store-creation")
+    }
+
+    /// What a database holds apart from its rows: every schema object with its SQL, the migrations
+    /// recorded in the order they ran, and the settings kept in the file's header.
+    struct Description: Equatable {
+        var schema: [String]
+        var migrations: [String]
+        var settings: [String: DatabaseValue]
+
+        init(_ db: Database) throws {
+            schema = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").map { row in
+                "\(row["type"] as String) \(row["name"] as String) on \(row["tbl_name"] as String): \(row["sql"] as String? ?? "(automatic)")"
+            }
+            migrations = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+            settings = [:]
+            for pragma in ["application_id", "user_version", "page_size", "auto_vacuum", "encoding"] {
+                settings[pragma] = try DatabaseValue.fetchOne(db, sql: "PRAGMA \(pragma)")
+            }
+        }
+    }
+
+    /// A folder in the scratch folder, made empty.
+    func folder(_ name: String) throws -> String {
+        let path = scratch.path(name)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The names in `folder`, sorted.
+    static func names(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    /// The names in `folder` other than the store `trees.sqlite` and the files SQLite keeps beside it.
+    static func strayNames(in folder: String) throws -> [String] {
+        try names(in: folder).filter { !["trees.sqlite", "trees.sqlite-wal", "trees.sqlite-shm"].contains($0) }
+    }
+
+    static func permissions(_ path: String) -> mode_t? {
+        var st = stat()
+        return stat(path, &st) == 0 ? st.st_mode & 0o7777 : nil
+    }
+
+    /// Runs `body` on `count` threads let go at the same moment; returns their results in order.
+    static func atOnce<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        let results = Mutex<[Int: T]>([:])
+        let gate = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        for i in 0..<count {
+            finished.enter()
+            Thread {
+                gate.wait()
+                let result = body(i)
+                results.withLock { $0[i] = result }
+                finished.leave()
+            }.start()
+        }
+        for _ in 0..<count { gate.signal() }
+        finished.wait()
+        return results.withLock { all in (0..<count).compactMap { all[$0] } }
+    }
+
+    @Test func aNewStoreHasTheSchemaOfOneMigratedInPlace() throws {
+        let folder = try folder("new")
+        let path = folder + "/trees.sqlite"
+        let store = try TreeStore(path: path)
+        let oldPath = scratch.path("old.sqlite")
+        let old = try DatabaseQueue(path: oldPath)
+        try Schema.migrator.migrate(old)
+
+        let made = try store.queue.read { try Description($0) }
+        let migrated = try old.read { try Description($0) }
+        #expect(made.schema == migrated.schema)
+        #expect(made.schema.contains { $0.hasPrefix("trigger tree_sync_update on tree: ") })
+        #expect(made.schema.contains { $0.hasPrefix("index careLatest_kind on careLatest: ") })
+        #expect(made.migrations == migrated.migrations)
+        #expect(made.migrations == Schema.migrator.migrations)
+        #expect(made.settings == migrated.settings)
+        #expect(made.settings["application_id"] == Schema.applicationID.databaseValue)
+        #expect(try store.queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        #expect(Self.permissions(path) == Self.permissions(oldPath))
+        #expect(try Self.strayNames(in: folder) == [])
+    }
+
+    /// The file is complete and in WAL mode before it has its name, so opening it migrates nothing
+    /// and switches nothing: a read leaves its bytes as they were.
+    @Test func theStoreIsPlacedWholeInWALMode() throws {
+        let folder = try folder("placed")
+        let path = folder + "/trees.sqlite"
+        #expect(try StoreCreation.create(at: path, folder: folder) == .created)
+        #expect(try Self.names(in: folder) == ["trees.sqlite"])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.prefix(16) == Data("SQLite format 3\0".utf8))
+        // The file format numbers for writing and reading: 2 is WAL.
+        #expect(bytes[18] == 2 && bytes[19] == 2)
+        do {
+            let store = try TreeStore(path: path)
+            #expect(try store.trees().isEmpty)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect(try Self.names(in: folder) == ["trees.sqlite"])
+    }
+
+    /// However many make the store at the same moment, one file is linked into place and the others
+    /// find it there; their own files are gone.
+    @Test func oneOfManyBuildsAtOnceIsPlaced() throws {
+        let folder = try folder("race")
+        let path = folder + "/trees.sqlite"
+        let outcomes = Self.atOnce(6) { _ in Result { () throws(StoreError) in try StoreCreation.create(at: path, folder: folder) } }
+        #expect(outcomes.filter { $0 == .success(.created) }.count == 1)
+        #expect(outcomes.filter { $0 == .success(.taken) }.count == 5)
+        #expect(try Self.names(in: folder) == ["trees.sqlite"])
+        let store = try TreeStore(path: path)
+        #expect(try store.queue.read { try Description($0) }.migrations == Schema.migrator.migrations)
+    }
+
+    /// Stores opened at once where none was share one file: one device id, every tree written through
+    /// any of them.
+    @Test func storesOpenedAtOnceAreOne() throws {
+        let folder = try folder("shared")
+        let path = folder + "/trees.sqlite"
+        let opened = Self.atOnce(6) { i in
+            Result { () throws -> String in
+                let store = try TreeStore(path: path)
+                try store.write { try $0.insert(Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Tree \(i)", createdAt: Self.t0)) }
+                return try store.queue.read { db in try String.fetchOne(db, sql: "SELECT deviceId FROM syncState") ?? "" }
+            }
+        }
+        let devices = try opened.map { try $0.get() }
+        #expect(devices.count == 6)
+        #expect(Set(devices).count == 1)
+        let store = try TreeStore(path: path)
+        #expect(try store.trees().map(\.species).sorted() == (0..<6).map { "Tree \($0)" })
+        #expect(try Self.strayNames(in: folder) == [])
+    }
+
+    /// A migration that fails mid-way, after others have written the file: the error of the failed
+    /// statement, and neither the store nor the file it was built in.
+    @Test func aFailedBuildLeavesNoFile() throws {
+        let folder = try folder("failed")
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("first") { db in try db.execute(sql: "CREATE TABLE first (id INTEGER PRIMARY KEY)") }
+        migrator.registerMigration("second") { db in try db.execute(sql: "INSERT INTO nowhere VALUES (1)") }
+        #expect(throws: StoreError.database("no such table: nowhere")) {
+            try StoreCreation.create(at: folder + "/trees.sqlite", folder: folder, migrator: migrator)
+        }
+        #expect(try Self.names(in: folder) == [])
+    }
+
+    /// Migrations run on a connection with the store's own SQL functions, as they would in place.
+    @Test func aMigrationHasTheStoresFunctions() throws {
+        let folder = try folder("functions")
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("search") { db in
+            try db.execute(sql: "CREATE TABLE found AS SELECT trees_contains('Äpfel am Hang', 'ÄPFEL') AS yes")
+        }
+        #expect(try StoreCreation.create(at: folder + "/trees.sqlite", folder: folder, migrator: migrator) == .created)
+        let found = try DatabaseQueue(path: folder + "/trees.sqlite").read { db in try Bool.fetchOne(db, sql: "SELECT yes FROM found") }
+        #expect(found == true)
+    }
+
+    /// A file another program put at the path while the store was being built is kept as it is.
+    @Test func aFileThatAppearedMeanwhileIsKept() throws {
+        let folder = try folder("taken")
+        let path = folder + "/trees.sqlite"
+        try Data("not a store".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try StoreCreation.create(at: path, folder: folder) == .taken)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("not a store".utf8))
+        #expect(try Self.names(in: folder) == ["trees.sqlite"])
+    }
+
+    /// A folder removed after it was checked: the store cannot be created, and nothing is made.
+    @Test func aFolderThatDisappearedIsNamed() throws {
+        let folder = try folder("gone")
+        try FileManager.default.removeItem(atPath: folder)
+        #expect(throws: StoreError.cannotCreate(path: folder + "/trees.sqlite", reason: "No such file or directory")) {
+            try StoreCreation.create(at: folder + "/trees.sqlite", folder: folder)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
+
+    /// A name near the file system's limit of 255 bytes still leaves room for the file it is built in.
+    @Test func aLongNameIsBuiltUnderAShortOne() throws {
+        let folder = try folder("long")
+        let path = folder + "/" + String(repeating: "t", count: 240) + ".sqlite"
+        #expect(try StoreCreation.create(at: path, folder: folder) == .created)
+        #expect(try Self.names(in: folder) == [URL(fileURLWithPath: path).lastPathComponent])
+        #expect(try TreeStore(path: path).trees().isEmpty)
+    }
+}
