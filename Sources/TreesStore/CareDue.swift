@@ -133,25 +133,44 @@ extension StoreReader {
 
     /// `dueCare` read from `careDue`, or nil when it is not kept for `zone`.
     func keptDueCare(today: Day, within: Int, zone: TimeZone, collection: UUID?) throws -> [DueCare]? {
-        guard try dueCareZone() == zone.identifier else { return nil }
-        let limit = today.number.addingReportingOverflow(within)
-        let statement = try db.makeStatement(sql: """
-            SELECT treeId, species, variety, collectionId, dueDay, kind, lastDay FROM careDue WHERE dueDay <= ?
-            """ + (collection == nil ? "" : " AND collectionId = ?"))
-        try statement.setArguments([limit.overflow ? Int64.max : Int64(limit.partialValue)] + (collection.map { [$0.storageKey] } ?? []))
         var items: [DueCare] = []
         // Room for every row of the table (it is kept with them): growing the list as it fills
         // would copy it again and again. Room never written to costs no memory.
         let rows = try Int.fetchOne(db, sql: "SELECT rows FROM careDueState") ?? 0
         items.reserveCapacity(max(0, min(rows, 1 << 24)))
-        // Species and kinds are few: each distinct text is made once and shared by its rows.
+        let kept = try forEachKeptDueCare(today: today, within: within, zone: zone, collection: collection) { items.append($0) }
+        return kept ? items : nil
+    }
+
+    /// Hands `body` each care `keptDueCare` lists, in order; false (and nothing handed) when the
+    /// table is not kept for `zone`.
+    func forEachKeptDueCare(today: Day, within: Int, zone: TimeZone, collection: UUID?, _ body: (DueCare) throws -> Void) throws -> Bool {
+        guard try dueCareZone() == zone.identifier else { return false }
+        let limit = today.number.addingReportingOverflow(within)
+        let statement = try db.makeStatement(sql: """
+            SELECT treeId, species, variety, collectionId, dueDay, kind, lastDay FROM careDue WHERE dueDay <= ?
+            """ + (collection == nil ? "" : " AND collectionId = ?"))
+        try statement.setArguments([limit.overflow ? Int64.max : Int64(limit.partialValue)] + (collection.map { [$0.storageKey] } ?? []))
+        // Species, kinds, varieties and collections are few: each distinct text is made once and
+        // shared by its rows.
         var kinds = RecentTexts<CareKind>()
         var species = RecentTexts<String>()
         var varieties = RecentTexts<String>()
         var collections = RecentTexts<UUID>()
-        var previousTree: UUID?
-        var previousDay = 0
-        var groupStart = 0
+        // The cares of one tree due on one day, handed over together: rows come by day, tree id
+        // and kind as SQLite orders text (bytes), and within a tree and day they are put in the
+        // order `due` promises (`CareKind`'s), which may differ outside ASCII.
+        var group: [DueCare] = []
+        func handOver() throws {
+            if group.count > 1 {
+                for i in 1..<group.count {
+                    var j = i
+                    while j > 0 && group[j].kind < group[j - 1].kind { group.swapAt(j, j - 1); j -= 1 }
+                }
+            }
+            for item in group { try body(item) }
+            group.removeAll(keepingCapacity: true)
+        }
         let s = statement.sqliteStatement
         defer { sqlite3_reset(s) }
         while true {
@@ -170,23 +189,22 @@ extension StoreReader {
             let item = DueCare(treeID: treeID, species: species.value(for: row.bytes(1)) { $0 }, variety: variety,
                                collectionID: collection,
                                kind: kind, lastDone: try row.optionalDay(6, "lastDay"), due: Day(try row.day(4, "dueDay")), today: today)
-            // Rows come by day, tree id and kind as SQLite orders text (bytes); kinds of one tree on
-            // one day are put in the order `due` promises (`CareKind`'s), which may differ outside ASCII.
-            if previousTree == treeID && previousDay == item.due.number {
-                if item.kind < items[items.count - 1].kind {
-                    var i = items.count - 1
-                    while i > groupStart && item.kind < items[i - 1].kind { i -= 1 }
-                    items.insert(item, at: i)
-                    continue
-                }
-            } else {
-                groupStart = items.count
-                previousTree = treeID
-                previousDay = item.due.number
-            }
-            items.append(item)
+            if let first = group.first, first.treeID != treeID || first.due != item.due { try handOver() }
+            group.append(item)
         }
-        return items
+        try handOver()
+        return true
+    }
+
+    /// `dueCare` handed to `body` one by one in its order, without a list of them all.
+    public func forEachDueCare(today: Day, within: Int, zone: TimeZone, scope: CareFilter.Scope = .all,
+                               _ body: (DueCare) throws -> Void) throws {
+        switch scope {
+        case .all: if try forEachKeptDueCare(today: today, within: within, zone: zone, collection: nil, body) { return }
+        case .collection(let id): if try forEachKeptDueCare(today: today, within: within, zone: zone, collection: id, body) { return }
+        case .tree: break
+        }
+        for item in try computedDueCare(today: today, within: within, zone: zone, scope: scope) { try body(item) }
     }
 }
 

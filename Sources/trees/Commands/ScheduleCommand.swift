@@ -154,25 +154,25 @@ struct DueCommand: AsyncParsableCommand {
             // The table only saves time: a store that is busy, full or damaged is answered from
             // the log, as a read-only one is, and the listing is the same.
         }
-        let (items, names) = try db.read { r -> ([DueCare], [UUID: String]) in
-            var scope = CareFilter.Scope.all
-            if let collection { scope = .collection(try CareValues.collection(collection, in: r).id) }
-            let items = try r.dueCare(today: today, within: days, zone: zone, scope: scope)
-            // The names of the listed trees' collections, by collection id.
-            var seen = FewKeys<UUID, Bool>()
-            var names: [UUID: String] = [:]
-            for case let id? in items.lazy.map(\.collectionID) where seen[id] == nil {
-                seen.add(id, true)
-                names[id] = try r.collection(id: id)?.name
+        var scope = CareFilter.Scope.all
+        if json || ics {
+            let (items, names) = try db.read { r -> ([DueCare], [UUID: String]) in
+                if let collection { scope = .collection(try CareValues.collection(collection, in: r).id) }
+                let items = try r.dueCare(today: today, within: days, zone: zone, scope: scope)
+                // The names of the listed trees' collections, by collection id.
+                var seen = FewKeys<UUID, Bool>()
+                var names: [UUID: String] = [:]
+                for case let id? in items.lazy.map(\.collectionID) where seen[id] == nil {
+                    seen.add(id, true)
+                    names[id] = try r.collection(id: id)?.name
+                }
+                return (items, names)
             }
-            return (items, names)
-        }
-        if ics {
-            let bytes = ICSWriter.calendar(items.map { ICSWriter.Item(due: $0, collection: $0.collectionID.flatMap { names[$0] }) }, now: now)
-            bytes.withUnsafeBytes { Output.write($0) }
-            return
-        }
-        if json {
+            if ics {
+                let bytes = ICSWriter.calendar(items.map { ICSWriter.Item(due: $0, collection: $0.collectionID.flatMap { names[$0] }) }, now: now)
+                bytes.withUnsafeBytes { Output.write($0) }
+                return
+            }
             var kindParts: [String: String] = [:]
             Output.json(.array(items.map { d in
                 let kindPart = kindParts[d.kind.name] ?? { let p = DueCare.stableIDPart(d.kind); kindParts[d.kind.name] = p; return p }()
@@ -185,18 +185,27 @@ struct DueCommand: AsyncParsableCommand {
             }))
             return
         }
-        guard !items.isEmpty else {
+        var table = DueTable(terminal: Terminal.current)
+        try db.read { r in
+            if let collection { scope = .collection(try CareValues.collection(collection, in: r).id) }
+            try r.forEachDueCare(today: today, within: days, zone: zone, scope: scope) { d in
+                try table.add(d) { try r.collection(id: $0)?.name }
+            }
+        }
+        guard !table.isEmpty else {
             StandardError.write("nothing due\n")
             return
         }
-        let table = DueTable.render(items, collections: names, terminal: Terminal.current)
-        table.withUnsafeBytes { Output.write($0) }
+        table.write { Output.write($0) }
     }
 }
 
 /// `trees due` as a table, written as bytes: a whole orchard's cares are tens of thousands of rows.
-/// Text from the store is escaped once per distinct species, collection and kind.
-enum DueTable {
+///
+/// Cares are added one by one as the store hands them over and kept in a compact form (text from
+/// the store is escaped once per distinct species, collection and kind); the table is written once
+/// the widths of its columns are known, a buffer at a time.
+struct DueTable {
     static let headers = ["TREE", "SPECIES", "COLLECTION", "KIND", "LAST", "DUE", "STATUS"]
 
     private struct Cell {
@@ -209,106 +218,128 @@ enum DueTable {
         }
     }
 
-    static func render(_ items: [DueCare], collections names: [UUID: String], terminal: Terminal) -> [UInt8] {
-        // Each row's species, collection and kind as positions in `cells`, found once per row;
-        // species and kinds are few, and compared with the last few seen before being hashed.
-        var cells: [Cell] = [Cell("")]
-        var speciesAt = FewKeys<String, Int32>(), kindAt = FewKeys<String, Int32>(), collectionAt = FewKeys<UUID, Int32>()
-        for (id, name) in names {
-            collectionAt.add(id, Int32(cells.count))
-            cells.append(Cell(name))
-        }
-        var rows = [Int32](repeating: 0, count: items.count * 3)
-        var widths = headers.map(\.count)
+    /// One listed care: its tree, positions in `cells`, last day (nil: never) and run of due day.
+    private struct Row {
+        var tree: UUID
+        var species: Int32
+        var collection: Int32
+        var kind: Int32
+        var day: Int32
+        var last: Day?
+    }
+
+    let terminal: Terminal
+    private var cells: [Cell] = [Cell("")]
+    private var speciesAt = FewKeys<String, Int32>()
+    private var kindAt = FewKeys<String, Int32>()
+    private var collectionAt = FewKeys<UUID, Int32>()
+    private var rows: [Row] = []
+    private var widths = headers.map(\.count)
+    /// Each run of one due day (cares come by due day): its day, and the day and status as written.
+    private var dayNumbers: [Int] = []
+    private var dayTexts: [[UInt8]] = []
+
+    init(terminal: Terminal) {
+        self.terminal = terminal
         widths[0] = max(widths[0], ShortID.length)
         widths[5] = max(widths[5], 10)
-        // Bytes of cells beyond their width on screen (escapes, characters of several bytes).
-        var extra = 0
-        // The due day and status of each run of one due day (items come by due day).
-        var dayNumbers: [Int] = []
-        var dayTexts: [[UInt8]] = []
-        for (i, d) in items.enumerated() {
-            var s = speciesAt[d.species] ?? -1
-            if s < 0 {
-                s = Int32(cells.count)
-                speciesAt.add(d.species, s)
-                cells.append(Cell(d.species))
-            }
-            var k = kindAt[d.kind.name] ?? -1
-            if k < 0 {
-                k = Int32(cells.count)
-                kindAt.add(d.kind.name, k)
-                cells.append(Cell(d.kind.name))
-            }
-            let c = d.collectionID.flatMap { collectionAt[$0] } ?? 0
-            rows[3 * i] = s; rows[3 * i + 1] = c; rows[3 * i + 2] = k
-            let (sc, cc, kc) = (cells[Int(s)], cells[Int(c)], cells[Int(k)])
-            widths[1] = max(widths[1], sc.width); widths[2] = max(widths[2], cc.width); widths[3] = max(widths[3], kc.width)
-            widths[4] = max(widths[4], d.lastDone == nil ? 5 : 10)
-            extra += sc.bytes.count - sc.width + cc.bytes.count - cc.width + kc.bytes.count - kc.width
-            if let last = d.lastDone, !Self.tenByteDays.contains(last.number) { extra += Self.dayBytes(last).count - 10 }
-            if dayNumbers.last != d.due.number {
-                var bytes: [UInt8] = []
-                d.due.append(to: &bytes)
-                bytes.append(contentsOf: repeatElement(0x20, count: widths[5] - 10 + 2))
-                if d.isOverdue && terminal.colour {
-                    bytes.append(contentsOf: terminal.paint(DueText.status(d), .red).utf8)
-                } else {
-                    DueText.appendStatus(d, to: &bytes)
-                }
-                bytes.append(0x0A)
-                dayNumbers.append(d.due.number)
-                dayTexts.append(bytes)
-            }
-            extra += dayTexts[dayTexts.count - 1].count
+    }
+
+    var isEmpty: Bool { rows.isEmpty }
+
+    /// Adds a care; `collectionName` names a collection the first time one is met.
+    mutating func add(_ d: DueCare, collectionName: (UUID) throws -> String?) rethrows {
+        var s = speciesAt[d.species] ?? -1
+        if s < 0 {
+            s = Int32(cells.count)
+            speciesAt.add(d.species, s)
+            cells.append(Cell(d.species))
         }
+        var k = kindAt[d.kind.name] ?? -1
+        if k < 0 {
+            k = Int32(cells.count)
+            kindAt.add(d.kind.name, k)
+            cells.append(Cell(d.kind.name))
+        }
+        var c: Int32 = 0
+        if let id = d.collectionID {
+            if let known = collectionAt[id] {
+                c = known
+            } else {
+                c = Int32(cells.count)
+                collectionAt.add(id, c)
+                cells.append(Cell(try collectionName(id) ?? ""))
+            }
+        }
+        widths[1] = max(widths[1], cells[Int(s)].width)
+        widths[2] = max(widths[2], cells[Int(c)].width)
+        widths[3] = max(widths[3], cells[Int(k)].width)
+        widths[4] = max(widths[4], d.lastDone == nil ? 5 : 10)
+        if dayNumbers.last != d.due.number {
+            var bytes: [UInt8] = []
+            d.due.append(to: &bytes)
+            bytes.append(contentsOf: repeatElement(0x20, count: widths[5] - 10 + 2))
+            if d.isOverdue && terminal.colour {
+                bytes.append(contentsOf: terminal.paint(DueText.status(d), .red).utf8)
+            } else {
+                DueText.appendStatus(d, to: &bytes)
+            }
+            bytes.append(0x0A)
+            dayNumbers.append(d.due.number)
+            dayTexts.append(bytes)
+        }
+        rows.append(Row(tree: d.treeID, species: s, collection: c, kind: k, day: Int32(dayNumbers.count - 1), last: d.lastDone))
+    }
+
+    /// Writes the table, handing `write` a buffer of whole rows at a time.
+    func write(_ write: (UnsafeRawBufferPointer) -> Void) {
         var header: [UInt8] = []
-        TextTable.appendHeader(headers, widths: widths, terminal: terminal, to: &header)
-        // Every row's length is known: the buffer is sized once and written without checks.
+        TextTable.appendHeader(Self.headers, widths: widths, terminal: terminal, to: &header)
+        header.withUnsafeBytes { write($0) }
         let fixed = widths[0...4].reduce(0, +) + 2 * 5
-        let total = header.count + items.count * fixed + extra
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
-            guard let start = buffer.baseAddress else { return }
-            let end = start + total
-            var p = start
-            func put(_ bytes: [UInt8]) {
-                bytes.withUnsafeBufferPointer { b in
-                    guard let source = b.baseAddress else { return }
-                    precondition(p + b.count <= end, "a due table row outgrew the counted bytes")
-                    p.update(from: source, count: b.count)
-                    p += b.count
+        var buffer = [UInt8](repeating: 0, count: 1 << 18)
+        var used = 0
+        for row in rows {
+            let (sc, cc, kc) = (cells[Int(row.species)], cells[Int(row.collection)], cells[Int(row.kind)])
+            let day = dayTexts[Int(row.day)]
+            let lastText: [UInt8]? = row.last.flatMap { Self.tenByteDays.contains($0.number) ? nil : Self.dayBytes($0) }
+            let cellBytes: Int = sc.bytes.count - sc.width + cc.bytes.count - cc.width + kc.bytes.count - kc.width
+            let length: Int = fixed + cellBytes + (lastText.map { $0.count - 10 } ?? 0) + day.count
+            if used + length > buffer.count {
+                buffer.withUnsafeBytes { write(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
+                used = 0
+                if length > buffer.count { buffer = [UInt8](repeating: 0, count: length) }
+            }
+            buffer.withUnsafeMutableBufferPointer { out in
+                guard let start = out.baseAddress else { return }
+                var p = start + used
+                func put(_ bytes: [UInt8]) {
+                    bytes.withUnsafeBufferPointer { b in
+                        guard let source = b.baseAddress else { return }
+                        p.update(from: source, count: b.count)
+                        p += b.count
+                    }
                 }
-            }
-            func spaces(_ n: Int) {
-                precondition(p + n <= end, "a due table row outgrew the counted bytes")
-                p.initialize(repeating: 0x20, count: n)
-                p += n
-            }
-            put(header)
-            var run = 0
-            for (i, d) in items.enumerated() {
-                if dayNumbers[run] != d.due.number { run += 1 }
-                let (sc, cc, kc) = (cells[Int(rows[3 * i])], cells[Int(rows[3 * i + 1])], cells[Int(rows[3 * i + 2])])
-                precondition(p + ShortID.length + 10 <= end, "a due table row outgrew the counted bytes")
-                p = writeShortID(d.treeID, at: p); spaces(widths[0] - ShortID.length + 2)
+                func spaces(_ n: Int) {
+                    p.initialize(repeating: 0x20, count: n)
+                    p += n
+                }
+                p = Self.writeShortID(row.tree, at: p); spaces(widths[0] - ShortID.length + 2)
                 put(sc.bytes); spaces(widths[1] - sc.width + 2)
                 put(cc.bytes); spaces(widths[2] - cc.width + 2)
                 put(kc.bytes); spaces(widths[3] - kc.width + 2)
-                if let last = d.lastDone {
-                    if Self.tenByteDays.contains(last.number) {
-                        precondition(p + 10 <= end, "a due table row outgrew the counted bytes")
-                        p = writeDay(last, at: p)
-                    } else {
-                        put(Self.dayBytes(last))
-                    }
+                if let last = row.last {
+                    if let lastText { put(lastText) } else { p = Self.writeDay(last, at: p) }
                     spaces(widths[4] - 10 + 2)
                 } else {
                     put(Self.never); spaces(widths[4] - 5 + 2)
                 }
-                put(dayTexts[run])
+                put(day)
+                precondition(p - start == used + length, "a due table row is not the length it was counted")
             }
-            count = p - start
+            used += length
         }
+        buffer.withUnsafeBytes { write(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
     }
 
     private static let never = Array("never".utf8)
@@ -322,7 +353,8 @@ enum DueTable {
         return bytes
     }
 
-    /// Writes the first `ShortID.length` characters of the id's lower-case text (hex digits).
+    /// Writes the first `ShortID.length` characters of the id's lower-case text (hex digits);
+    /// returns the byte after them.
     private static func writeShortID(_ id: UUID, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         let hex: StaticString = "0123456789abcdef"
         withUnsafeBytes(of: id.uuid) { bytes in
