@@ -97,12 +97,12 @@ private func measureCare(store: TreeStore, path: String, trees: String, ids: [UU
     let id = ids[count / 2].lowercaseText.prefix(8)
     let cases: [(String, [String], Double)] = [
         ("due (\(due) lines)", ["due"], 0.1),
-        ("due --json", ["due", "--json"], 0.1),
-        ("due --collection 'Block 3' --within 7d", ["due", "--collection", "Block 3", "--within", "7d"], 0.1),
+        ("due --json", ["due", "--json"], 0),
+        ("due --collection 'Block 3' --within 7d", ["due", "--collection", "Block 3", "--within", "7d"], 0),
         ("care list ID (\(eventCount / count) events)", ["care", "list", String(id)], 0.1),
         ("care list ID --kind water --json", ["care", "list", String(id), "--kind", "water", "--json"], 0.1),
-        ("show ID (care section)", ["show", String(id)], 0.1),
-        ("list --limit 20 (with a health column)", ["list", "--limit", "20"], 0.1),
+        ("show ID (care section)", ["show", String(id)], 0),
+        ("list --limit 20 (with a health column)", ["list", "--limit", "20"], 0),
         ("stats", ["stats"], 1),
     ]
     print(Harness.row(["command", "median of 5 (s)", "target (s)", "peak memory (MB)"]))
@@ -112,6 +112,7 @@ private func measureCare(store: TreeStore, path: String, trees: String, ids: [UU
     print(Harness.row(["due, first run in a zone (builds the table; once)", String(format: "%.3f", first.seconds), "-", String(format: "%.1f", first.peakMB)]))
     for (name, args, target) in cases {
         let m = try Harness.median(of: 5) { try Harness.measure(trees, args + ["--db", path], environment: ["TREES_NOW": "2026-05-28T20:26:40Z", "TZ": "UTC"]) }
-        print(Harness.row([name, String(format: "%.3f", m.seconds), String(format: "%.1f", target), String(format: "%.1f", m.peakMB)]))
+        // A target of 0: none is set for that command.
+        print(Harness.row([name, String(format: "%.3f", m.seconds), target > 0 ? String(format: "%.1f", target) : "-", String(format: "%.1f", m.peakMB)]))
     }
 }
