@@ -305,12 +305,17 @@ extension TreeStore {
     /// is not kept for that zone (once; every write keeps it after that). True when the table is
     /// kept for `zone` afterwards. A store this user cannot write is left as it is, and `due` works
     /// its answer out from the log.
+    ///
+    /// The build does not wait for another process's write: it fails with `SQLITE_BUSY` at once,
+    /// since the answer can be worked out from the log without waiting.
     @discardableResult
     public func keepDueCare(zone: TimeZone) throws -> Bool {
         if try read({ try $0.dueCareZone() }) == zone.identifier { return true }
         if isReadOnly { return false }
         do {
             try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA busy_timeout = 0")
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout * 1000))") }
                 // A table derived from the log, not a change of it: no tick of the sync clock.
                 try db.inTransaction(.immediate) {
                     let writer = StoreWriter(db: db, now: now())

@@ -17,6 +17,8 @@ public final class TreeStore: Sendable {
     /// the WAL files) is not writable by this user. Reads work as always; writes fail with
     /// `StoreError.storage` naming the cause.
     public let isReadOnly: Bool
+    /// How long a write waits for another process's write to end, in seconds.
+    let busyTimeout: TimeInterval
 
     /// The default database path: `$XDG_DATA_HOME/trees/trees.sqlite`, else `~/.local/share/trees/trees.sqlite`.
     public static func defaultPath(environment: [String: String]) -> String {
@@ -31,6 +33,7 @@ public final class TreeStore: Sendable {
     public init(path: String, clock: WallClock = .system, busyTimeout: TimeInterval = 10) throws(StoreError) {
         self.path = path
         self.clock = clock
+        self.busyTimeout = busyTimeout
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         photoFolder = folder + "/photos"

@@ -253,6 +253,30 @@ import TreesTestSupport
         try expectAgreement("built again")
     }
 
+    /// Building the table does not wait for another process's write (the answer can be worked
+    /// out from the log meanwhile); the store's own writes still wait as long as they always did.
+    @Test func buildingDoesNotWaitForAnotherWriter() throws {
+        let patient = try TreeStore(path: scratch.path("trees.sqlite"), clock: .fixed(Self.t0), busyTimeout: 600)
+        let t = Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Apple", createdAt: Self.t0)
+        try patient.write { w in
+            try w.insert(t)
+            try w.setSchedule(CareSchedule(target: .tree(t.id), kind: try CareKind("prune"), everyDays: 365,
+                                           from: try Day(parsing: "2026-01-01"), createdAt: Self.t0))
+        }
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: scratch.path("trees.sqlite"), configuration: holding)
+        try other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        // Were it to wait, it would wait 600 s.
+        #expect(throws: StoreError.database("database is locked")) { try patient.keepDueCare(zone: .gmt) }
+        let today = try Day(parsing: "2026-05-01")
+        #expect(try patient.read { try $0.dueCare(today: today, within: 365, zone: .gmt) }.map(\.due.description) == ["2026-01-01"])
+        try other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        #expect(try patient.keepDueCare(zone: .gmt))
+        #expect(try patient.read { try $0.dueCareZone() } == "GMT")
+        #expect(try patient.read { try Int.fetchOne($0.db, sql: "PRAGMA busy_timeout") } == 600_000)
+    }
+
     /// Imports leave the new tree trigger to the bulk writer, which only does so while the
     /// trigger is exactly the one it stands in for.
     @Test func theBulkWriterKnowsTheNewTreeTrigger() throws {
