@@ -144,4 +144,37 @@ import TreesTestSupport
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("Missing expected argument '<file> ...'"))
     }
+
+    /// A photo file gone from the library stops an export that embeds photos: the trees are read
+    /// and written on two threads, and the reading side's refusal ends both, leaving no file.
+    @Test func aMissingPhotoStopsAnEmbeddingExportAndLeavesNoFile() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        // Enough trees before and after the one with the photo that the writing thread has
+        // written some of them when the reading side stops.
+        func survey(_ name: String, latitude: Double, species: String) throws {
+            let rows = (0..<600).map { "\(latitude),\(Double($0) / 1000),\(species)" }
+            let csv = try write(t, name, Array(("latitude,longitude,species\n" + rows.joined(separator: "\n") + "\n").utf8))
+            #expect(try t.run(["import", csv]).status == 0)
+        }
+        try survey("oaks.csv", latitude: 51.5, species: "Oak")
+        let tree = try addTree(t, "Walnut")
+        try survey("ashes.csv", latitude: 51.6, species: "Ash")
+        let jpeg = try write(t, "nut.jpg", TestImages.jpeg(dateTimeOriginal: "2025:09:14 16:05:33"))
+        #expect(try t.run(["photo", "add", tree, jpeg]).status == 0)
+        let files = photoFiles(t)
+        try #require(files.count == 1)
+        let stored = t.folder.appendingPathComponent("photos/\(files[0])").path
+        try FileManager.default.removeItem(atPath: stored)
+        let out = t.folder.appendingPathComponent("orchard.json").path
+        let r = try t.run(["export", "--format", "json", "--photos", "--out", out])
+        #expect(r.status == 66)
+        #expect(r.stderr == "trees: photo \(stored) of tree \(tree) is missing\n")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path).filter { $0.hasPrefix(".orchard") || $0.hasPrefix("orchard") } == [])
+        // Without the photos the same export writes every tree.
+        let plain = try t.run(["export", "--format", "json", "--out", out])
+        #expect(plain.status == 0)
+        #expect(plain.stdout == "Exported 1201 trees to \(out)\n")
+    }
 }

@@ -199,36 +199,62 @@ public struct ExportWorkflow: Sendable {
                 }
                 let withPhotos = format == .gpx ? [] : try r.treeIDsWithPhotos()
                 var bounds: GeoBounds?
-                try writer.begin()
-                try r.forEachTree(filter) { tree in
-                    var list: [ExportPhoto] = []
-                    if withPhotos.contains(tree.id) {
-                        for p in try r.photos(of: tree.id) {
-                            var data: [UInt8]?
-                            if embedPhotos {
-                                let path = store.photoLibrary.path(of: p)
-                                guard let bytes = FileManager.default.contents(atPath: path) else {
-                                    throw WorkflowError.photoMissing(path: path, tree: tree.shortID)
+                // The trees are read here and written by a thread of their own, a batch at a time:
+                // reading the store and making the text take about as long as each other.
+                let queue = BatchQueue<ExportItem>()
+                let writing = WritingJob(writer: writer)
+                let finished = DispatchSemaphore(value: 0)
+                let thread = Thread {
+                    writing.run(queue)
+                    finished.signal()
+                }
+                thread.stackSize = 8 << 20
+                thread.start()
+                do {
+                    var batch: [ExportItem] = []
+                    batch.reserveCapacity(Self.batchSize)
+                    try r.forEachTree(filter) { tree in
+                        var list: [ExportPhoto] = []
+                        if withPhotos.contains(tree.id) {
+                            for p in try r.photos(of: tree.id) {
+                                var data: [UInt8]?
+                                if embedPhotos {
+                                    let path = store.photoLibrary.path(of: p)
+                                    guard let bytes = FileManager.default.contents(atPath: path) else {
+                                        throw WorkflowError.photoMissing(path: path, tree: tree.shortID)
+                                    }
+                                    data = [UInt8](bytes)
                                 }
-                                data = [UInt8](bytes)
+                                list.append(ExportPhoto(capturedAt: p.capturedAt, data: data, careEventID: p.careEventID))
                             }
-                            list.append(ExportPhoto(capturedAt: p.capturedAt, data: data, careEventID: p.careEventID))
+                        }
+                        if patchBounds {
+                            if bounds == nil { bounds = GeoBounds(tree.coordinate) } else { bounds?.include(tree.coordinate) }
+                        }
+                        var care: TreeCare?
+                        if withCare {
+                            // Oldest first, as the log was kept.
+                            let events = try r.careEntries(CareFilter(scope: .tree(tree.id))).map(\.event).reversed()
+                            care = TreeCare(events: Array(events), schedules: try r.careSchedules(for: .tree(tree.id)))
+                        }
+                        batch.append(ExportItem(tree: tree, photos: list, care: care))
+                        written += 1
+                        if batch.count == Self.batchSize {
+                            guard queue.put(batch) else { throw BatchQueue<ExportItem>.Cancelled() }
+                            batch.removeAll(keepingCapacity: true)
                         }
                     }
-                    if patchBounds {
-                        if bounds == nil { bounds = GeoBounds(tree.coordinate) } else { bounds?.include(tree.coordinate) }
-                    }
-                    if withCare {
-                        // Oldest first, as the log was kept.
-                        let events = try r.careEntries(CareFilter(scope: .tree(tree.id))).map(\.event).reversed()
-                        try writer.write(tree, photos: list, care: TreeCare(events: Array(events), schedules: try r.careSchedules(for: .tree(tree.id))))
-                    } else {
-                        try writer.write(tree, photos: list)
-                    }
-                    written += 1
+                    if !batch.isEmpty { _ = queue.put(batch) }
+                    queue.finish(nil)
+                } catch {
+                    queue.finish(error)
+                    finished.wait()
+                    // The writer's failure (a full disk) is what stopped the reading.
+                    throw writing.failure ?? error
                 }
-                try writer.finish()
-                if patchBounds, let placeholder = (writer as? GPXWriter)?.boundsPlaceholder {
+                finished.wait()
+                if let failure = writing.failure { throw failure }
+                if patchBounds, let placeholder = (writing.writer as? GPXWriter)?.boundsPlaceholder {
                     try output.patch(at: placeholder.lowerBound, GPXWriter.boundsPatch(bounds))
                 }
             }
@@ -238,5 +264,46 @@ public struct ExportWorkflow: Sendable {
             throw sinkError ?? error
         }
         return Report(destination: destination, trees: written)
+    }
+}
+
+extension ExportWorkflow {
+    /// Trees handed to the writing thread at a time.
+    static let batchSize = 256
+}
+
+/// One tree for the writer, with its photos and (for formats that carry it) its care log.
+struct ExportItem: Sendable {
+    var tree: Tree
+    var photos: [ExportPhoto]
+    var care: TreeCare?
+}
+
+/// Writes the trees an export reads, on a thread of its own; the writer is used by that thread
+/// alone until `run` returns.
+final class WritingJob: @unchecked Sendable {
+    private(set) var writer: any TreeWriter
+    /// Why the writing stopped, if it failed.
+    private(set) var failure: (any Error)?
+
+    init(writer: any TreeWriter) { self.writer = writer }
+
+    func run(_ queue: BatchQueue<ExportItem>) {
+        do {
+            try writer.begin()
+            while let batch = try queue.next() {
+                for item in batch {
+                    if let care = item.care {
+                        try writer.write(item.tree, photos: item.photos, care: care)
+                    } else {
+                        try writer.write(item.tree, photos: item.photos)
+                    }
+                }
+            }
+            try writer.finish()
+        } catch {
+            failure = error
+            queue.cancel()
+        }
     }
 }

@@ -202,60 +202,8 @@ final class ImportReadJob: @unchecked Sendable {
     }
 }
 
-/// A bounded hand-over of batches from the reading thread to the transaction.
-final class ImportPipeline: @unchecked Sendable {
-    static let batchSize = 1024
-    static let capacity = 4
-    struct Cancelled: Error {}
-
-    private let condition = NSCondition()
-    private var batches: [[ImportItem]] = []
-    private var done = false
-    private var failure: (any Error)?
-    private var cancelled = false
-
-    /// Queues a batch, waiting while the queue is full; false once the consumer has given up.
-    func put(_ batch: [ImportItem]) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while batches.count >= Self.capacity && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        batches.append(batch)
-        condition.broadcast()
-        return true
-    }
-
-    /// Marks the end of the input (with the reader's error, if any).
-    func finish(_ error: (any Error)?) {
-        condition.lock()
-        done = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next batch; nil at the end; rethrows the reader's error.
-    func next() throws -> [ImportItem]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while batches.isEmpty && !done { condition.wait() }
-        if !batches.isEmpty {
-            let b = batches.removeFirst()
-            condition.broadcast()
-            return b
-        }
-        if let failure, !(failure is Cancelled) { throw failure }
-        return nil
-    }
-
-    /// Stops the reader (after a failure in the transaction, or at the end).
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
-    }
-}
+/// The hand-over from the reading thread to the transaction.
+typealias ImportPipeline = BatchQueue<ImportItem>
 
 /// A CSV's positions in a CRS other than WGS 84: the function `CSVTreeReader.transform` takes,
 /// carrying (x, y) to WGS 84 through PROJ and refusing a position outside the CRS's area of use.

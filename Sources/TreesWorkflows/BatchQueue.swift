@@ -1,0 +1,58 @@
+import Foundation
+
+/// A bounded hand-over of batches from one thread to another, in order: what reads a file to the
+/// transaction that stores it, what reads the store to the writer of an export.
+final class BatchQueue<Item: Sendable>: @unchecked Sendable {
+    static var batchSize: Int { 1024 }
+    static var capacity: Int { 4 }
+    /// Thrown by a producer whose consumer has given up.
+    struct Cancelled: Error {}
+
+    private let condition = NSCondition()
+    private var batches: [[Item]] = []
+    private var done = false
+    private var failure: (any Error)?
+    private var cancelled = false
+
+    /// Queues a batch, waiting while the queue is full; false once the consumer has given up.
+    func put(_ batch: [Item]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= Self.capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// Marks the end of the input (with the producer's error, if any).
+    func finish(_ error: (any Error)?) {
+        condition.lock()
+        done = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil at the end; rethrows the producer's error.
+    func next() throws -> [Item]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !done { condition.wait() }
+        if !batches.isEmpty {
+            let b = batches.removeFirst()
+            condition.broadcast()
+            return b
+        }
+        if let failure, !(failure is Cancelled) { throw failure }
+        return nil
+    }
+
+    /// Stops the producer (after a failure of the consumer, or at the end).
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
