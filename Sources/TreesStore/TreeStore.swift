@@ -19,6 +19,8 @@ public final class TreeStore: Sendable {
     public let isReadOnly: Bool
     /// How long a write waits for another process's write to end, in seconds.
     let busyTimeout: TimeInterval
+    /// True when this process made the store: it held nothing before.
+    public let isNew: Bool
 
     /// The default database path: `$XDG_DATA_HOME/trees/trees.sqlite`, else `~/.local/share/trees/trees.sqlite`.
     public static func defaultPath(environment: [String: String]) -> String {
@@ -59,6 +61,7 @@ public final class TreeStore: Sendable {
         }
         let readOnly = exists && !Self.isWritable(path: path, folder: folder)
         isReadOnly = readOnly
+        isNew = !exists
         if readOnly {
             queue = try Self.openReadOnly(path: path, folder: folder, busyTimeout: busyTimeout)
             return
@@ -71,7 +74,7 @@ public final class TreeStore: Sendable {
             // WAL is set here rather than with `journalMode = .wal`, which also writes a throw-away
             // table on every open whose WAL file is absent (as it is after every clean close), so
             // that each command, even a read, cost a write transaction and a checkpoint.
-            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+            guard try Self.switchToWAL(db, waitingUpTo: busyTimeout) == "wal" else {
                 throw DatabaseError(message: "could not switch \(path) to WAL mode")
             }
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -101,6 +104,23 @@ public final class TreeStore: Sendable {
             throw .sqlite(code: error.extendedResultCode.rawValue, message: Self.reason(error))
         } catch {
             throw .database(Self.reason(error))
+        }
+    }
+
+    /// `PRAGMA journal_mode = WAL`, asked again while another process holds the store in
+    /// rollback-journal mode (the first import into a store it made, see `write`), for up to
+    /// `seconds` as a write waits for another: SQLite answers such a switch with SQLITE_BUSY at
+    /// once rather than through the busy handler. The mode the store is in afterwards.
+    static func switchToWAL(_ db: Database, waitingUpTo seconds: TimeInterval) throws -> String? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        var pause = 1
+        while true {
+            do {
+                return try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                usleep(useconds_t(pause * 1000))
+                pause = min(pause * 2, 50)
+            }
         }
     }
 
@@ -205,7 +225,11 @@ public final class TreeStore: Sendable {
     /// in memory. By default that record spills to a temporary file once one statement outgrows
     /// 64 KiB, and from then on every insert of the transaction wrote its pages there, a system
     /// call each: most of an import's time went there.
-    public func write<T>(bulk: Bool = false, _ body: (StoreWriter) throws -> T) throws -> T {
+    ///
+    /// `direct`, with `bulk`, writes a store this process just made straight into its file rather
+    /// than through the WAL; meanwhile another process cannot open the store, so it is for writes
+    /// that end within a second or so (a small file's import).
+    public func write<T>(bulk: Bool = false, direct: Bool = false, _ body: (StoreWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.storage("\(path) is read-only for this user (the file or its folder cannot be written)") }
         do {
             let now = now()
@@ -216,6 +240,21 @@ public final class TreeStore: Sendable {
                 // SQLite decides where statement journals go when the transaction begins.
                 if bulk { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
                 defer { if bulk { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") } }
+                // A store this process just made, that no other process has open, takes a direct
+                // bulk write in rollback-journal mode: its pages are written once, into the file,
+                // where through the WAL each is written there and copied again when the store
+                // closes. The journal holds the few pages the store had (its empty tables); the
+                // commit syncs (synchronous FULL, as a rollback journal needs to survive a power
+                // cut). SQLite refuses the switch while another connection has the file open, and
+                // the write then goes through the WAL as any other.
+                let direct = direct && bulk && isNew && (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete"
+                if direct { try db.execute(sql: "PRAGMA synchronous = FULL") }
+                defer {
+                    if direct {
+                        try? db.execute(sql: "PRAGMA synchronous = NORMAL")
+                        _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                    }
+                }
                 return try transaction(db, now: now, body)
             }
         } catch let error as StoreError {

@@ -138,6 +138,44 @@ import TreesTestSupport
         #expect(try t.dump() == before)
     }
 
+    /// An import into a store the command makes is written straight into the store's file, not
+    /// through the WAL: the store holds the same trees as one imported into an existing store, is
+    /// left in WAL mode with no journal beside it, and a refused file leaves it empty and sound.
+    @Test func anImportIntoANewStoreIsTheSameAsIntoAnExistingOne() throws {
+        let a = try populated()
+        defer { a.cleanUp() }
+        let file = a.folder.appendingPathComponent("orchard.json")
+        #expect(try a.run(["export", "--format", "json", "--out", file.path]).status == 0)
+        let fresh = try TreesProcess()
+        defer { fresh.cleanUp() }
+        let existing = try TreesProcess()
+        defer { existing.cleanUp() }
+        #expect(try existing.run(["list"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: fresh.database))
+        for t in [fresh, existing] {
+            let r = try t.run(["import", file.path])
+            #expect(r.status == 0, "\(r)")
+        }
+        func rows(_ t: TreesProcess) throws -> String {
+            try Program.run("/usr/bin/sqlite3", [t.database, "SELECT * FROM tree ORDER BY id; SELECT name FROM collection ORDER BY name;"]).stdout
+        }
+        #expect(try rows(fresh) == rows(existing))
+        #expect(try Program.run("/usr/bin/sqlite3", [fresh.database, "SELECT count(*) FROM tree"]).stdout == "3\n")
+        for t in [fresh, existing] {
+            #expect(try Program.run("/usr/bin/sqlite3", [t.database, "PRAGMA journal_mode; PRAGMA integrity_check"]).stdout == "wal\nok\n")
+            #expect(!FileManager.default.fileExists(atPath: t.database + "-journal"))
+        }
+
+        let refused = try TreesProcess()
+        defer { refused.cleanUp() }
+        let bad = refused.folder.appendingPathComponent("bad.csv")
+        try "species,lat,lon\nApple,1,2\nPear,x,2\n".write(to: bad, atomically: true, encoding: .utf8)
+        let r = try refused.run(["import", bad.path])
+        #expect(r.status == 65)
+        #expect(try Program.run("/usr/bin/sqlite3", [refused.database, "SELECT count(*) FROM tree; PRAGMA journal_mode; PRAGMA integrity_check"]).stdout == "0\nwal\nok\n")
+        #expect(!FileManager.default.fileExists(atPath: refused.database + "-journal"))
+    }
+
     @Test func dryRunStoresNothing() throws {
         let a = try populated()
         defer { a.cleanUp() }

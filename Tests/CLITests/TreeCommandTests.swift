@@ -326,4 +326,33 @@ import TreesTestSupport
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["trees.sqlite"])
         }
     }
+
+    /// The first import into a store it makes writes it in rollback-journal mode; imports and a
+    /// listing started at the same moment wait for it rather than fail, and every tree is stored once.
+    @Test func importsAndAListingStartedOnANewStoreAtOnceAllSucceed() throws {
+        let t = try TreesProcess(now: nil)
+        defer { t.cleanUp() }
+        let rows = (0..<3000).map { "\(47 + Double($0) / 10_000),8.5,Oak \($0 % 7)" }
+        let csv = t.folder.appendingPathComponent("survey.csv")
+        try ("latitude,longitude,species\n" + rows.joined(separator: "\n") + "\n").write(to: csv, atomically: true, encoding: .utf8)
+        for round in 0..<3 {
+            let folder = t.folder.appendingPathComponent("round-\(round)")
+            let database = folder.path + "/trees.sqlite"
+            let imports = try (0..<3).map { _ in try t.start(["import", csv.path, "--db", database]) }
+            let listing = try t.start(["list", "--limit", "1", "--db", database])
+            var imported: [String] = []
+            for p in imports {
+                let r = p.wait()
+                #expect(r.status == 0, "\(r)")
+                imported.append(r.stdout)
+            }
+            let listed = listing.wait()
+            #expect(listed.status == 0, "\(listed)")
+            // One of them stored the trees; the others found each already there.
+            #expect(imported.filter { $0.hasPrefix("Imported 3000 trees") }.count == 1, "\(imported)")
+            #expect(imported.filter { $0.hasPrefix("Imported 0 trees") && $0.contains("3000 already present") }.count == 2, "\(imported)")
+            let state = try Program.run("/usr/bin/sqlite3", [database, "SELECT count(*) FROM tree; PRAGMA journal_mode; PRAGMA integrity_check"]).stdout
+            #expect(state == "3000\nwal\nok\n")
+        }
+    }
 }

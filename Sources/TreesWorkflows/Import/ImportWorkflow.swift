@@ -111,7 +111,9 @@ public struct ImportWorkflow: Sendable {
         let store = try opening()
         do {
             do {
-                try store.write(bulk: true) { w in
+                // A small file into a new store is written straight into the store's file (see
+                // `TreeStore.write`): the WAL would have every page written twice.
+                try store.write(bulk: true, direct: (input.size ?? .max) <= 16 << 20) { w in
                     // 8 MB holds the right-hand edges of the table and its indexes, where the trees of a
                     // large file go (ids this import makes, and the ids of files trees wrote, increase
                     // with time): a larger cache bought no speed and cost memory.
