@@ -53,21 +53,27 @@ public struct StoreReader {
         return trees
     }
 
+    /// Steps `statement` to its end, handing SQLite's statement to `body` at each row, for values
+    /// read straight from SQLite's buffers.
+    func eachRow(of statement: Statement, _ body: (OpaquePointer) throws -> Void) throws {
+        let s = statement.sqliteStatement
+        defer { sqlite3_reset(s) }
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { return }
+            guard rc == SQLITE_ROW else {
+                throw StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            try body(s)
+        }
+    }
+
     /// Visits the trees selected by `clauses` (what follows `FROM tree`), decoding each row by column
     /// position straight from SQLite's buffers (`Tree(statement:)`).
     func forEachTree(_ clauses: String, _ arguments: StatementArguments, _ body: (Tree) throws -> Void) throws {
         let statement = try db.makeStatement(sql: "SELECT \(Tree.storageColumnList), rowid FROM tree \(clauses)")
         try statement.setArguments(arguments)
-        let s = statement.sqliteStatement
-        defer { sqlite3_reset(s) }
-        while true {
-            let rc = sqlite3_step(s)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            try body(Tree(statement: s))
-        }
+        try eachRow(of: statement) { try body(Tree(statement: $0)) }
     }
 
     /// Number of trees matching `filter`.

@@ -171,14 +171,7 @@ extension StoreReader {
             for item in group { try body(item) }
             group.removeAll(keepingCapacity: true)
         }
-        let s = statement.sqliteStatement
-        defer { sqlite3_reset(s) }
-        while true {
-            let rc = sqlite3_step(s)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
+        try eachRow(of: statement) { s in
             let row = DueTableRow(s)
             let treeID = try row.id(0, "treeId")
             let kind = try kinds.value(for: row.bytes(5)) { text in

@@ -482,16 +482,7 @@ extension StoreReader {
 
     /// Steps `statement` to its end, handing each row to `body`.
     private func step(_ statement: Statement, _ body: (DueRow) throws -> Void) throws {
-        let s = statement.sqliteStatement
-        defer { sqlite3_reset(s) }
-        while true {
-            let rc = sqlite3_step(s)
-            if rc == SQLITE_DONE { return }
-            guard rc == SQLITE_ROW else {
-                throw StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            try body(DueRow(s))
-        }
+        try eachRow(of: statement) { try body(DueRow($0)) }
     }
 
     // MARK: Statistics
