@@ -121,6 +121,10 @@ enum CareDueSchema {
             AND NOT EXISTS (SELECT 1 FROM careDueStale WHERE treeId = t.id AND kind = '')
         """
 
+    static let insertSQL = """
+        INSERT INTO careDue (dueDay, treeId, kind, lastDay, species, variety, collectionId) VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
+
     /// 1 when `staleInsertedTreesSQL` could mark anything.
     static let anyScheduleKeptSQL = "SELECT (SELECT zone FROM careDueState) IS NOT NULL AND EXISTS (SELECT 1 FROM careSchedule)"
 }
@@ -172,10 +176,10 @@ extension StoreReader {
             group.removeAll(keepingCapacity: true)
         }
         try eachRow(of: statement) { s in
-            let row = DueTableRow(s)
+            let row = DueRow(s)
             let treeID = try row.id(0, "treeId")
             let kind = try kinds.value(for: row.bytes(5)) { text in
-                do { return try CareKind(text) } catch { throw row.damaged(5, "kind", .nonBlankText) }
+                do { return try CareKind(text) } catch { throw row.damaged(5, "kind", .nonBlankText, table: "careDue") }
             }
             let variety = row.optionalBytes(2).map { varieties.value(for: $0) { $0 } }
             let collection = try row.optionalBytes(3).map { bytes in try collections.value(for: bytes) { _ in try row.id(3, "collectionId") } }
@@ -212,15 +216,11 @@ extension StoreWriter {
             try resetDueCare()
             return
         }
-        let schedules = try reader.careSchedules()
-        var own: [TreeKind: CareSchedule] = [:]
-        var ownKinds: [UUID: [CareSchedule]] = [:]
+        var own: [UUID: [CareSchedule]] = [:]
         var byCollection: [UUID: [CareSchedule]] = [:]
-        for schedule in schedules {
+        for schedule in try reader.careSchedules() {
             switch schedule.target {
-            case .tree(let id):
-                own[TreeKind(tree: id, kind: schedule.kind.name)] = schedule
-                ownKinds[id, default: []].append(schedule)
+            case .tree(let id): own[id, default: []].append(schedule)
             case .collection(let id): byCollection[id, default: []].append(schedule)
             }
         }
@@ -229,9 +229,7 @@ extension StoreWriter {
         let lastDate = try db.cachedStatement(sql: "SELECT date FROM careLatest WHERE treeId = ? AND kind = ?")
         let dropAll = try db.cachedStatement(sql: "DELETE FROM careDue WHERE treeId = ?")
         let dropOne = try db.cachedStatement(sql: "DELETE FROM careDue WHERE treeId = ? AND kind = ?")
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO careDue (dueDay, treeId, kind, lastDay, species, variety, collectionId) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert = try db.cachedStatement(sql: CareDueSchema.insertSQL)
         let stale = try Row.fetchCursor(db, sql: "SELECT treeId, kind FROM careDueStale ORDER BY treeId, kind")
         var marked: [(tree: String, kind: String)] = []
         while let row = try stale.next() {
@@ -249,16 +247,12 @@ extension StoreWriter {
             let variety = StoredValue.text(tree[1])
             let collectionText = StoredValue.text(tree[2])
             let collection = collectionText.flatMap(UUID.init(uuidString:))
-            var applying: [CareSchedule] = []
-            if kindName.isEmpty {
-                let mine = ownKinds[treeID] ?? []
-                let kinds = Set(mine.map(\.kind.name))
-                applying = mine + (collection.flatMap { byCollection[$0] } ?? []).filter { !kinds.contains($0.kind.name) }
-            } else if let schedule = own[TreeKind(tree: treeID, kind: kindName)]
-                        ?? collection.flatMap({ byCollection[$0]?.first { $0.kind.name == kindName } }) {
-                applying = [schedule]
-            }
-            for schedule in applying {
+            // The tree's own schedules, and its collection's of kinds it has none of (as
+            // `careSchedules(of:)` gives them); of the marked kind only, unless every kind is marked.
+            let mine = own[treeID] ?? []
+            let kinds = Set(mine.map(\.kind.name))
+            let applying = mine + (collection.flatMap { byCollection[$0] } ?? []).filter { !kinds.contains($0.kind.name) }
+            for schedule in applying where kindName.isEmpty || schedule.kind.name == kindName {
                 var last: Day?
                 if let value = try DatabaseValue.fetchOne(lastDate, arguments: [key, schedule.kind.name]) {
                     switch StoredValue.date(value) {
@@ -282,9 +276,7 @@ extension StoreWriter {
     func rebuildDueCare(zone: TimeZone) throws {
         try db.execute(sql: "DELETE FROM careDue; DELETE FROM careDueStale")
         let all = try reader.computedDueCare(today: Day(0), within: nil, zone: zone)
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO careDue (dueDay, treeId, kind, lastDay, species, variety, collectionId) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert = try db.cachedStatement(sql: CareDueSchema.insertSQL)
         for d in all {
             try insert.execute(arguments: [d.due.number, d.treeID.storageKey, d.kind.name, d.lastDone?.number, d.species, d.variety,
                                            d.collectionID?.storageKey])
@@ -351,54 +343,3 @@ private struct RecentTexts<Value> {
     }
 }
 
-/// A tree and a kind name.
-private struct TreeKind: Hashable {
-    var tree: UUID
-    var kind: String
-}
-
-/// A row of `careDue` read from SQLite's buffers; a damaged value is reported as damage to the table.
-private struct DueTableRow {
-    let s: OpaquePointer
-    init(_ s: OpaquePointer) { self.s = s }
-
-    func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: sqlite3_column_text(s, i), count: Int(sqlite3_column_bytes(s, i)))
-    }
-
-    /// The value's bytes as text; nil for NULL. (Asking the text first saves asking the type.)
-    func optionalBytes(_ i: Int32) -> UnsafeBufferPointer<UInt8>? {
-        guard let p = sqlite3_column_text(s, i) else { return nil }
-        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
-    }
-
-    func text(_ i: Int32) -> String? {
-        sqlite3_column_type(s, i) == SQLITE_TEXT ? String(decoding: bytes(i), as: UTF8.self) : nil
-    }
-
-    func id(_ i: Int32, _ column: String) throws -> UUID {
-        // Only a text of 36 bytes reads as an id, so the type need not be asked first.
-        if let bytes = optionalBytes(i), let id = UUID(text: bytes) { return id }
-        throw damaged(i, column, .id)
-    }
-
-    func day(_ i: Int32, _ column: String) throws -> Int {
-        guard sqlite3_column_type(s, i) == SQLITE_INTEGER else { throw damaged(i, column, .integer) }
-        let n = sqlite3_column_int64(s, i)
-        // Days of years 1 to 9999, as `Day` reckons them.
-        guard (-719_162...2_932_896).contains(n) else {
-            throw StoreError.damagedRow(table: "careDue", row: 0, id: text(0), column: column, reason: "day number \(n) is out of range")
-        }
-        return Int(n)
-    }
-
-    func optionalDay(_ i: Int32, _ column: String) throws -> Day? {
-        sqlite3_column_type(s, i) == SQLITE_NULL ? nil : Day(try day(i, column))
-    }
-
-    func damaged(_ i: Int32, _ column: String, _ kind: ColumnKind) -> StoreError {
-        let reason: String
-        if case .failure(let p) = StoredValue.check(DatabaseValue(sqliteStatement: s, index: i), as: kind) { reason = p.reason } else { reason = "unreadable value" }
-        return .damagedRow(table: "careDue", row: 0, id: text(0), column: column, reason: reason)
-    }
-}

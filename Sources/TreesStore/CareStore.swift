@@ -702,14 +702,21 @@ extension StoreWriter {
     }
 }
 
-/// A row of the due query (tree id, species, variety, collection id, rowid, then the last day
-/// of each kind asked for), read from SQLite's buffers; a damaged value is reported as the checked reading says.
-private struct DueRow {
+/// A row read straight from SQLite's buffers: of the due query (tree id, species, variety,
+/// collection id, rowid, then the last day of each kind asked for) or of `careDue`. A damaged value
+/// is reported as the checked reading says.
+struct DueRow {
     let s: OpaquePointer
     init(_ s: OpaquePointer) { self.s = s }
 
     func bytes(_ i: Int32) -> UnsafeBufferPointer<UInt8> {
         let p = sqlite3_column_text(s, i)
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
+    }
+
+    /// The value's bytes as text; nil for NULL. (Asking the text first saves asking the type.)
+    func optionalBytes(_ i: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard let p = sqlite3_column_text(s, i) else { return nil }
         return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, i)))
     }
 
@@ -719,7 +726,7 @@ private struct DueRow {
 
     func treeID() throws -> UUID {
         if sqlite3_column_type(s, 0) == SQLITE_TEXT, let id = UUID(text: bytes(0)) { return id }
-        throw damaged(0, "id", .id, table: "tree")
+        throw damaged(0, "id", .id, table: "tree", row: sqlite3_column_int64(s, 4))
     }
 
     func collectionID() throws -> UUID? {
@@ -728,7 +735,7 @@ private struct DueRow {
         case SQLITE_TEXT: if let id = UUID(text: bytes(3)) { return id }
         default: break
         }
-        throw damaged(3, "collectionId", .optionalID, table: "tree")
+        throw damaged(3, "collectionId", .optionalID, table: "tree", row: sqlite3_column_int64(s, 4))
     }
 
     func lastDone(column i: Int32) throws -> Date? {
@@ -744,10 +751,32 @@ private struct DueRow {
         }
     }
 
-    private func damaged(_ i: Int32, _ column: String, _ kind: ColumnKind, table: String) -> StoreError {
+    /// An id of `careDue` (a table without rowids).
+    func id(_ i: Int32, _ column: String) throws -> UUID {
+        // Only a text of 36 bytes reads as an id, so the type need not be asked first.
+        if let bytes = optionalBytes(i), let id = UUID(text: bytes) { return id }
+        throw damaged(i, column, .id, table: "careDue")
+    }
+
+    /// A day number of `careDue`.
+    func day(_ i: Int32, _ column: String) throws -> Int {
+        guard sqlite3_column_type(s, i) == SQLITE_INTEGER else { throw damaged(i, column, .integer, table: "careDue") }
+        let n = sqlite3_column_int64(s, i)
+        // Days of years 1 to 9999, as `Day` reckons them.
+        guard (-719_162...2_932_896).contains(n) else {
+            throw StoreError.damagedRow(table: "careDue", row: 0, id: text(0), column: column, reason: "day number \(n) is out of range")
+        }
+        return Int(n)
+    }
+
+    func optionalDay(_ i: Int32, _ column: String) throws -> Day? {
+        sqlite3_column_type(s, i) == SQLITE_NULL ? nil : Day(try day(i, column))
+    }
+
+    func damaged(_ i: Int32, _ column: String, _ kind: ColumnKind, table: String, row: Int64 = 0) -> StoreError {
         let reason: String
         if case .failure(let p) = StoredValue.check(DatabaseValue(sqliteStatement: s, index: i), as: kind) { reason = p.reason } else { reason = "unreadable value" }
-        return .damagedRow(table: table, row: sqlite3_column_int64(s, 4), id: text(0), column: column, reason: reason)
+        return .damagedRow(table: table, row: row, id: text(0), column: column, reason: reason)
     }
 }
 

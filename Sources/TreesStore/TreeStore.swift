@@ -252,7 +252,7 @@ public final class TreeStore: Sendable {
                 defer {
                     if direct {
                         try? db.execute(sql: "PRAGMA synchronous = NORMAL")
-                        _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                        _ = try? Self.switchToWAL(db, waitingUpTo: busyTimeout)
                     }
                 }
                 return try transaction(db, now: now, body)

@@ -160,12 +160,8 @@ struct DueCommand: AsyncParsableCommand {
                 if let collection { scope = .collection(try CareValues.collection(collection, in: r).id) }
                 let items = try r.dueCare(today: today, within: days, zone: zone, scope: scope)
                 // The names of the listed trees' collections, by collection id.
-                var seen = FewKeys<UUID, Bool>()
                 var names: [UUID: String] = [:]
-                for case let id? in items.lazy.map(\.collectionID) where seen[id] == nil {
-                    seen.add(id, true)
-                    names[id] = try r.collection(id: id)?.name
-                }
+                for id in Set(items.compactMap(\.collectionID)) { names[id] = try r.collection(id: id)?.name }
                 return (items, names)
             }
             if ics {
