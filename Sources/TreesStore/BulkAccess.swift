@@ -112,7 +112,7 @@ public final class BulkTreeWriter {
 
     private enum Kind: Int, CaseIterable {
         case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release
-        case syncTriggersOnly, lastRowID, idsDescend, versions, versionsDescending, anyScheduleKept, staleDueCare
+        case syncTriggersOnly, lastRowID, versions, anyScheduleKept, staleDueCare
     }
 
     init(db: Database) { self.db = db }
@@ -235,16 +235,18 @@ public final class BulkTreeWriter {
     // For every tree inserted, the trigger `tree_sync_insert` writes the tree's version row with
     // the transaction's tick (see `SyncSchema`): a trigger program run per tree (about a fifth of
     // SQLite's time per tree even when it stands aside), and rows written in the order of the
-    // file. A file exported by trees holds its trees newest first, so their ids (which grow with
-    // time) come in decreasing order and every row went to the left edge of the version table and
-    // its index, where SQLite leaves the pages it splits half full. While queued trees are stored
-    // the connection fires no triggers (the tree table has no other insert trigger but
-    // `careDue_tree_insert`, which is checked), and `writeVersions` then writes the same rows for
-    // every tree stored meanwhile, in increasing id order when the file's ids decrease, and marks
-    // the ones a care schedule applies to as `careDue_tree_insert` would (see `CareDueSchema`). The trigger's INSERT OR REPLACE takes the
-    // INSERT OR IGNORE of the statement that fired it, so the rows are written INSERT OR IGNORE
-    // here too. When the sync flag `applying` is set the trigger would stand aside: nothing
-    // changes then.
+    // file. The version table is keyed by tree id, so in file order its rows land wherever their
+    // ids fall: at the left edge for a file trees exported (newest first, ids growing with time),
+    // where SQLite leaves the pages it splits half full, and anywhere at all for ids made at
+    // random (the Tree Tracker app's), where a million trees' rows outgrow the page cache and
+    // every row reads and rewrites a page: that alone took 1,000,000 such trees from 11 to 22 s.
+    // While queued trees are stored the connection fires no triggers (the tree table has no other
+    // insert trigger but `careDue_tree_insert`, which is checked), and `writeVersions` then writes
+    // the same rows for every tree stored meanwhile, sorted by id, and marks the ones a care
+    // schedule applies to as `careDue_tree_insert` would (see `CareDueSchema`). The trigger's
+    // INSERT OR REPLACE takes the INSERT OR IGNORE of the statement that fired it, so the rows are
+    // written INSERT OR IGNORE here too. When the sync flag `applying` is set the trigger would
+    // stand aside: nothing changes then.
     //
     // Triggers are switched off before the first tree, not after it: version pages the trigger
     // changed once and SQLite then wrote out of its cache (into the WAL) would be changed again by
@@ -281,8 +283,7 @@ public final class BulkTreeWriter {
         guard let after = versionsAfter else { return }
         restoreTriggers()
         guard let last = try value(.lastRowID), last > after else { return }
-        let descending = try value(.idsDescend, after) == 1
-        try step(descending ? .versionsDescending : .versions, after)
+        try step(.versions, after)
         if try value(.anyScheduleKept) == 1 { try step(.staleDueCare, after) }
     }
 
@@ -325,10 +326,6 @@ public final class BulkTreeWriter {
 
     private func statement(_ kind: Kind) throws -> OpaquePointer {
         if let s = statements[kind.rawValue] { return s }
-        let versions = """
-            INSERT OR IGNORE INTO treeVersion (treeId, seq, version, device)
-            SELECT t.id, s.seq, s.hlc, s.deviceId FROM tree t, syncState s WHERE t.rowid > ?1 ORDER BY t.rowid
-            """
         let sql = switch kind {
         case .insert: Tree.insertSQL
         case .insertIfNew: Tree.insertIfNewSQL
@@ -352,10 +349,11 @@ public final class BulkTreeWriter {
                     = '\(CareDueSchema.treeInsertTrigger.replacingOccurrences(of: "'", with: "''"))'
             """
         case .lastRowID: "SELECT max(rowid) FROM tree"
-        case .idsDescend:
-            "SELECT (SELECT id FROM tree WHERE rowid > ?1 ORDER BY rowid LIMIT 1) > (SELECT id FROM tree ORDER BY rowid DESC LIMIT 1)"
-        case .versions: versions
-        case .versionsDescending: versions + " DESC"
+        case .versions:
+            """
+            INSERT OR IGNORE INTO treeVersion (treeId, seq, version, device)
+            SELECT t.id, s.seq, s.hlc, s.deviceId FROM tree t, syncState s WHERE t.rowid > ?1 ORDER BY t.id
+            """
         case .anyScheduleKept: CareDueSchema.anyScheduleKeptSQL
         case .staleDueCare: CareDueSchema.staleInsertedTreesSQL
         }

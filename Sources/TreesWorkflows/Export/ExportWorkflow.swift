@@ -212,7 +212,7 @@ public struct ExportWorkflow: Sendable {
                 thread.start()
                 do {
                     var batch: [ExportItem] = []
-                    batch.reserveCapacity(Self.batchSize)
+                    batch.reserveCapacity(BatchQueue<ExportItem>.batchSize)
                     try r.forEachTree(filter) { tree in
                         var list: [ExportPhoto] = []
                         if withPhotos.contains(tree.id) {
@@ -239,7 +239,7 @@ public struct ExportWorkflow: Sendable {
                         }
                         batch.append(ExportItem(tree: tree, photos: list, care: care))
                         written += 1
-                        if batch.count == Self.batchSize {
+                        if batch.count == BatchQueue<ExportItem>.batchSize {
                             guard queue.put(batch) else { throw BatchQueue<ExportItem>.Cancelled() }
                             batch.removeAll(keepingCapacity: true)
                         }
@@ -265,11 +265,6 @@ public struct ExportWorkflow: Sendable {
         }
         return Report(destination: destination, trees: written)
     }
-}
-
-extension ExportWorkflow {
-    /// Trees handed to the writing thread at a time.
-    static let batchSize = 256
 }
 
 /// One tree for the writer, with its photos and (for formats that carry it) its care log.

@@ -29,6 +29,8 @@ struct TreeImporter {
 
     /// About how many trees the file holds (from its size), to size the duplicate index.
     var expectedTrees = 0
+    /// True when the workflow gave the connection a larger page cache for a large file.
+    var enlargedCache = false
 
     init(writer: StoreWriter, conflict: ImportWorkflow.ConflictPolicy, collection: String?, photos: PhotoLibrary) throws {
         w = writer
@@ -251,6 +253,11 @@ struct TreeImporter {
     /// few stored trees that may be one; each is confirmed by its rowid.
     private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
         if positions == nil {
+            // Trees without ids get ids this import makes, which increase: the table and its
+            // indexes grow at their right-hand edges alone, where SQLite's smallest cache serves as
+            // well as a larger one (1,000,000 surveyed trees took no longer), and the index takes
+            // the memory a large file's cache would have.
+            if enlargedCache { try w.reserveBulkCache(megabytes: 2) }
             var index = PositionIndex(capacity: try w.reader.count() + expectedTrees)
             try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2, rowID: $3) }
             positions = index
