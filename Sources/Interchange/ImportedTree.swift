@@ -140,6 +140,8 @@ extension ImportedTree {
     /// the notes. Text without those lines is all notes.
     static func appDescription(_ text: String?) -> (variety: String?, rootstock: String?, notes: String?) {
         guard let text else { return (nil, nil, nil) }
+        // Most text (every survey's) opens with neither label: it is all notes, as it stands.
+        guard opensWithAppLabel(text) else { return (nil, nil, text) }
         var variety: String?, rootstock: String?
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
         while let first = lines.first {
@@ -154,6 +156,13 @@ extension ImportedTree {
             lines = lines.dropFirst()
         }
         return (variety, rootstock, lines.joined(separator: "\n"))
+    }
+
+    /// True when the text's first line, after white space, starts with `Variety:` or `Rootstock:`.
+    private static func opensWithAppLabel(_ text: String) -> Bool {
+        var scalars = text.unicodeScalars[...]
+        while let first = scalars.first, CharacterSet.whitespaces.contains(first) { scalars = scalars.dropFirst() }
+        return scalars.starts(with: "Variety:".unicodeScalars) || scalars.starts(with: "Rootstock:".unicodeScalars)
     }
 
     static func fixMode(_ text: String) -> FixMode? {

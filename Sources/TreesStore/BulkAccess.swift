@@ -98,6 +98,9 @@ public final class BulkTreeWriter {
     private var lastDateLength = 0
     /// Trees `queueIfNew` has checked and bound to the chunk statement, not yet stored.
     private var queue: [Tree] = []
+    /// The rowid of the last tree the queue's latest store inserted. The trees one store inserts
+    /// get rowids one up from the largest, in queue order: the ones it inserted end at this one.
+    public private(set) var lastQueuedRowID: Int64 = 0
     /// While set, the connection fires no triggers and every tree stored after this rowid gets
     /// its version row when the queue is next stored by `storeQueue()`.
     private var versionsAfter: Int64?
@@ -193,6 +196,7 @@ public final class BulkTreeWriter {
             }
             outcomes = try queue.map { try run(.insertIfNew, $0) }
         }
+        lastQueuedRowID = lastRowID
         try writeVersions()
         return outcomes
     }
@@ -221,12 +225,14 @@ public final class BulkTreeWriter {
         if inserted == queue.count || inserted == 0 {
             try step(.release)
             released = true
+            lastQueuedRowID = lastRowID
             return Array(repeating: inserted > 0, count: queue.count)
         }
         try step(.rollbackTo)
         let outcomes = try queue.map { try run(.insertIfNew, $0) }
         try step(.release)
         released = true
+        lastQueuedRowID = lastRowID
         return outcomes
     }
 

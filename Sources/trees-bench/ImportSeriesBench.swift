@@ -8,7 +8,8 @@ import Foundation
 /// it and GPSBabel's GPX→CSV as yardsticks; `trees import` of it into an empty store; the same
 /// import again into that store (every tree a duplicate, found by position and species); and
 /// imports of the same trees as our JSON and CSV (exported from the first store, so with ids) into
-/// empty stores. Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
+/// empty stores; and an import of as many trees in the iOS Tree Tracker app's JSON (ids made at
+/// random, in no order). Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
 /// to xmllint and GPSBabel, and the child's peak memory (wait4). Median of `runs` (default 3).
 /// Targets: µs a tree at the largest size within 10% of the smallest; peak under 50 MB.
 func runImportSeriesBenchmark(arguments: [String]) throws {
@@ -78,7 +79,82 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         }
         removeStore(db)
         try? FileManager.default.removeItem(atPath: gpx)
+
+        // The iOS Tree Tracker app's export: ids made at random, so they come in no order.
+        let app = folder + "/tracker-\(n).json"
+        try writeTreeTrackerJSON(count: n, path: app)
+        let other = folder + "/tracker-\(n).sqlite"
+        let m = try median {
+            removeStore(other)
+            return try Harness.measure(trees, ["import", app, "--db", other])
+        }
+        report("trees import json (Tree Tracker, random ids)", m)
+        removeStore(other)
+        try? FileManager.default.removeItem(atPath: app)
     }
+}
+
+/// A collection JSON file as the iOS Tree Tracker app exports it (its layout: pretty-printed, keys
+/// sorted, upper-case random UUIDs, photo dates without photos) holding `count` trees in 20
+/// collections, in the order the app lists them.
+func writeTreeTrackerJSON(count: Int, path: String) throws {
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        throw BenchError("cannot create \(path)")
+    }
+    defer { try? handle.close() }
+    var generator = TrackRandom(seed: 23)
+    func uuid() -> String {
+        var bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: Int(generator.unit() * 256)) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = bytes.map { String(format: "%02X", $0) }.joined()
+        let c = Array(hex)
+        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+    }
+    let species = ["Malus domestica", "Pyrus communis", "Prunus avium", "Juglans regia", "Cydonia oblonga", "Prunus domestica"]
+    let varieties = ["Boskoop", "Gala", "Williams", "Stella", "Franquette", "Vranja", "Cox", "Conference"]
+    let rootstocks = ["M9", "MM106", "Quince A", "Gisela 5", "seedling"]
+    func date(_ seconds: Int) -> String {
+        Date(timeIntervalSince1970: Double(seconds)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+    }
+    let base = 1_745_000_000  // April 2025
+    let collections = (0..<20).map { (id: uuid(), name: "Block \($0 + 1)") }
+    var block = "{\n  \"collections\" : [\n"
+    block += collections.map { c in
+        "    {\n      \"createdAt\" : \"\(date(base))\",\n      \"id\" : \"\(c.id)\",\n      \"name\" : \"\(c.name)\",\n      \"updatedAt\" : \"\(date(base))\"\n    }"
+    }.joined(separator: ",\n")
+    block += "\n  ],\n  \"trees\" : [\n"
+    for i in 0..<count {
+        let row = i / 400, inRow = i % 400
+        let lat = 47.3 + Double(row) * 4 / 111_200 + (generator.unit() - 0.5) * 2e-6
+        let lon = 8.5 + Double(inRow) * 1.5 / 75_400 + (generator.unit() - 0.5) * 2e-6
+        let created = base + 3600 + i * 9
+        let photos = i % 5 == 0 ? "\n        \"\(date(created + 60))\"\n      " : ""
+        block += (i == 0 ? "" : ",\n") + """
+                {
+                  "altitude" : \(String(format: "%.1f", 412 + generator.unit() * 3)),
+                  "collectionId" : "\(collections[row % collections.count].id)",
+                  "createdAt" : "\(date(created))",
+                  "horizontalAccuracy" : \(String(format: "%.1f", 3 + generator.unit() * 9)),
+                  "id" : "\(uuid())",
+                  "latitude" : \(String(format: "%.6f", lat)),
+                  "longitude" : \(String(format: "%.6f", lon)),
+                  "notes" : "Row \(row + 1) tree \(inRow + 1) | stem \(String(format: "%.0f", 8 + generator.unit() * 20)) cm",
+                  "photoCount" : \(i % 5 == 0 ? 1 : 0),
+                  "photoDates" : [\(photos)],
+                  "rootstock" : "\(rootstocks[row % rootstocks.count])",
+                  "species" : "\(species[row % species.count])",
+                  "updatedAt" : "\(date(created + 120))",
+                  "variety" : "\(varieties[(row / 3) % varieties.count])"
+                }
+            """
+        if block.utf8.count > 1 << 20 {
+            handle.write(Data(block.utf8))
+            block = ""
+        }
+    }
+    block += "\n  ]\n}\n"
+    handle.write(Data(block.utf8))
 }
 
 /// A GPX 1.1 file of `count` surveyed trees: `name` (the species), `desc`, `ele` and `time`, no

@@ -216,6 +216,25 @@ extension TreeTrackerApp {
         #expect(trees[3].variety == nil && trees[3].rootstock == "St Julien A" && trees[3].notes == nil)
     }
 
+    @Test(arguments: [
+        // (desc, variety, rootstock, notes)
+        ("Row 3 tree 12, Gala, stem 14 cm", nil, nil, "Row 3 tree 12, Gala, stem 14 cm"),
+        ("Variety: Gala\nRootstock: M9\nnorth row", "Gala", "M9", "north row"),
+        // Leading white space of any kind (a tab, a no-break space, an ideographic space) before a label.
+        ("\t\u{00A0}\u{3000}Variety: Gala \nnotes", "Gala", nil, "notes"),
+        ("  Rootstock:  MM106\n\nlate frost", nil, "MM106", "\nlate frost"),
+        // A label that does not open the text is notes, as is a label-like word without its colon.
+        ("planted 2019\nVariety: Gala", nil, nil, "planted 2019\nVariety: Gala"),
+        ("Variety Gala", nil, nil, "Variety Gala"),
+        ("variety: gala", nil, nil, "variety: gala"),
+        ("", nil, nil, ""),
+        ("Variety:", nil, nil, ""),
+    ] as [(String, String?, String?, String?)])
+    func theAppsDescriptionIsSplitOnlyWhenItOpensWithALabel(_ c: (String, String?, String?, String?)) {
+        let split = ImportedTree.appDescription(c.0)
+        #expect(split.variety == c.1 && split.rootstock == c.2 && split.notes == c.3)
+    }
+
     // MARK: - What the app keeps of our files
 
     @Test func theAppKeepsEveryDateOfOurDefaultExportToTheSecond() throws {

@@ -99,6 +99,55 @@ import TreesWorkflows
         #expect(Set(try folder.store().trees().map(\.id.uuidString)) == Set((0..<120).map(id)))
     }
 
+    /// Surveyed trees are stored many a statement; a duplicate (same species ignoring case, within
+    /// 1e-7°) is found wherever its original waits: in the same statement not yet run, in a statement
+    /// run before, among trees the file gives ids, or in the store before the import.
+    @Test func surveyedTreesStoredManyAStatementFindTheirDuplicatesWhereverTheyWait() throws {
+        let chunk = BulkTreeWriter.chunkSize
+        func wpt(_ i: Int, north: Double = 0, species: String? = nil, id: Int? = nil) -> String {
+            let lat = 47 + Double(i) * 1e-4 + north, name = species ?? (i % 2 == 0 ? "Malus domestica" : "Pyrus communis")
+            let ext = id.map { String(format: "<extensions><trees:id>4F1C2E1A-1111-4222-8333-%012d</trees:id></extensions>", $0) } ?? ""
+            return String(format: #"<wpt lat="%.8f" lon="8.5"><name>"#, lat) + name + "</name>" + ext + "</wpt>"
+        }
+        var points: [String] = []
+        var duplicates = 0
+        for i in 0..<(3 * chunk) {
+            // Every seventh tree has an id: both kinds wait in one statement.
+            points.append(wpt(i, id: i % 7 == 0 ? i : nil))
+            if i == 10 {
+                // The original still waits in the statement this one joins; case and 5e-8° differ.
+                points.append(wpt(10, north: 5e-8, species: "MALUS DOMESTICA"))
+                duplicates += 1
+            }
+            if i == 14 {
+                // The original (with an id) waits in the same statement.
+                points.append(wpt(14))
+                duplicates += 1
+            }
+        }
+        // Originals stored by statements run earlier.
+        points += [wpt(3), wpt(chunk + 1), wpt(2 * chunk)]
+        duplicates += 3
+        // Not duplicates: 2e-7° away, and another species at the same place.
+        points += [wpt(5, north: 2e-7), wpt(4, species: "Prunus avium")]
+        let distinct = 3 * chunk + 2
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="survey" xmlns="http://www.topografix.com/GPX/1/1" xmlns:trees="https://trees.invalid/xmlns/trees/1">
+            \(points.joined(separator: "\n"))
+            </gpx>
+            """
+        let file = try folder.write("survey.gpx", gpx)
+        let first = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(first.imported == distinct && first.alreadyPresent == duplicates)
+        let stored = try folder.store().trees()
+        #expect(stored.count == distinct && Set(stored.map(\.id)).count == distinct)
+        // Again: every tree is a duplicate of a stored one, found through the index read from the store.
+        let again = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(again.imported == 0 && again.alreadyPresent == points.count)
+        #expect(try folder.store().trees().count == distinct)
+    }
+
     /// A file whose trees are all stored already leaves the store exactly as it was, the sync
     /// clock included, whether its trees fill statements of many or not.
     @Test(.enabled(if: Tool.sqlite3.shouldRun), arguments: [5, 70])

@@ -22,6 +22,9 @@ struct TreeImporter {
     private var waiting: [ImportedTree] = []
     /// Stored positions, for files whose trees have no ids.
     private var positions: PositionIndex?
+    /// The position and species of each tree in the bulk writer's queue, in its order: they go into
+    /// `positions` once the trees are stored.
+    private var queued: [QueuedPosition] = []
     /// Ids for trees the file gives none, in increasing order.
     private var ids = TimeOrderedIDs()
     /// Care events of stored trees, stored together once every tree is (collection JSON).
@@ -177,7 +180,23 @@ struct TreeImporter {
         if conflict == .skip, let given = t.id, t.photos.isEmpty, t.care.isEmpty {
             // The common case: insert unless the id is already stored, many trees a statement.
             do {
+                queued.append(QueuedPosition(t))
                 count(try bulk.queueIfNew(t.tree(id: given, collectionID: collectionID, now: w.now)))
+            } catch let e as StoreError {
+                throw Self.refusal(e, line: t.line)
+            }
+            return
+        }
+        if t.id == nil, t.photos.isEmpty, t.care.isEmpty {
+            // A surveyed tree: unless it is a duplicate, stored with the next trees in one statement,
+            // under an id made here (which no stored tree has).
+            if conflict != .newID, try samePlaceAndSpecies(t) {
+                report.alreadyPresent += 1
+                return
+            }
+            do {
+                queued.append(QueuedPosition(t))
+                count(try bulk.queueIfNew(t.tree(id: ids.next(at: w.now), collectionID: collectionID, now: w.now)))
             } catch let e as StoreError {
                 throw Self.refusal(e, line: t.line)
             }
@@ -241,10 +260,22 @@ struct TreeImporter {
         count(try bulk.storeQueue())
     }
 
+    /// Counts what the bulk writer says of its queue, and indexes the position of each tree it
+    /// stored under its rowid.
     private mutating func count(_ outcomes: [Bool]) {
-        for inserted in outcomes {
-            if inserted { report.imported += 1 } else { report.alreadyPresent += 1 }
+        guard !outcomes.isEmpty else { return }
+        assert(outcomes.count == queued.count, "the queue and its positions go in step")
+        var rowID = bulk.lastQueuedRowID - Int64(outcomes.lazy.filter { $0 }.count)
+        for (inserted, position) in zip(outcomes, queued) {
+            guard inserted else {
+                report.alreadyPresent += 1
+                continue
+            }
+            report.imported += 1
+            rowID += 1
+            positions?.insert(latitude: position.latitude, longitude: position.longitude, species: position.species, rowID: rowID)
         }
+        queued.removeAll(keepingCapacity: true)
     }
 
     /// Same species (ignoring case) within 1e-7° in latitude and longitude of a stored tree.
@@ -252,7 +283,15 @@ struct TreeImporter {
     /// An in-memory index of stored positions (built on the first tree without an id) names the
     /// few stored trees that may be one; each is confirmed by its rowid.
     private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+        let (lat, lon) = (t.coordinate.latitude, t.coordinate.longitude)
+        func same(_ la: Double, _ lo: Double, _ species: String) -> Bool {
+            abs(la - lat) <= 1e-7 && abs(lo - lon) <= 1e-7 && Self.sameIgnoringASCIICase(species, t.species)
+        }
+        // Trees queued and not yet stored are neither in the store nor in the index.
+        if queued.contains(where: { same($0.latitude, $0.longitude, $0.species) }) { return true }
         if positions == nil {
+            // The index is read from the store: the queue goes first.
+            try storeQueue()
             // Trees without ids get ids this import makes, which increase: the table and its
             // indexes grow at their right-hand edges alone, where SQLite's smallest cache serves as
             // well as a larger one (1,000,000 surveyed trees took no longer), and the index takes
@@ -261,10 +300,6 @@ struct TreeImporter {
             var index = PositionIndex(capacity: try w.reader.count() + expectedTrees)
             try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2, rowID: $3) }
             positions = index
-        }
-        let (lat, lon) = (t.coordinate.latitude, t.coordinate.longitude)
-        func same(_ la: Double, _ lo: Double, _ species: String) -> Bool {
-            abs(la - lat) <= 1e-7 && abs(lo - lon) <= 1e-7 && Self.sameIgnoringASCIICase(species, t.species)
         }
         guard let index = positions, !index.overflowed else {
             return try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05).contains { same($0.latitude, $0.longitude, $0.species) }
@@ -322,5 +357,16 @@ struct TreeImporter {
         } catch let e as StoreError {
             throw Self.refusal(e, line: line)
         }
+    }
+}
+
+/// A queued tree, as the index of positions keeps it.
+private struct QueuedPosition {
+    var latitude: Double
+    var longitude: Double
+    var species: String
+
+    init(_ t: ImportedTree) {
+        (latitude, longitude, species) = (t.coordinate.latitude, t.coordinate.longitude, t.species)
     }
 }
