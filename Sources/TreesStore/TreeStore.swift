@@ -1,3 +1,4 @@
+import CSQLiteConfig
 import Foundation
 import GRDB
 import TreesKit
@@ -22,6 +23,10 @@ public final class TreeStore: Sendable {
     /// True when this process made the store: it held nothing before.
     public let isNew: Bool
 
+    /// SQLite's settings for the whole process (`trees_sqlite_configure`), made once, before the
+    /// first store opens; nil when another part of the process had already started SQLite.
+    private static let librarySettings: Void? = trees_sqlite_configure() == 0 ? () : nil
+
     /// The default database path: `$XDG_DATA_HOME/trees/trees.sqlite`, else `~/.local/share/trees/trees.sqlite`.
     public static func defaultPath(environment: [String: String]) -> String {
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
@@ -33,6 +38,7 @@ public final class TreeStore: Sendable {
 
     /// Opens the store at `path`, creating the file and its folder on first use.
     public init(path: String, clock: WallClock = .system, busyTimeout: TimeInterval = 10) throws(StoreError) {
+        _ = Self.librarySettings
         self.path = path
         self.clock = clock
         self.busyTimeout = busyTimeout
@@ -224,7 +230,11 @@ public final class TreeStore: Sendable {
     /// record of each statement (its statement journal, a copy of every page the statement changes)
     /// in memory. By default that record spills to a temporary file once one statement outgrows
     /// 64 KiB, and from then on every insert of the transaction wrote its pages there, a system
-    /// call each: most of an import's time went there.
+    /// call each: most of an import's time went there. Its foreign keys are checked when it
+    /// commits rather than after each statement (`defer_foreign_keys`): a statement that may fail
+    /// part way needs that undo record, and an insert of many trees at once, each naming its
+    /// collection, was such a statement. The import names only collections it has stored, and a
+    /// dangling one would still refuse the whole transaction.
     ///
     /// `direct`, with `bulk`, writes a store this process just made straight into its file rather
     /// than through the WAL; meanwhile another process cannot open the store, so it is for writes
@@ -248,14 +258,19 @@ public final class TreeStore: Sendable {
                 // cut). SQLite refuses the switch while another connection has the file open, and
                 // the write then goes through the WAL as any other.
                 let direct = direct && bulk && isNew && (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete"
-                if direct { try db.execute(sql: "PRAGMA synchronous = FULL") }
+                // Its pages stay in memory until the commit (a direct write is of a file of 16 MB
+                // at most): once SQLite's cache is full it syncs the journal and writes pages out
+                // mid-transaction, to write most of them again later.
+                let cacheSize = direct ? try Int.fetchOne(db, sql: "PRAGMA cache_size") : nil
+                if direct { try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA cache_size = -32768") }
                 defer {
                     if direct {
                         try? db.execute(sql: "PRAGMA synchronous = NORMAL")
+                        if let cacheSize { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
                         _ = try? Self.switchToWAL(db, waitingUpTo: busyTimeout)
                     }
                 }
-                return try transaction(db, now: now, body)
+                return try transaction(db, now: now, deferringForeignKeys: bulk, body)
             }
         } catch let error as StoreError {
             throw error
@@ -267,9 +282,12 @@ public final class TreeStore: Sendable {
     /// `body` in a transaction as `DatabaseQueue.write` opens it, stamped with one tick of the
     /// hybrid logical clock and one change number (the sync triggers stamp what it changes with
     /// them, see `SyncSchema`).
-    private func transaction<T>(_ db: Database, now: Date, _ body: (StoreWriter) throws -> T) throws -> T {
+    private func transaction<T>(_ db: Database, now: Date, deferringForeignKeys: Bool = false,
+                                _ body: (StoreWriter) throws -> T) throws -> T {
         var result: T?
         try db.inTransaction {
+            // In force until this transaction ends.
+            if deferringForeignKeys { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
             let previous = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM syncState")
             try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
             let ticked = db.totalChangesCount

@@ -7,7 +7,11 @@ final class BatchQueue<Item: Sendable>: @unchecked Sendable {
     /// the batches in flight (`capacity` queued, one being filled, one being used) stay small. 256
     /// imported trees take about 150 KB.
     static var batchSize: Int { 256 }
+    /// Batches queued at most once the consumer has taken one.
     static var capacity: Int { 4 }
+    /// Batches queued at most before the consumer takes its first: an import's store opens (or
+    /// is made, about 10 ms) while its file is read ahead.
+    static var startingCapacity: Int { 16 }
     /// Thrown by a producer whose consumer has given up.
     struct Cancelled: Error {}
 
@@ -16,12 +20,14 @@ final class BatchQueue<Item: Sendable>: @unchecked Sendable {
     private var done = false
     private var failure: (any Error)?
     private var cancelled = false
+    /// True once the consumer has taken a batch.
+    private var taken = false
 
     /// Queues a batch, waiting while the queue is full; false once the consumer has given up.
     func put(_ batch: [Item]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while batches.count >= Self.capacity && !cancelled { condition.wait() }
+        while batches.count >= (taken ? Self.capacity : Self.startingCapacity) && !cancelled { condition.wait() }
         guard !cancelled else { return false }
         batches.append(batch)
         condition.broadcast()
@@ -43,6 +49,7 @@ final class BatchQueue<Item: Sendable>: @unchecked Sendable {
         defer { condition.unlock() }
         while batches.isEmpty && !done { condition.wait() }
         if !batches.isEmpty {
+            taken = true
             let b = batches.removeFirst()
             condition.broadcast()
             return b

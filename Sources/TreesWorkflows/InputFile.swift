@@ -23,7 +23,9 @@ public struct InputFile: @unchecked Sendable {
             guard !isDirectory.boolValue else { throw .isAFolder(path) }
             guard let h = FileHandle(forReadingAtPath: path) else { throw .cannotOpen(path) }
             handle = h
-            size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+            // fstat: the attributes FileManager gives look up the owner's and group's names as well.
+            var info = stat()
+            size = fstat(h.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
         }
         do {
             head = [UInt8](try handle.read(upToCount: Self.chunkSize) ?? Data())

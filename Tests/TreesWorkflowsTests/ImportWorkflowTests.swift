@@ -148,6 +148,27 @@ import TreesWorkflows
         #expect(try folder.store().trees().count == distinct)
     }
 
+    /// A new store's first import writes the version rows sync keeps as its statements run, the
+    /// rest at the end: every tree has exactly one, stamped with the import's one tick, whether it
+    /// came in a full statement or among the last few.
+    @Test(.enabled(if: Tool.sqlite3.shouldRun), arguments: [BulkTreeWriter.chunkSize * 3 + 5, 7])
+    func aNewStoresFirstImportGivesEveryTreeOneVersionRow(count: Int) throws {
+        let trees = (0..<count).map { i in
+            // Ids in no order, as an app that makes them at random writes them.
+            String(format: #"{"id": "%08X-1111-4222-8333-%012d", "latitude": 47.2, "longitude": 8.\#(1000 + i), "species": "Pear"}"#, (i * 7919) % 1000, i)
+        }
+        let file = try folder.write("trees.json", #"{"collections": [], "trees": ["# + trees.joined(separator: ",\n") + "]}")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("trees.sqlite")))
+        #expect(try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() }).imported == count)
+        let sqlite3 = try Tool.sqlite3.require()
+        let versions = try Program.run(sqlite3, [folder.path("trees.sqlite"), """
+            SELECT count(*) FROM tree t LEFT JOIN treeVersion v ON v.treeId = t.id WHERE v.treeId IS NULL;
+            SELECT count(*), count(DISTINCT seq), count(DISTINCT version) FROM treeVersion;
+            SELECT count(*) FROM treeVersion v JOIN syncState s ON v.seq = s.seq AND v.version = s.hlc;
+            """]).stdout
+        #expect(versions == "0\n\(count)|1|1\n\(count)\n")
+    }
+
     /// A file whose trees are all stored already leaves the store exactly as it was, the sync
     /// clock included, whether its trees fill statements of many or not.
     @Test(.enabled(if: Tool.sqlite3.shouldRun), arguments: [5, 70])

@@ -11,4 +11,9 @@
  * Returns the setting then in force: 1 on, 0 off, -1 when SQLite refused. */
 int trees_sqlite_enable_triggers(void *connection, int on);
 
+/* Settings of the SQLite library itself, made before it starts (sqlite3_config): it keeps no
+ * statistics of its memory, which it otherwise counts under one lock for every allocation of every
+ * connection. Returns 0 when they are in force, -1 when SQLite had already started. */
+int trees_sqlite_configure(void);
+
 #endif

@@ -46,7 +46,8 @@ public struct GPXReader {
             events.removeAll(keepingCapacity: true)
             spare = events
         }
-        for e in events { try onEvent(e) }
+        // By index: each event is lent to `onEvent` where the iterator would copy it out.
+        for i in events.indices { try onEvent(events[i]) }
     }
 
     /// Reads a whole document held in memory.
@@ -67,8 +68,8 @@ struct GPXParser: XMLHandler {
         case gpx, metadata, point, route, track, segment, pointExtensions
         /// Text of a field being captured.
         case field(Field)
-        /// The notes of a care event (`<trees:care>`) being captured; nil when its attributes were unusable.
-        case care(CareEvent?)
+        /// The notes of a care event (`<trees:care>`, in `care`) being captured.
+        case care
     }
 
     private enum Field: Equatable {
@@ -93,6 +94,9 @@ struct GPXParser: XMLHandler {
     private var lastForeignNamespace = ""
     private var capturing = false
     private var text: [UInt8] = []
+    /// The care event whose notes are being captured; nil when its attributes were unusable. Kept
+    /// out of the frames: a frame is copied in and out of their stack, and an event is large.
+    private var care: CareEvent?
 
     private var metadataSent = false
     private var point = GPXPoint(latitude: 0, longitude: 0)
@@ -216,8 +220,8 @@ struct GPXParser: XMLHandler {
             if isTrees(name.namespace), let field = Self.treesField(name.local) {
                 capture(.trees(field))
             } else if isTrees(name.namespace), name.local == "care" {
-                let event = try careEvent(attributes, line: line)
-                frames.append(.care(event))
+                care = try careEvent(attributes, line: line)
+                frames.append(.care)
                 capturing = true
                 text.removeAll(keepingCapacity: true)
             } else if isTrees(name.namespace), name.local == "schedule" {
@@ -405,11 +409,14 @@ struct GPXParser: XMLHandler {
             if summary?.earliestTime.map({ t < $0 }) ?? true { summary?.earliestTime = t }
             if summary?.latestTime.map({ t > $0 }) ?? true { summary?.latestTime = t }
         }
+        // Moved out, not copied: the next point starts afresh anyway.
+        var done = GPXPoint(latitude: 0, longitude: 0)
+        swap(&done, &point)
         switch pointKind {
-        case .waypoint: events.append(.waypoint(point))
-        case .routePoint: events.append(.routePoint(point, route: route.index))
+        case .waypoint: events.append(.waypoint(done))
+        case .routePoint: events.append(.routePoint(done, route: route.index))
         case .trackPoint:
-            events.append(.trackPoint(point, track: track.index, segment: max(track.segments.count - 1, 0)))
+            events.append(.trackPoint(done, track: track.index, segment: max(track.segments.count - 1, 0)))
         }
     }
 
@@ -427,9 +434,10 @@ struct GPXParser: XMLHandler {
         case .field(let field):
             capturing = false
             try setField(field, line: line)
-        case .care(let event):
+        case .care:
             capturing = false
-            if var event {
+            if var event = care {
+                care = nil
                 event.notes = text.isEmpty ? nil : string
                 point.trees.care.append(event)
             }
