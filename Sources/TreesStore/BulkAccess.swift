@@ -112,10 +112,11 @@ public final class BulkTreeWriter {
 
     /// How many queued trees one statement inserts.
     ///
-    /// Each statement costs the same whatever it inserts: SQLite starts and ends it, opens its
-    /// cursors and keeps a copy of every page it changes (the statement journal, which the
-    /// collection's foreign key requires), and the trees of a file land on the same few pages.
-    /// 32 trees a statement took about 30% off the store's time per tree; 64 or 128 no more.
+    /// Each statement costs the same whatever it inserts: SQLite starts and ends it and opens its
+    /// cursors, and the trees of a file land on the same few pages. 32 trees a statement took
+    /// about 30% off the store's time per tree; 64 or 128 no more. (A bulk write checks foreign
+    /// keys at its commit, so SQLite keeps no copy of the pages a statement changes: see
+    /// `TreeStore.write`.)
     public static let chunkSize = 32
 
     private enum Kind: Int, CaseIterable {

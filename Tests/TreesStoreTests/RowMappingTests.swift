@@ -205,6 +205,28 @@ import TreesKit
         #expect(counts.map { [$0[0], $0[1]] as [Int] } == [1, 1])
     }
 
+    /// A bulk write checks foreign keys when it commits, not after each statement: a tree naming a
+    /// collection the store does not hold, among many that are sound, refuses the whole write and
+    /// leaves the store as it was, whether it was queued or inserted alone.
+    @Test(arguments: [true, false])
+    func aTreeInNoStoredCollectionRefusesTheWholeBulkWrite(queued: Bool) throws {
+        let scratch = try TemporaryFolder("rows")
+        let store = try TreeStore(path: "\(scratch.path)/trees.sqlite", clock: .fixed(Self.t0))
+        let before = try Self.wholeDump(store)
+        let error = #expect(throws: StoreError.self) {
+            try store.write(bulk: true) { w in
+                let bulk = w.bulkTrees()
+                for i in 0..<(BulkTreeWriter.chunkSize * 2 + 3) {
+                    let t = Tree(coordinate: Coordinate(latitude: 47, longitude: 8 + Double(i) * 1e-5), species: "Prunus avium",
+                                 collectionID: i == 40 ? UUID() : nil, createdAt: Self.t0, updatedAt: Self.t0)
+                    if queued { _ = try bulk.queueIfNew(t) } else { _ = try bulk.insertIfNew(t) }
+                }
+            }
+        }
+        #expect("\(String(describing: error))".contains("FOREIGN KEY"))
+        #expect(try Self.wholeDump(store) == before)
+    }
+
     /// Every row of every table, rowid tables in rowid order; the store's random device id replaced.
     static func wholeDump(_ store: TreeStore) throws -> String {
         try store.queue.read { db in
