@@ -18,7 +18,7 @@ extension StoreWriter {
     /// Prepared statements for storing many trees in this transaction (an import). What it has
     /// queued is stored before the transaction commits, should the caller not have.
     public func bulkTrees() -> BulkTreeWriter {
-        let writer = BulkTreeWriter(db: db)
+        let writer = BulkTreeWriter(db: db, isDirect: isDirect)
         end.add(before: { _ = try writer.storeQueue() }, always: { writer.restoreTriggers() })
         return writer
     }
@@ -106,9 +106,8 @@ public final class BulkTreeWriter {
     private var versionsAfter: Int64?
     /// The trees up to this rowid have their version rows already (see `writeVersions`).
     private var versionsWritten: Int64?
-    /// True when the store is written in rollback-journal mode (a new store's first import, see
-    /// `TreeStore.write`); nil until asked.
-    private var rollbackJournal: Bool?
+    /// True when the transaction writes a new store straight into its file (`StoreWriter.isDirect`).
+    private let isDirect: Bool
 
     /// How many queued trees one statement inserts.
     ///
@@ -124,7 +123,7 @@ public final class BulkTreeWriter {
         case syncTriggersOnly, lastRowID, versionsSorted, versionsByIDIndex, anyScheduleKept, staleDueCare
     }
 
-    init(db: Database) { self.db = db }
+    init(db: Database, isDirect: Bool) { self.db = db; self.isDirect = isDirect }
 
     deinit {
         restoreTriggers()
@@ -307,9 +306,7 @@ public final class BulkTreeWriter {
     /// store waits on the reading for a fifth of a small file's import), not after it. The store
     /// is small and all in the cache then, so their order does not matter.
     private func writeVersionsSoFar() throws {
-        guard let after = versionsAfter else { return }
-        if rollbackJournal == nil { rollbackJournal = try String.fetchOne(db, sql: "PRAGMA journal_mode") == "delete" }
-        guard rollbackJournal == true else { return }
+        guard isDirect, let after = versionsAfter else { return }
         let last = lastRowID
         try stepVersions(after: versionsWritten ?? after, last: last)
         versionsWritten = last

@@ -270,7 +270,7 @@ public final class TreeStore: Sendable {
                         _ = try? Self.switchToWAL(db, waitingUpTo: busyTimeout)
                     }
                 }
-                return try transaction(db, now: now, deferringForeignKeys: bulk, body)
+                return try transaction(db, now: now, bulk: bulk, direct: direct, body)
             }
         } catch let error as StoreError {
             throw error
@@ -282,16 +282,16 @@ public final class TreeStore: Sendable {
     /// `body` in a transaction as `DatabaseQueue.write` opens it, stamped with one tick of the
     /// hybrid logical clock and one change number (the sync triggers stamp what it changes with
     /// them, see `SyncSchema`).
-    private func transaction<T>(_ db: Database, now: Date, deferringForeignKeys: Bool = false,
+    private func transaction<T>(_ db: Database, now: Date, bulk: Bool = false, direct: Bool = false,
                                 _ body: (StoreWriter) throws -> T) throws -> T {
         var result: T?
         try db.inTransaction {
             // In force until this transaction ends.
-            if deferringForeignKeys { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
+            if bulk { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
             let previous = try Row.fetchOne(db, sql: "SELECT hlc, seq FROM syncState")
             try db.execute(sql: "UPDATE syncState SET hlc = max(hlc + 1, ?), seq = seq + 1", arguments: [SyncVersion.clock(at: now)])
             let ticked = db.totalChangesCount
-            let writer = StoreWriter(db: db, now: now)
+            let writer = StoreWriter(db: db, now: now, isDirect: direct)
             defer { writer.end.finish() }
             result = try body(writer)
             try writer.end.run()
