@@ -66,7 +66,8 @@ enum StoreCreation {
         throw .cannotCreate(path: path, reason: String(cString: strerror(code)))
     }
 
-    /// Applies every migration to the empty file at `temporary`, then switches it to WAL mode.
+    /// Applies every migration to the empty file at `temporary` (for those of `Schema.migrator`, the
+    /// script that makes what they make), then switches it to WAL mode.
     ///
     /// Nothing but this connection sees the file: it keeps its lock throughout, so SQLite makes no
     /// shared-memory file, keeps its rollback journal in memory and syncs nothing.
@@ -87,7 +88,12 @@ enum StoreCreation {
             throw .cannotCreate(path: path, reason: TreeStore.reason(error))
         }
         do {
-            try migrator.migrate(queue)
+            if migrator.migrations == SchemaSnapshot.migrations {
+                // What the migrations would make, in one transaction (see `SchemaSnapshot`).
+                try queue.inDatabase { db in try db.inTransaction { try db.execute(sql: SchemaSnapshot.sql); return .commit } }
+            } else {
+                try migrator.migrate(queue)
+            }
             try queue.writeWithoutTransaction { db in
                 guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
                     throw DatabaseError(message: "could not switch \(path) to WAL mode")

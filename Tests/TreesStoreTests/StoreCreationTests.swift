@@ -99,6 +99,62 @@ import TreesTestSupport
         #expect(try Self.strayNames(in: folder) == [])
     }
 
+    /// Every row of every table, the store's random device id left out: what a new store holds.
+    static func rows(_ db: Database) throws -> [String] {
+        var all: [String] = []
+        for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") {
+                let cells = row.columnNames.map { column in
+                    table == "syncState" && column == "deviceId" ? "\(column)=(device)" : "\(column)=\(row[column] as DatabaseValue)"
+                }
+                all.append("\(table): \(cells.joined(separator: ", "))")
+            }
+        }
+        return all
+    }
+
+    /// The script a migrated database stands for: its objects' SQL in the order they were made, then
+    /// the rows the migrations put in (as `SchemaSnapshot.sql` writes them).
+    static func script(of db: Database) throws -> String {
+        var lines = ["PRAGMA application_id = \(try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0);"]
+        lines += try String.fetchAll(db, sql: """
+            SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name <> 'sqlite_sequence' ORDER BY rowid
+            """).map { $0 + ";" }
+        let migrations = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+        lines.append("INSERT INTO grdb_migrations (identifier) VALUES " + migrations.map { "('\($0)')" }.joined(separator: ", ") + ";")
+        lines.append("INSERT INTO syncState (id, deviceId, hlc, seq) VALUES (1, lower(hex(randomblob(16))), 0, 1);")
+        lines.append("INSERT INTO careDueState (zone, rows) VALUES (NULL, 0);")
+        return lines.joined(separator: "\n")
+    }
+
+    /// A new store is made from one script rather than through the migrations: the script is what
+    /// they make, statement for statement, and the two stores hold the same rows; only the device
+    /// id differs, made at random for each.
+    @Test func theSchemaScriptMakesWhatTheMigrationsMake() throws {
+        let migrated = try DatabaseQueue(path: scratch.path("migrated.sqlite"))
+        try Schema.migrator.migrate(migrated)
+        let script = try migrated.read { try Self.script(of: $0) }
+        #expect(SchemaSnapshot.migrations == Schema.migrator.migrations,
+                "a migration was added: write SchemaSnapshot.migrations and SchemaSnapshot.sql again")
+        #expect(SchemaSnapshot.sql == script, "SchemaSnapshot.sql is no longer what the migrations make; it should read:\n\(script)")
+
+        let folder = try folder("scripted")
+        #expect(try StoreCreation.create(at: folder + "/trees.sqlite", folder: folder) == .created)
+        let made = try DatabaseQueue(path: folder + "/trees.sqlite")
+        let (madeRows, madeDevice) = try made.read { db in (try Self.rows(db), try String.fetchOne(db, sql: "SELECT deviceId FROM syncState")) }
+        let (migratedRows, migratedDevice) = try migrated.read { db in
+            (try Self.rows(db), try String.fetchOne(db, sql: "SELECT deviceId FROM syncState"))
+        }
+        #expect(madeRows == migratedRows)
+        #expect(madeRows.contains("careDueState: zone=NULL, rows=0"))
+        #expect(madeRows.filter { $0.hasPrefix("grdb_migrations: ") }.count == Schema.migrator.migrations.count)
+        #expect(madeDevice?.count == 32 && madeDevice?.allSatisfy(\.isHexDigit) == true && madeDevice == madeDevice?.lowercased())
+        #expect(madeDevice != migratedDevice)
+        // Foreign keys hold and the file is sound, as after the migrations.
+        #expect(try made.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }.isEmpty)
+        #expect(try made.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } == ["ok"])
+    }
+
     /// The file is complete and in WAL mode before it has its name, so opening it migrates nothing
     /// and switches nothing: a read leaves its bytes as they were.
     @Test func theStoreIsPlacedWholeInWALMode() throws {
