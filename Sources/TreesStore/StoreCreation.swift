@@ -90,7 +90,7 @@ enum StoreCreation {
         do {
             if migrator.migrations == SchemaSnapshot.migrations {
                 // What the migrations would make, in one transaction (see `SchemaSnapshot`).
-                try queue.inDatabase { db in try db.inTransaction { try db.execute(sql: SchemaSnapshot.sql); return .commit } }
+                try queue.write { db in try db.execute(sql: SchemaSnapshot.sql) }
             } else {
                 try migrator.migrate(queue)
             }
