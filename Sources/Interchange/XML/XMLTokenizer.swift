@@ -103,12 +103,23 @@ package struct XMLTokenizer {
     /// quoted values is read in linear time too.
     private var stopped: (at: Int, index: Int, quote: UInt8, depth: Int)?
 
+    /// The qualified names of the open elements as they were written, one after another: an end
+    /// tag is checked against its start tag's bytes, with no strings made or compared. It only
+    /// grows; what lies past the innermost open element's name is stale.
+    private var openNames: [UInt8] = []
+
     private struct OpenElement {
-        var prefix: String
         var name: XMLName
         var bindingMark: Int
+        /// Where the qualified name is in `openNames`.
+        var nameStart: Int
+        var nameEnd: Int
+    }
 
-        var qname: String { prefix.isEmpty ? name.local : prefix + ":" + name.local }
+    /// The qualified name of the innermost open element, as written (for messages).
+    private var openQName: String {
+        guard let top = open.last else { return "" }
+        return String(decoding: openNames[top.nameStart..<top.nameEnd], as: UTF8.self)
     }
 
     package static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
@@ -147,8 +158,8 @@ package struct XMLTokenizer {
         try decoder.finish(into: &buf)
         try process(&handler, final: true)
         if pos < buf.count { throw error("unexpected end of file inside markup", at: pos) }
-        if let top = open.last {
-            throw error("unexpected end of file: <\(top.qname)> is not closed", at: pos)
+        if !open.isEmpty {
+            throw error("unexpected end of file: <\(openQName)> is not closed", at: pos)
         }
         if !rootSeen { throw error("no root element; this is not an XML document", at: pos) }
     }
@@ -290,22 +301,40 @@ package struct XMLTokenizer {
 
     private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
 
+    /// The end of the text at `from`: the first `<` or `&`, or the end of `p`; counts the line
+    /// feeds on the way. Eight bytes are looked at a time while none of them is one of the three.
+    private static func textEnd(_ p: UnsafeBufferPointer<UInt8>, from: Int, newlines: inout Int, lastNewline: inout Int) -> Int {
+        guard let base = p.baseAddress else { return from }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let (lt, amp, lf) = (ones &* 0x3C, ones &* 0x26, ones &* 0x0A)
+        var i = from
+        while true {
+            while i + 8 <= p.count {
+                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                // A byte of `a`, `b` or `c` is zero exactly where `w` holds `<`, `&` or a line feed.
+                let (a, b, c) = (w ^ lt, w ^ amp, w ^ lf)
+                if ((a &- ones) & ~a | (b &- ones) & ~b | (c &- ones) & ~c) & highs != 0 { break }
+                i += 8
+            }
+            let stop = min(i + 8, p.count)
+            while i < stop {
+                let b = p[i]
+                if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") { return i }
+                if b == 0x0A { newlines += 1; lastNewline = i }
+                i += 1
+            }
+            if i >= p.count { return i }
+        }
+    }
+
     private mutating func text<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         let start = pos
         let p = bytes
         // Lines are counted in the same pass that looks for the end of the text.
         var newlines = 0
         var lastNewline = -1
-        let end = { () -> Int in
-            var i = start
-            while i < p.count {
-                let b = p[i]
-                if b == UInt8(ascii: "<") || b == UInt8(ascii: "&") { break }
-                if b == 0x0A { newlines += 1; lastNewline = i }
-                i += 1
-            }
-            return i
-        }()
+        let end = Self.textEnd(p, from: start, newlines: &newlines, lastNewline: &lastNewline)
         if end > start {
             if open.isEmpty {
                 for i in start..<end where !Self.isSpace(bytes[i]) {
@@ -528,9 +557,53 @@ package struct XMLTokenizer {
     /// The last prefix looked up and its namespace; cleared whenever the bindings change.
     private var lastLookup: (prefix: String, uri: String)?
 
+    /// Counts the changes of `bindings`: a name remembered under another count may mean another namespace.
+    private var bindingsGeneration = 0
+    private var knownNames = KnownNames()
+
+    private mutating func bindingsChanged() {
+        lastLookup = nil
+        bindingsGeneration += 1
+    }
+
     private mutating func popBindings(to mark: Int) {
         bindings.removeSubrange(mark...)
-        lastLookup = nil
+        bindingsChanged()
+    }
+
+    /// Element names met before, found by the bytes they were written with: a document repeats a
+    /// few names thousands of times, and finding one is cheaper than making its strings again and
+    /// looking its prefix up.
+    private struct KnownNames {
+        private static let slots = 64
+        /// Longest name remembered, in bytes.
+        private static let width = 32
+        private var written = [UInt8](repeating: 0, count: slots * width)
+        private var entries = [(length: Int, generation: Int, name: XMLName)](
+            repeating: (-1, -1, XMLName(local: "")), count: slots)
+
+        private static func slot(_ b: UnsafeBufferPointer<UInt8>) -> Int {
+            let n = b.count
+            return (n &* 37 &+ Int(b[0]) &* 11 &+ Int(b[n &- 1]) &* 5 &+ Int(b[n / 2])) & (slots - 1)
+        }
+
+        /// The name written as `b`, when it was remembered while the bindings were the same.
+        func name(written b: UnsafeBufferPointer<UInt8>, generation: Int) -> XMLName? {
+            guard !b.isEmpty, b.count <= Self.width else { return nil }
+            let i = Self.slot(b)
+            guard entries[i].length == b.count, entries[i].generation == generation else { return nil }
+            let same = written.withUnsafeBufferPointer { memcmp($0.baseAddress! + i * Self.width, b.baseAddress!, b.count) == 0 }
+            return same ? entries[i].name : nil
+        }
+
+        mutating func remember(_ name: XMLName, written b: UnsafeBufferPointer<UInt8>, generation: Int) {
+            guard !b.isEmpty, b.count <= Self.width else { return }
+            let i = Self.slot(b)
+            written.withUnsafeMutableBufferPointer { w in
+                _ = memcpy(w.baseAddress! + i * Self.width, b.baseAddress!, b.count)
+            }
+            entries[i] = (b.count, generation, name)
+        }
     }
 
     private mutating func cachedNamespace(for prefix: String) -> String? {
@@ -583,7 +656,9 @@ package struct XMLTokenizer {
         }
         if rootClosed { throw error("a second root element; a document has exactly one", at: pos) }
         guard Self.isNameStart(bytes[pos + 1]) else { throw error("'<' not followed by an element name; write &lt; in text", at: pos) }
-        let element = Self.splitName(bytes, pos + 1, nameEnd)
+        // The element's name as written, for messages: its strings are made (or found) only once
+        // the tag's own namespace declarations are known.
+        let written = { String(decoding: UnsafeBufferPointer(rebasing: p[(tagStart + 1)..<nameEnd]), as: UTF8.self) }
         var selfClosing = false
         var i = nameEnd
         if !rawAttributes.isEmpty { rawAttributes.removeAll(keepingCapacity: true) }
@@ -593,14 +668,14 @@ package struct XMLTokenizer {
             let b = bytes[i]
             if Self.isSpace(b) { i += 1; continue }
             if b == UInt8(ascii: "/") {
-                guard i + 1 == gt else { throw error("unexpected '/' in tag <\(Self.qname(element))>", at: i) }
+                guard i + 1 == gt else { throw error("unexpected '/' in tag <\(written())>", at: i) }
                 selfClosing = true
                 break
             }
             guard i > nameEnd, Self.isSpace(bytes[i - 1]) else {
-                throw error("expected whitespace before an attribute in tag <\(Self.qname(element))>", at: i)
+                throw error("expected whitespace before an attribute in tag <\(written())>", at: i)
             }
-            guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(Self.qname(element))>", at: i) }
+            guard Self.isNameStart(b) else { throw error("bad attribute name in tag <\(written())>", at: i) }
             let attrEnd = Self.scanName(bytes, from: i, limit: gt)
             let attr = Self.splitName(bytes, i, attrEnd)
             var j = attrEnd
@@ -640,10 +715,10 @@ package struct XMLTokenizer {
             let range = valueStart..<valueScratch.count
             if attr.prefix.isEmpty && attr.local == "xmlns" {
                 bindings.append(("", Self.interned(valueScratch[range])))
-                lastLookup = nil
+                bindingsChanged()
             } else if attr.prefix == "xmlns" {
                 bindings.append((attr.local, Self.interned(valueScratch[range])))
-                lastLookup = nil
+                bindingsChanged()
             } else {
                 rawAttributes.append((attr.prefix, attr.local, range))
             }
@@ -652,10 +727,18 @@ package struct XMLTokenizer {
                 throw error("expected whitespace after the value of attribute '\(Self.qname(attr))'", at: i)
             }
         }
-        guard let ns = cachedNamespace(for: element.prefix) else {
-            throw error("undeclared namespace prefix '\(element.prefix)' in <\(Self.qname(element))>", at: tagStart)
+        let name: XMLName
+        let nameBytes = UnsafeBufferPointer(rebasing: p[(tagStart + 1)..<nameEnd])
+        if let known = knownNames.name(written: nameBytes, generation: bindingsGeneration) {
+            name = known
+        } else {
+            let element = Self.splitName(p, tagStart + 1, nameEnd)
+            guard let ns = cachedNamespace(for: element.prefix) else {
+                throw error("undeclared namespace prefix '\(element.prefix)' in <\(written())>", at: tagStart)
+            }
+            name = XMLName(namespace: ns, local: element.local)
+            knownNames.remember(name, written: nameBytes, generation: bindingsGeneration)
         }
-        let name = XMLName(namespace: ns, local: element.local)
         attributes.removeAll()
         for a in rawAttributes {
             var attrNS = ""
@@ -671,7 +754,13 @@ package struct XMLTokenizer {
         let tagColumn = tagStart - lineStart + 1
         rootSeen = true
         sawMarkup = true
-        open.append(OpenElement(prefix: element.prefix, name: name, bindingMark: mark))
+        let nameAt = open.last?.nameEnd ?? 0
+        let nameLength = nameEnd - tagStart - 1
+        if openNames.count < nameAt + nameLength {
+            openNames.append(contentsOf: repeatElement(0, count: nameAt + nameLength - openNames.count))
+        }
+        openNames.withUnsafeMutableBufferPointer { _ = memcpy($0.baseAddress! + nameAt, p.baseAddress! + tagStart + 1, nameLength) }
+        open.append(OpenElement(name: name, bindingMark: mark, nameStart: nameAt, nameEnd: nameAt + nameLength))
         try handler.startElement(name, attributes: attributes, line: tagLine, column: tagColumn)
         if gt <= nameEnd + 1 {
             pos = gt + 1 // `<name>` or `<name/>`: no line break to count
@@ -683,30 +772,6 @@ package struct XMLTokenizer {
             if bindings.count > mark { popBindings(to: mark) }
             if open.isEmpty { rootClosed = true }
             try handler.endElement(name, line: tagLine)
-        }
-        return true
-    }
-
-    /// True when `bytes` spell `prefix:local` (or `local` without a prefix).
-    private static func matches(_ b: UnsafeBufferPointer<UInt8>, prefix: String, local: String) -> Bool {
-        var prefix = prefix
-        var local = local
-        return prefix.withUTF8 { p in
-            local.withUTF8 { l in
-                if p.isEmpty { return same(b, 0, l) }
-                guard b.count == p.count + 1 + l.count, b[p.count] == UInt8(ascii: ":") else { return false }
-                return same(UnsafeBufferPointer(rebasing: b[0..<p.count]), 0, p) && same(b, p.count + 1, l)
-            }
-        }
-    }
-
-    /// True when `b` from `offset` to its end equals `l`.
-    private static func same(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int, _ l: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard b.count - offset == l.count else { return false }
-        var i = 0
-        while i < l.count {
-            if b[offset + i] != l[i] { return false }
-            i += 1
         }
         return true
     }
@@ -727,13 +792,17 @@ package struct XMLTokenizer {
             throw error("unexpected character in end tag", at: k)
         }
         let nameBytes = UnsafeBufferPointer(rebasing: bytes[(pos + 2)..<nameEnd])
-        guard let top = open.last else {
+        guard !open.isEmpty else {
             throw error("end tag </\(String(decoding: nameBytes, as: UTF8.self))> without a matching start tag", at: pos)
         }
-        guard Self.matches(nameBytes, prefix: top.prefix, local: top.name.local) else {
-            throw error("mismatched end tag </\(String(decoding: nameBytes, as: UTF8.self))>; expected </\(top.qname)>", at: pos)
+        let written = open[open.count - 1].nameStart
+        let same = open[open.count - 1].nameEnd - written == nameBytes.count && openNames.withUnsafeBufferPointer {
+            memcmp($0.baseAddress! + written, nameBytes.baseAddress!, nameBytes.count) == 0
         }
-        open.removeLast()
+        guard same else {
+            throw error("mismatched end tag </\(String(decoding: nameBytes, as: UTF8.self))>; expected </\(openQName)>", at: pos)
+        }
+        let top = open.removeLast()
         if bindings.count > top.bindingMark { popBindings(to: top.bindingMark) }
         if open.isEmpty { rootClosed = true }
         let endLine = line
