@@ -32,19 +32,80 @@ enum StoreCreation {
             removeFiles(of: temporary)
             throw error
         }
+        let outcome = try place(temporary, at: path, folder: folder)
+        if outcome == .inPlace { unlink(temporary) }
+        return outcome
+    }
+
+    /// Makes a complete new store beside `path` under a name of its own and leaves it there, in
+    /// rollback-journal mode, for one connection to fill before `publish` gives it its name; returns
+    /// that name. Nothing is left behind when it fails.
+    static func createUnseen(for path: String, folder: String) throws(StoreError) -> String {
+        let temporary = try makeTemporaryFile(for: path, in: folder)
+        do throws(StoreError) {
+            try build(temporary, for: path, migrator: Schema.migrator, switchingToWAL: false)
+        } catch {
+            removeFiles(of: temporary)
+            throw error
+        }
+        return temporary
+    }
+
+    /// Makes the store `createUnseen` made (and its connection filled, switched to WAL and closed)
+    /// durable and gives it the name `path`: `.created`, or `.taken` when another process made a
+    /// file of that name meanwhile, which is left as it is. The file is gone from its own name either
+    /// way; on a failure, it is removed.
+    static func publish(_ temporary: String, at path: String, folder: String) throws(StoreError) -> Outcome {
+        do throws(StoreError) {
+            try makeDurable(temporary, for: path)
+            switch try place(temporary, at: path, folder: folder) {
+            case .created: return .created
+            case .taken:
+                removeFiles(of: temporary)
+                return .taken
+            case .inPlace:
+                // No hard links here: renamed, unless a file of the name appeared (a process making
+                // one in place between the look and the rename is a race this file system allows).
+                guard access(path, F_OK) != 0 else {
+                    removeFiles(of: temporary)
+                    return .taken
+                }
+                guard rename(temporary, path) == 0 else { throw StoreError.cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+                syncFolder(folder)
+                return .created
+            }
+        } catch {
+            removeFiles(of: temporary)
+            throw error
+        }
+    }
+
+    /// Links the complete, durable file `temporary` to `path` where no file is yet, then removes its
+    /// own name (on `.created` and `.taken`) and syncs the folder; `.inPlace` leaves it as it is.
+    private static func place(_ temporary: String, at path: String, folder: String) throws(StoreError) -> Outcome {
         let linked = link(temporary, path) == 0
         let code = errno
+        if !linked, [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS].contains(code) { return .inPlace }
         // Removed before the folder is synced, so that the sync covers both names.
         unlink(temporary)
         guard linked else {
-            switch code {
-            case EEXIST: return .taken
-            case EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS: return .inPlace
-            default: throw .cannotCreate(path: path, reason: String(cString: strerror(code)))
-            }
+            if code == EEXIST { return .taken }
+            throw .cannotCreate(path: path, reason: String(cString: strerror(code)))
         }
         syncFolder(folder)
         return .created
+    }
+
+    /// The files left by an unseen store (see `createUnseen`) whose process ended before publishing
+    /// it, killed or cut off by a crash: `.NAME.new-PID-…` of a process that no longer runs.
+    private static func removeAbandoned(for stem: String, in folder: String) {
+        let prefix = ".\(stem).new-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + name) }
+        }
     }
 
     /// Creates an empty file of a name no other process uses, beside `path`, with the permissions
@@ -53,6 +114,7 @@ enum StoreCreation {
         let name = URL(fileURLWithPath: path).lastPathComponent
         // A name near the file system's limit of 255 bytes leaves no room for the decoration.
         let stem = name.utf8.count > 200 ? "trees" : name
+        removeAbandoned(for: stem, in: folder)
         var code: Int32 = EEXIST
         for _ in 0..<4 where code == EEXIST {
             let temporary = "\(folder)/.\(stem).new-\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))"
@@ -71,7 +133,7 @@ enum StoreCreation {
     ///
     /// Nothing but this connection sees the file: it keeps its lock throughout, so SQLite makes no
     /// shared-memory file, keeps its rollback journal in memory and syncs nothing.
-    private static func build(_ temporary: String, for path: String, migrator: DatabaseMigrator) throws(StoreError) {
+    private static func build(_ temporary: String, for path: String, migrator: DatabaseMigrator, switchingToWAL: Bool = true) throws(StoreError) {
         var config = Configuration()
         // As the store opens itself: GRDB's migrations check foreign keys when they are on.
         config.foreignKeysEnabled = true
@@ -94,11 +156,7 @@ enum StoreCreation {
             } else {
                 try migrator.migrate(queue)
             }
-            try queue.writeWithoutTransaction { db in
-                guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
-                    throw DatabaseError(message: "could not switch \(path) to WAL mode")
-                }
-            }
+            if switchingToWAL { try switchToWAL(queue, for: path) }
             try queue.close()
         } catch let error as StoreError {
             throw error
@@ -106,6 +164,15 @@ enum StoreCreation {
             throw .sqlite(code: error.extendedResultCode.rawValue, message: TreeStore.reason(error))
         } catch {
             throw .database(TreeStore.reason(error))
+        }
+    }
+
+    /// Switches the store of a connection that holds it alone to WAL mode, as every store is kept.
+    static func switchToWAL(_ queue: DatabaseQueue, for path: String) throws {
+        try queue.writeWithoutTransaction { db in
+            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                throw DatabaseError(message: "could not switch \(path) to WAL mode")
+            }
         }
     }
 
@@ -129,7 +196,7 @@ enum StoreCreation {
     }
 
     /// Removes the temporary file and any file SQLite may have made beside it.
-    private static func removeFiles(of temporary: String) {
+    static func removeFiles(of temporary: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) }
     }
 }

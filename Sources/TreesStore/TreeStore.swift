@@ -22,6 +22,9 @@ public final class TreeStore: Sendable {
     let busyTimeout: TimeInterval
     /// True when this process made the store: it held nothing before.
     public let isNew: Bool
+    /// Where a store made unseen (`init(path:…unseenWhenNew: true)`) is until `publish()`; nil for
+    /// any other store.
+    public let unseenPath: String?
 
     /// SQLite's settings for the whole process (`trees_sqlite_configure`), made once, before the
     /// first store opens; nil when another part of the process had already started SQLite.
@@ -37,7 +40,13 @@ public final class TreeStore: Sendable {
     }
 
     /// Opens the store at `path`, creating the file and its folder on first use.
-    public init(path: String, clock: WallClock = .system, busyTimeout: TimeInterval = 10) throws(StoreError) {
+    ///
+    /// With `unseenWhenNew`, a store that does not exist yet is made under a name of its own beside
+    /// `path`, where no other process sees it, for one bulk write (an import) to fill before
+    /// `publish()` gives it its name. That write then needs no journal on disk and no sync until it
+    /// is complete: a file that is not yet the store can be thrown away whole. A million trees were
+    /// written each once, where the WAL had them written twice and synced.
+    public init(path: String, clock: WallClock = .system, busyTimeout: TimeInterval = 10, unseenWhenNew: Bool = false) throws(StoreError) {
         _ = Self.librarySettings
         self.path = path
         self.clock = clock
@@ -55,12 +64,26 @@ public final class TreeStore: Sendable {
                 throw .cannotCreate(path: path, reason: Self.reason(error))
             }
             guard fm.isWritableFile(atPath: folder) else { throw .cannotCreate(path: path, reason: "the folder \(folder) is not writable") }
+            if unseenWhenNew {
+                let temporary = try StoreCreation.createUnseen(for: path, folder: folder)
+                do {
+                    queue = try DatabaseQueue(path: temporary, configuration: Self.unseenConfiguration(busyTimeout: busyTimeout))
+                } catch {
+                    StoreCreation.removeFiles(of: temporary)
+                    throw .cannotCreate(path: path, reason: Self.reason(error))
+                }
+                unseenPath = temporary
+                isReadOnly = false
+                isNew = true
+                return
+            }
             // A store made here is complete and opened below as made; one another process made
             // first is checked as any existing file; without hard links SQLite creates it in place.
             if try StoreCreation.create(at: path, folder: folder) == .taken {
                 exists = fm.fileExists(atPath: path, isDirectory: &isDirectory)
             }
         }
+        unseenPath = nil
         if exists {
             if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
             try Self.checkExisting(path: path, busyTimeout: busyTimeout)
@@ -111,6 +134,46 @@ public final class TreeStore: Sendable {
         } catch {
             throw .database(Self.reason(error))
         }
+    }
+
+    /// The connection to a store made unseen: it alone has the file (an exclusive lock from its first
+    /// write on), so SQLite keeps the rollback journal in memory and syncs nothing; `publish` syncs.
+    private static func unseenConfiguration(busyTimeout: TimeInterval) -> Configuration {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(busyTimeout)
+        config.label = "trees"
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF")
+            db.add(function: TextSearch.containsFunction)
+        }
+        return config
+    }
+
+    /// Gives a store made unseen its name, switched to WAL mode and synced, and closes this
+    /// connection to it (open the store again to go on using it). False, with the file removed,
+    /// when another process made a store of that name meanwhile. Nothing for any other store.
+    public func publish() throws(StoreError) -> Bool {
+        guard let temporary = unseenPath else { return true }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do {
+            try StoreCreation.switchToWAL(queue, for: path)
+            try queue.close()
+        } catch {
+            discardUnseen()
+            if let e = error as? DatabaseError, StoreError.isStorageFailure(code: e.extendedResultCode.rawValue) {
+                throw .storage("\(path): \(Self.reason(e))")
+            }
+            throw .cannotCreate(path: path, reason: Self.reason(error))
+        }
+        return try StoreCreation.publish(temporary, at: path, folder: folder) == .created
+    }
+
+    /// Closes a store made unseen and removes its file; nothing for any other store.
+    public func discardUnseen() {
+        guard let temporary = unseenPath else { return }
+        try? queue.close()
+        StoreCreation.removeFiles(of: temporary)
     }
 
     /// `PRAGMA journal_mode = WAL`, asked again while another process holds the store in
@@ -250,6 +313,13 @@ public final class TreeStore: Sendable {
                 // SQLite decides where statement journals go when the transaction begins.
                 if bulk { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
                 defer { if bulk { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") } }
+                if unseenPath != nil {
+                    // A store no other process sees (see `init`) is written as it is configured;
+                    // a small file's pages stay in memory until the commit, as in a direct write.
+                    let direct = direct && bulk
+                    if direct { try db.execute(sql: "PRAGMA cache_size = -32768") }
+                    return try transaction(db, now: now, bulk: bulk, direct: direct, body)
+                }
                 // A store this process just made, that no other process has open, takes a direct
                 // bulk write in rollback-journal mode: its pages are written once, into the file,
                 // where through the WAL each is written there and copied again when the store

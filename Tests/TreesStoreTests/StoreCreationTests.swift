@@ -77,6 +77,78 @@ import TreesTestSupport
         return results.withLock { all in (0..<count).compactMap { all[$0] } }
     }
 
+    static func tree(_ species: String, _ i: Int = 0) -> Tree {
+        Tree(coordinate: Coordinate(latitude: 47 + Double(i) / 1e4, longitude: 8), species: species, createdAt: t0)
+    }
+
+    /// A store made unseen for an import is filled under a name of its own: nothing is at its path
+    /// until it is published, whole, in WAL mode, with no other file beside it.
+    @Test func anUnseenStoreIsFilledThenPublishedWhole() throws {
+        let folder = try folder("unseen")
+        let path = folder + "/trees.sqlite"
+        let store = try TreeStore(path: path, clock: .fixed(Self.t0), unseenWhenNew: true)
+        let unseen = try #require(store.unseenPath)
+        #expect(store.isNew)
+        #expect(URL(fileURLWithPath: unseen).deletingLastPathComponent().path == folder)
+        try store.write(bulk: true) { w in for i in 0..<300 { try w.insert(Self.tree(i % 2 == 0 ? "Apple" : "Pear", i)) } }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try store.publish())
+        #expect(try Self.strayNames(in: folder) == [])
+
+        let opened = try TreeStore(path: path, unseenWhenNew: true)
+        #expect(opened.unseenPath == nil && !opened.isNew)
+        #expect(try opened.trees().count == 300)
+        let (mode, integrity, versions, danglingKeys) = try opened.queue.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM treeVersion"), try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count)
+        }
+        #expect(mode == "wal" && integrity == "ok" && versions == 300 && danglingKeys == 0)
+        let migrated = try DatabaseQueue(path: scratch.path("unseen-migrated.sqlite"))
+        try Schema.migrator.migrate(migrated)
+        #expect(try opened.queue.read { try Description($0) } == (try migrated.read { try Description($0) }))
+        #expect(Self.permissions(path) == Self.permissions(scratch.path("unseen-migrated.sqlite")))
+    }
+
+    /// A store another process made while an unseen one was filled is kept as it is: publishing
+    /// says so and removes the unseen one.
+    @Test func anUnseenStoreGivesWayToOneMadeMeanwhile() throws {
+        let folder = try folder("unseen-taken")
+        let path = folder + "/trees.sqlite"
+        let unseen = try TreeStore(path: path, clock: .fixed(Self.t0), unseenWhenNew: true)
+        try unseen.write(bulk: true) { w in try w.insert(Self.tree("Pear")) }
+        let other = try TreeStore(path: path, clock: .fixed(Self.t0))
+        try other.write { w in try w.insert(Self.tree("Apple")) }
+        #expect(try unseen.publish() == false)
+        #expect(try other.trees().map(\.species) == ["Apple"])
+        #expect(try Self.strayNames(in: folder) == [])
+    }
+
+    /// An unseen store thrown away (an import that failed to publish) leaves nothing behind.
+    @Test func aDiscardedUnseenStoreLeavesNoFile() throws {
+        let folder = try folder("unseen-discarded")
+        let unseen = try TreeStore(path: folder + "/trees.sqlite", unseenWhenNew: true)
+        try unseen.write(bulk: true) { w in try w.insert(Self.tree("Pear")) }
+        unseen.discardUnseen()
+        #expect(try Self.names(in: folder) == [])
+    }
+
+    /// The files of an unseen store whose process was killed are removed when a store is next made
+    /// in its folder; those of a process that still runs are not.
+    @Test func filesOfAbandonedUnseenStoresAreRemoved() throws {
+        let folder = try folder("abandoned")
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let dead = ".trees.sqlite.new-\(ended.processIdentifier)-1a2b"
+        let running = ".trees.sqlite.new-\(getppid())-3c4d"
+        for name in [dead, dead + "-journal", running, ".other.sqlite.new-\(ended.processIdentifier)-5e6f"] {
+            #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: Data([1])))
+        }
+        _ = try TreeStore(path: folder + "/trees.sqlite")
+        #expect(try Self.strayNames(in: folder) == [".other.sqlite.new-\(ended.processIdentifier)-5e6f", running])
+    }
+
     @Test func aNewStoreHasTheSchemaOfOneMigratedInPlace() throws {
         let folder = try folder("new")
         let path = folder + "/trees.sqlite"

@@ -35,6 +35,47 @@ import TreesWorkflows
         #expect(again.imported == 0 && again.alreadyPresent == 3)
     }
 
+    /// A store that does not exist yet is filled unseen and published once the import ends, however
+    /// it ends: a refused file leaves an empty store, as before, and no other file.
+    @Test func anImportIntoANewStoreLeavesTheStoreAndNothingElse() throws {
+        let file = try folder.write("survey.gpx", Self.gpx)
+        let bad = try folder.write("bad.gpx", "<gpx xmlns=\"http://www.topografix.com/GPX/1/1\"><wpt lat=\"47\" lon=\"8\"><name>Apple</wpt></gpx>")
+        #expect(throws: WorkflowError.self) {
+            try ImportWorkflow().run(try InputFile(bad), opening: { try TreeStore(path: folder.path("refused.sqlite"), unseenWhenNew: true) })
+        }
+        #expect(try TreeStore(path: folder.path("refused.sqlite")).trees().isEmpty)
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try TreeStore(path: folder.path("new.sqlite"), unseenWhenNew: true) })
+        #expect(report.imported == 3)
+        #expect(try TreeStore(path: folder.path("new.sqlite")).trees().map(\.species).sorted() == ["Apple", "Pear", "Plum"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["bad.gpx", "new.sqlite", "refused.sqlite", "survey.gpx"])
+    }
+
+    /// When another process makes the store while an import fills a new one, the file is read
+    /// again into that store, beside what it holds.
+    @Test func anImportIntoAStoreMadeMeanwhileLandsInThatStore() throws {
+        let file = try folder.write("survey.gpx", Self.gpx)
+        let path = folder.path("meanwhile.sqlite")
+        var opened = 0
+        let report = try ImportWorkflow().run(try InputFile(file), opening: {
+            opened += 1
+            let store = try TreeStore(path: path, unseenWhenNew: true)
+            if opened == 1 {
+                #expect(store.unseenPath != nil)
+                let other = try TreeStore(path: path)
+                try other.write { w in try w.insert(Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Walnut", createdAt: Date(timeIntervalSince1970: 1_777_777_777))) }
+            } else {
+                #expect(store.unseenPath == nil)
+            }
+            return store
+        })
+        #expect(opened == 2)
+        #expect(report.imported == 3)
+        #expect(try TreeStore(path: path).trees().map(\.species).sorted() == ["Apple", "Pear", "Plum", "Walnut"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["meanwhile.sqlite", "survey.gpx"])
+    }
+
     @Test func aDryRunStoresNothing() throws {
         let file = try folder.write("survey.gpx", Self.gpx)
         let report = try ImportWorkflow(dryRun: true, gpxParts: [.routes]).run(try InputFile(file), opening: { try folder.store() })

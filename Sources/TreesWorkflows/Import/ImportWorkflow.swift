@@ -78,8 +78,30 @@ public struct ImportWorkflow: Sendable {
     /// Imports `input` into the store `opening` opens (called while the file is already being
     /// parsed; its errors are passed on as they are); `progress` gets the fraction of the file read
     /// so far. Fails with a `WorkflowError`.
+    ///
+    /// A store `opening` makes unseen (`TreeStore.init(…unseenWhenNew: true)`) is given its name once
+    /// the import ends, however it ends, as a store any other command made would be kept. When
+    /// another process made a store of that name meanwhile, the file is read again into that one.
     public func run(_ input: InputFile, opening: () throws -> TreeStore,
                     progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
+        switch try runOnce(input, opening: opening, progress: progress) {
+        case .done(let report): return report
+        case .storeMadeMeanwhile(let path):
+            let again = input.path == "-" ? nil : try InputFile(input.path)
+            if let again, case .done(let report) = try runOnce(again, opening: opening, progress: progress) { return report }
+            throw WorkflowError.store(.database("another process made the store \(path) while \(input.displayName) was being imported into a new one; import it again"),
+                                      nothingStored: true)
+        }
+    }
+
+    private enum Outcome {
+        case done(Report)
+        /// The import went into a store made unseen, and another process made one of its name meanwhile.
+        case storeMadeMeanwhile(path: String)
+    }
+
+    private func runOnce(_ input: InputFile, opening: () throws -> TreeStore,
+                         progress: @escaping @Sendable (Double) -> Void) throws -> Outcome {
         let format = try self.format ?? input.detectedFormat()
         if format == .nmea { throw WorkflowError.positionsNotTrees(file: input.displayName, path: input.path) }
         if format != .csv, crs != nil || !columnOverrides.isEmpty {
@@ -105,10 +127,29 @@ public struct ImportWorkflow: Sendable {
             pipeline.cancel()
             reading.wait()
         }
-        var report = Report(file: input.displayName, format: format, dryRun: dryRun)
-        var staged: [PhotoLibrary.StagedPhotos] = []
         // The file is already being read and parsed while the store opens (and, when new, is created).
         let store = try opening()
+        // Ctrl-C while a store made unseen is filled leaves no file of it behind.
+        if let unseen = store.unseenPath { InterruptCleanup.arm(unseen) }
+        defer { if store.unseenPath != nil { InterruptCleanup.disarm() } }
+        let result = Result<Report, any Error> { try importing(into: store, input: input, format: format, pipeline: pipeline) }
+        if store.unseenPath != nil {
+            let published: Bool
+            do {
+                published = try store.publish()
+            } catch {
+                if case .failure(let failure) = result { throw failure }
+                throw Self.mapped(error, input: input)
+            }
+            if !published, case .success = result { return .storeMadeMeanwhile(path: store.path) }
+        }
+        return .done(try result.get())
+    }
+
+    /// Stores what `pipeline` brings in one transaction.
+    private func importing(into store: TreeStore, input: InputFile, format: FileFormat, pipeline: ImportPipeline) throws -> Report {
+        var report = Report(file: input.displayName, format: format, dryRun: dryRun)
+        var staged: [PhotoLibrary.StagedPhotos] = []
         do {
             do {
                 // A small file into a new store is written straight into the store's file (see

@@ -20,17 +20,19 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store. A store this user may read but not write opens for reading; `forWriting`
     /// refuses it at once instead of at the first write.
-    func open(forWriting: Bool = false) throws -> TreeStore {
-        let store = try openStore()
+    /// The store; with `unseenWhenNew`, one that does not exist yet is made for one bulk write to
+    /// fill and publish (see `TreeStore.init(path:clock:busyTimeout:unseenWhenNew:)`).
+    func open(forWriting: Bool = false, unseenWhenNew: Bool = false) throws -> TreeStore {
+        let store = try openStore(unseenWhenNew: unseenWhenNew)
         if forWriting && store.isReadOnly {
             throw CLIError.from(StoreError.storage("\(store.path) is read-only for this user (the file or its folder cannot be written)"))
         }
         return store
     }
 
-    private func openStore() throws -> TreeStore {
+    private func openStore(unseenWhenNew: Bool) throws -> TreeStore {
         do {
-            return try TreeStore(path: resolvedPath, clock: Self.clock)
+            return try TreeStore(path: resolvedPath, clock: Self.clock, unseenWhenNew: unseenWhenNew)
         } catch {
             throw CLIError.from(error)
         }
