@@ -67,9 +67,31 @@ public struct CollectionJSONReader {
     }
 }
 
+/// The members of a JSON object that a tree or collection reads (see
+/// `CollectionJSONBuilder.readKeys`; no other is kept), each in a slot of its own; a name given
+/// twice keeps its last value.
+///
+/// Slots rather than a dictionary: hashing each name as a dictionary does was a third of reading
+/// a Tree Tracker file, and finding a read name's slot takes a comparison or two.
+struct JSONMembers {
+    private var values: [JSONValue?] = []
+
+    subscript(name: String) -> JSONValue? {
+        get {
+            guard let i = CollectionJSONBuilder.readKeyIndex(name), i < values.count else { return nil }
+            return values[i]
+        }
+        set {
+            guard let i = CollectionJSONBuilder.readKeyIndex(name) else { return }
+            if values.isEmpty { values = Array(repeating: nil, count: CollectionJSONBuilder.readKeys.count) }
+            values[i] = newValue
+        }
+    }
+}
+
 /// A JSON value with the position it started at; only built for one tree or collection at a time.
 indirect enum JSONValue {
-    case object([String: JSONValue], line: Int, column: Int)
+    case object(JSONMembers, line: Int, column: Int)
     case array([JSONValue], line: Int, column: Int)
     case string(String, line: Int, column: Int)
     case number(Double, line: Int, column: Int)
@@ -110,7 +132,7 @@ struct CollectionJSONBuilder: JSONHandler {
         let isArray: Bool
         let line: Int
         let column: Int
-        var members: [String: JSONValue] = [:]
+        var members = JSONMembers()
         var items: [JSONValue] = []
         var pendingKey: String?
 
@@ -138,9 +160,28 @@ struct CollectionJSONBuilder: JSONHandler {
     /// The next value belongs to a member that is not read.
     private var skipNext = false
 
+    /// Whether `tree(_:)`, `collection(_:)` or a tree's `capture` reads the member `name`.
+    static func isRead(_ name: String) -> Bool { readKeyIndex(name) != nil }
+
+    /// Where `name` is in `readKeys`, found among the few read names of its length with no hashing;
+    /// nil for a name no tree or collection reads.
+    static func readKeyIndex(_ name: String) -> Int? {
+        let n = name.utf8.count
+        guard n < readKeysByLength.count else { return nil }
+        for (key, index) in readKeysByLength[n] where key == name { return index }
+        return nil
+    }
+
+    /// `readKeys` by length in bytes, each with its place in `readKeys`.
+    private static let readKeysByLength: [[(String, Int)]] = {
+        var table = [[(String, Int)]](repeating: [], count: (readKeys.map(\.utf8.count).max() ?? 0) + 1)
+        for (i, k) in readKeys.enumerated() { table[k.utf8.count].append((k, i)) }
+        return table
+    }()
+
     /// Every member name that `tree(_:)`, `collection(_:)` and a tree's `capture` read; the values
     /// of all other members are skipped. A new field read there must be added here.
-    static let readKeys: Set<String> = [
+    static let readKeys: [String] = [
         "id", "latitude", "longitude", "horizontalAccuracy", "altitude", "species", "variety", "rootstock", "notes",
         "collectionId", "collection", "createdAt", "updatedAt", "accuracySource", "ellipsoidHeight", "photoCount",
         "photoDates", "photos", "capture", "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
@@ -232,7 +273,7 @@ struct CollectionJSONBuilder: JSONHandler {
         }
         let value = p.value
         // The box goes now, so the value holds the only reference to its storage.
-        p.members = [:]
+        p.members = JSONMembers()
         p.items = []
         try add(value)
     }
@@ -250,7 +291,7 @@ struct CollectionJSONBuilder: JSONHandler {
             return
         }
         if let top = partials.last, !top.isArray {
-            if Self.readKeys.contains(key) { top.pendingKey = key } else { top.pendingKey = nil; skipNext = true }
+            if Self.isRead(key) { top.pendingKey = key } else { top.pendingKey = nil; skipNext = true }
         }
     }
 
@@ -319,7 +360,7 @@ struct CollectionJSONBuilder: JSONHandler {
     // MARK: - Mapping
 
     private struct Fields {
-        let members: [String: JSONValue]
+        let members: JSONMembers
         let line: Int
         let column: Int
         let what: String
