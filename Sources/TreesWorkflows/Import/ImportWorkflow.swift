@@ -156,11 +156,15 @@ public struct ImportWorkflow: Sendable {
                 // `TreeStore.write`): the WAL would have every page written twice.
                 try store.write(bulk: true, direct: (input.size ?? .max) <= 16 << 20) { w in
                     // A large file's trees with ids made at random (the Tree Tracker app's) land all
-                    // over the id index: at a million such trees 8 MB of cache stored them 5% faster
-                    // than 4 MB, and 16 MB no faster. Ids that increase (those trees and this import
-                    // make) need only the right-hand edges; `TreeImporter` gives the memory back then.
+                    // over the id index, which at a million trees (48 MB) outgrows any cache an
+                    // import may keep: each page missed is read back and written out again. Into a
+                    // new store, a million such trees took 1.24× the time per tree of 100,000 with
+                    // 8 MB of cache, 1.13× with 12 MB (peak 43 MB) and about 1.1× with 16 MB (peak
+                    // 49 MB, too near the 50 MB an import keeps under). Ids that increase (those
+                    // trees and this import make) need only the right-hand edges; `TreeImporter`
+                    // gives the memory back then.
                     let large = (input.size ?? 0) > 16 << 20
-                    if large { try w.reserveBulkCache(megabytes: 8) }
+                    if large { try w.reserveBulkCache(megabytes: 12) }
                     var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photos: store.photoLibrary)
                     importer.enlargedCache = large
                     // A surveyed tree takes 150 to 700 bytes of GPX, JSON or CSV: the index is sized for
