@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import TreesTestSupport
+
+/// `trees import` into a store that does not exist yet: the store is built beside its path under a
+/// name of its own and put in place when the import ends, so an interrupted import leaves nothing.
+@Suite struct ImportNewStoreTests {
+    /// The names in `folder`, sorted.
+    static func names(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// The start of a GPX file of 2,000 waypoints (about 300 kB: more than the first read takes), its
+    /// end not yet written.
+    static let openGPX: Data = {
+        var gpx = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"test\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        let desc = String(repeating: "row 4, pruned in March; ", count: 5)
+        for i in 0..<2000 {
+            gpx += "<wpt lat=\"47.\(String(format: "%05d", i))\" lon=\"8.\(String(format: "%05d", i * 3))\"><name>Apple</name><desc>\(desc)\(i)</desc></wpt>\n"
+        }
+        return Data(gpx.utf8)
+    }()
+
+    /// SIGINT while an import from standard input fills a new store: exit 130, and neither the store
+    /// nor the file it was being built in is left. The same import completed puts the store in place.
+    @Test func anInterruptedImportIntoANewStoreLeavesNoFile() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let folder = t.folder.appendingPathComponent("store").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let db = folder + "/trees.sqlite"
+
+        var interrupted = false
+        // The signal may, rarely, come between the unseen file appearing and the process arming its
+        // removal: the process then dies of it, and its file is removed when a store is next made here.
+        for _ in 0..<5 where !interrupted {
+            let process = Process()
+            process.executableURL = TreesProcess.executable
+            process.arguments = ["import", "-", "--format", "gpx", "--db", db]
+            process.environment = t.environment
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            input.fileHandleForWriting.write(Self.openGPX)
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning && Self.names(in: folder).filter({ $0.hasPrefix(".trees.sqlite.new-") }).isEmpty && Date() < deadline {
+                usleep(1000)
+            }
+            #expect(!FileManager.default.fileExists(atPath: db), "nothing is at the store's path while it is filled")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            interrupted = process.terminationReason == .exit && process.terminationStatus == 130
+            if interrupted { #expect(Self.names(in: folder) == []) }
+        }
+        #expect(interrupted, "SIGINT never arrived while the store was filled")
+
+        var complete = Self.openGPX
+        complete.append(Data("</gpx>\n".utf8))
+        let imported = try t.run(["import", "-", "--format", "gpx", "--db", db], stdin: complete)
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.hasPrefix("Imported 2000 trees"), "\(imported.stdout)")
+        #expect(Self.names(in: folder).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["trees.sqlite"])
+    }
+}
