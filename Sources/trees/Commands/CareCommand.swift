@@ -10,7 +10,7 @@ struct CareCommand: AsyncParsableCommand {
         discussion: """
             Kinds: water, fertilise, prune, spray, graft, harvest, inspect, plant, remove, or any other word. \
             An inspect event may set the tree's health (--health): \
-            \(HealthStatus.allCases.map(\.rawValue).joined(separator: ", ")). \
+            \(HealthStatus.allCases.map { $0.rawValue }.joined(separator: ", ")). \
             Dates are calendar days in the local time zone (TZ), or ISO 8601 times.
             """,
         subcommands: [CareAddCommand.self, CareListCommand.self, CareEditCommand.self, CareRemoveCommand.self]
@@ -110,7 +110,7 @@ struct CareAddCommand: AsyncParsableCommand {
     var notes: String?
     @Option(help: ArgumentHelp("An amount and its unit, e.g. '12 kg' or '40 l'.", valueName: "amount"))
     var quantity: String?
-    @Option(help: ArgumentHelp("The health found (inspect events): \(HealthStatus.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "status"))
+    @Option(help: ArgumentHelp("The health found (inspect events): \(HealthStatus.allCases.map { $0.rawValue }.joined(separator: ", ")).", valueName: "status"))
     var health: String?
     @Option(help: ArgumentHelp("Who did it.", valueName: "name"))
     var who: String?

@@ -46,7 +46,7 @@ struct ImportCommand: AsyncParsableCommand {
     var include = GPXParts()
     @Option(help: ArgumentHelp("GeoPackage: the layer to import (default: the first point layer).", valueName: "name"))
     var layer: String?
-    @Option(help: ArgumentHelp("GeoPackage: the column of each field, as field=column,… (fields: \(GeoPackageField.allCases.map(\.rawValue).joined(separator: ", "))).", valueName: "list"))
+    @Option(help: ArgumentHelp("GeoPackage: the column of each field, as field=column,… (fields: \(GeoPackageField.allCases.map { $0.rawValue }.joined(separator: ", "))).", valueName: "list"))
     var map: ColumnMap?
     @Option(help: ArgumentHelp("CSV: the coordinate reference system of the positions, EPSG:CODE (default: WGS 84 latitude and longitude).", valueName: "crs"))
     var crs: String?
