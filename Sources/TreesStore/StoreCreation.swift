@@ -97,15 +97,37 @@ enum StoreCreation {
     }
 
     /// The files left by an unseen store (see `createUnseen`) whose process ended before publishing
-    /// it, killed or cut off by a crash: `.NAME.new-PID-…` of a process that no longer runs.
+    /// it, killed or cut off by a crash: `.NAME.new-PID-…` of a process that no longer runs, and
+    /// whose file no connection holds a lock on (a process in another PID namespace may share
+    /// the folder).
     private static func removeAbandoned(for stem: String, in folder: String) {
         let prefix = ".\(stem).new-"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix(prefix) {
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + name) }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            var store = name
+            for suffix in ["-journal", "-wal", "-shm"] where store.hasSuffix(suffix) { store.removeLast(suffix.count) }
+            if !isLocked(folder + "/" + store) { unlink(folder + "/" + name) }
         }
+    }
+
+    /// Whether a connection of another process holds a lock on the SQLite file at `path`: one of
+    /// SQLite's lock bytes (from 2^30: pending, reserved, then the shared range) is taken. A file
+    /// that cannot be asked counts as locked.
+    private static func isLocked(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        // Closing drops this process's own locks on the file; it holds none on another's.
+        defer { close(fd) }
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 0x4000_0000
+        probe.l_len = 512
+        guard fcntl(fd, F_GETLK, &probe) == 0 else { return true }
+        return probe.l_type != Int16(F_UNLCK)
     }
 
     /// Creates an empty file of a name no other process uses, beside `path`, with the permissions

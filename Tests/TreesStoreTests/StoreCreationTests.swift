@@ -149,6 +149,45 @@ import TreesTestSupport
         #expect(try Self.strayNames(in: folder) == [".other.sqlite.new-\(ended.processIdentifier)-5e6f", running])
     }
 
+    /// An unseen store whose process seems gone but whose file a connection still holds a lock on
+    /// (a process in another PID namespace sharing the folder; here another process holding
+    /// SQLite's reserved byte) is kept; once the lock is gone, it is removed.
+    @Test(.enabled(if: Tool.python3.shouldRun)) func aLockedUnseenStoreIsNotAbandoned() throws {
+        let folder = try folder("locked")
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let name = ".trees.sqlite.new-\(ended.processIdentifier)-7a8b"
+        #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(count: 4096)))
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: try Tool.python3.require())
+        holder.arguments = ["-c", """
+            import fcntl, os, sys
+            fd = os.open(sys.argv[1], os.O_RDWR)
+            fcntl.lockf(fd, fcntl.LOCK_EX, 1, 0x40000001)
+            print("locked", flush=True)
+            sys.stdin.read()
+            """, folder + "/" + name]
+        let said = Pipe()
+        let input = Pipe()
+        holder.standardOutput = said
+        holder.standardInput = input
+        try holder.run()
+        // The lock is held once the child says so: waited for, not slept on.
+        let line = String(decoding: said.fileHandleForReading.readData(ofLength: 7), as: UTF8.self)
+        try #require(line == "locked\n", "the child did not take the lock: \(line)")
+
+        _ = try TreeStore(path: folder + "/trees.sqlite")
+        #expect(try Self.strayNames(in: folder) == [name])
+
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        for suffix in ["", "-wal", "-shm"] { unlink(folder + "/trees.sqlite" + suffix) }
+        _ = try TreeStore(path: folder + "/trees.sqlite")
+        #expect(try Self.strayNames(in: folder) == [])
+    }
+
     @Test func aNewStoreHasTheSchemaOfOneMigratedInPlace() throws {
         let folder = try folder("new")
         let path = folder + "/trees.sqlite"

@@ -65,6 +65,8 @@ package struct Tool: Sendable {
                                            package: "python3-gdal", isScript: true)
     package static let mandoc = Tool(name: "mandoc", paths: ["/usr/bin/mandoc"], package: "mandoc")
     package static let sqlite3 = Tool(name: "sqlite3", paths: ["/usr/bin/sqlite3"], package: "sqlite3")
+    /// Python, to hold a POSIX lock from another process.
+    package static let python3 = Tool(name: "python3", paths: ["/usr/bin/python3"], package: "python3")
     package static let setpriv = Tool(name: "setpriv", paths: ["/usr/bin/setpriv"], package: "util-linux")
     /// PostgreSQL 15's server programs (`initdb`, `pg_ctl`); PostGIS is checked when the server starts.
     package static let postgres = Tool(name: "PostgreSQL 15 (initdb)", paths: ["/usr/lib/postgresql/15/bin/initdb"],
