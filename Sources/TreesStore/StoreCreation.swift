@@ -192,7 +192,8 @@ enum StoreCreation {
     /// Switches the store of a connection that holds it alone to WAL mode, as every store is kept.
     static func switchToWAL(_ queue: DatabaseQueue, for path: String) throws {
         try queue.writeWithoutTransaction { db in
-            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+            // The connection holds the file alone: nothing to wait for.
+            guard try TreeStore.switchToWAL(db, waitingUpTo: 0) == "wal" else {
                 throw DatabaseError(message: "could not switch \(path) to WAL mode")
             }
         }

@@ -132,21 +132,27 @@ import TreesTestSupport
         #expect(try Self.names(in: folder) == [])
     }
 
-    /// The files of an unseen store whose process was killed are removed when a store is next made
-    /// in its folder; those of a process that still runs are not.
-    @Test func filesOfAbandonedUnseenStoresAreRemoved() throws {
-        let folder = try folder("abandoned")
+    /// The id of a process that has ended (`/bin/true`, waited for).
+    static func endedProcessID() throws -> pid_t {
         let ended = Process()
         ended.executableURL = URL(fileURLWithPath: "/bin/true")
         try ended.run()
         ended.waitUntilExit()
-        let dead = ".trees.sqlite.new-\(ended.processIdentifier)-1a2b"
+        return ended.processIdentifier
+    }
+
+    /// The files of an unseen store whose process was killed are removed when a store is next made
+    /// in its folder; those of a process that still runs are not.
+    @Test func filesOfAbandonedUnseenStoresAreRemoved() throws {
+        let folder = try folder("abandoned")
+        let ended = try Self.endedProcessID()
+        let dead = ".trees.sqlite.new-\(ended)-1a2b"
         let running = ".trees.sqlite.new-\(getppid())-3c4d"
-        for name in [dead, dead + "-journal", running, ".other.sqlite.new-\(ended.processIdentifier)-5e6f"] {
+        for name in [dead, dead + "-journal", running, ".other.sqlite.new-\(ended)-5e6f"] {
             #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: Data([1])))
         }
         _ = try TreeStore(path: folder + "/trees.sqlite")
-        #expect(try Self.strayNames(in: folder) == [".other.sqlite.new-\(ended.processIdentifier)-5e6f", running])
+        #expect(try Self.strayNames(in: folder) == [".other.sqlite.new-\(ended)-5e6f", running])
     }
 
     /// An unseen store whose process seems gone but whose file a connection still holds a lock on
@@ -154,11 +160,7 @@ import TreesTestSupport
     /// SQLite's reserved byte) is kept; once the lock is gone, it is removed.
     @Test(.enabled(if: Tool.python3.shouldRun)) func aLockedUnseenStoreIsNotAbandoned() throws {
         let folder = try folder("locked")
-        let ended = Process()
-        ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ended.run()
-        ended.waitUntilExit()
-        let name = ".trees.sqlite.new-\(ended.processIdentifier)-7a8b"
+        let name = ".trees.sqlite.new-\(try Self.endedProcessID())-7a8b"
         #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(count: 4096)))
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: try Tool.python3.require())
