@@ -12,7 +12,9 @@ struct ImportCommand: AsyncParsableCommand {
             Re-importing a file adds nothing: a tree whose id is already stored is 'already present' \
             (see --on-conflict), and so is a tree without an id at the same position (within 1e-7°) \
             with the same species. A malformed file is refused with FILE:LINE: reason and the store \
-            is left unchanged. GPX waypoints become trees; --include adds route and track points.             A store that does not exist yet is built beside its path under a name of its own and put             in place when the import ends (empty when the file is refused); Ctrl-C leaves no file.
+            is left unchanged. GPX waypoints become trees; --include adds route and track points. \
+            A store that does not exist yet is built beside its path under a name of its own and put \
+            in place when the import ends (empty when the file is refused); Ctrl-C leaves no file.
 
             A GeoPackage's first point layer (or --layer NAME) becomes trees, its positions carried \
             from the CRS the file declares to WGS 84 through PROJ. Columns are taken by name \
