@@ -24,9 +24,10 @@ enum StoreCreation {
     /// Makes the store at `path`, in `folder` (which exists and is writable), with the migrations of
     /// `migrator`. No file but the store's is left behind, whatever happens.
     static func create(at path: String, folder: String, migrator: DatabaseMigrator = Schema.migrator) throws(StoreError) -> Outcome {
-        let temporary = try makeTemporaryFile(for: path, in: folder)
+        let image = image(of: migrator)
+        let temporary = try makeTemporaryFile(for: path, in: folder, holding: image)
         do throws(StoreError) {
-            try build(temporary, for: path, migrator: migrator)
+            try build(temporary, for: path, migrator: migrator, written: image != nil)
             try makeDurable(temporary, for: path)
         } catch {
             removeFiles(of: temporary)
@@ -37,18 +38,30 @@ enum StoreCreation {
         return outcome
     }
 
-    /// Makes a complete new store beside `path` under a name of its own and leaves it there, in
-    /// rollback-journal mode, for one connection to fill before `publish` gives it its name; returns
-    /// that name. Nothing is left behind when it fails.
-    static func createUnseen(for path: String, folder: String) throws(StoreError) -> String {
-        let temporary = try makeTemporaryFile(for: path, in: folder)
+    /// Makes a new store beside `path` under a name of its own, on the connection `open` opens to
+    /// it, for that connection to fill before `publish` gives it its name; returns the connection
+    /// and the file's name. The connection must hold the file alone (exclusive locking) and keep
+    /// its rollback journal in memory, as `build` does. Nothing is left behind when it fails.
+    ///
+    /// The schema is made on that very connection: a second one would have SQLite read and parse
+    /// the whole schema again, a tenth of a small import's time before its first tree.
+    static func createUnseen(for path: String, folder: String,
+                             open: (String) throws -> DatabaseQueue) throws(StoreError) -> (queue: DatabaseQueue, path: String) {
+        let image = image(of: Schema.migrator)
+        let temporary = try makeTemporaryFile(for: path, in: folder, holding: image)
         do throws(StoreError) {
-            try build(temporary, for: path, migrator: Schema.migrator, switchingToWAL: false)
+            let queue: DatabaseQueue
+            do {
+                queue = try open(temporary)
+            } catch {
+                throw .cannotCreate(path: path, reason: TreeStore.reason(error))
+            }
+            try makeSchema(queue, migrator: Schema.migrator, written: image != nil)
+            return (queue, temporary)
         } catch {
             removeFiles(of: temporary)
             throw error
         }
-        return temporary
     }
 
     /// Makes the store `createUnseen` made (and its connection filled, switched to WAL and closed)
@@ -130,9 +143,15 @@ enum StoreCreation {
         return probe.l_type != Int16(F_UNLCK)
     }
 
-    /// Creates an empty file of a name no other process uses, beside `path`, with the permissions
-    /// SQLite gives a new database; returns its path.
-    private static func makeTemporaryFile(for path: String, in folder: String) throws(StoreError) -> String {
+    /// The bytes of an empty store as `migrator` makes it (`StoreImage`), when there is an image of
+    /// its migrations.
+    private static func image(of migrator: DatabaseMigrator) -> [UInt8]? {
+        migrator.migrations == StoreImage.migrations ? StoreImage.bytes() : nil
+    }
+
+    /// Creates a file of a name no other process uses, beside `path`, with the permissions SQLite
+    /// gives a new database, holding `image` (else empty); returns its path.
+    private static func makeTemporaryFile(for path: String, in folder: String, holding image: [UInt8]?) throws(StoreError) -> String {
         let name = URL(fileURLWithPath: path).lastPathComponent
         // A name near the file system's limit of 255 bytes leaves no room for the decoration.
         let stem = name.utf8.count > 200 ? "trees" : name
@@ -142,7 +161,12 @@ enum StoreCreation {
             let temporary = "\(folder)/.\(stem).new-\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))"
             let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 {
+                let written = image.map { write($0, to: fd) } ?? 0
                 close(fd)
+                guard written == 0 else {
+                    unlink(temporary)
+                    throw .cannotCreate(path: path, reason: String(cString: strerror(written)))
+                }
                 return temporary
             }
             code = errno
@@ -150,12 +174,30 @@ enum StoreCreation {
         throw .cannotCreate(path: path, reason: String(cString: strerror(code)))
     }
 
-    /// Applies every migration to the empty file at `temporary` (for those of `Schema.migrator`, the
-    /// script that makes what they make), then switches it to WAL mode.
+    /// Writes all of `bytes` to `fd`; 0, or the error number of the write that failed.
+    private static func write(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n > 0 {
+                    done += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else {
+                    return n < 0 ? errno : EIO
+                }
+            }
+            return 0
+        }
+    }
+
+    /// Makes the store of `migrator` in the file at `temporary` (empty, or `written` from the
+    /// image of its migrations), then switches it to WAL mode.
     ///
     /// Nothing but this connection sees the file: it keeps its lock throughout, so SQLite makes no
     /// shared-memory file, keeps its rollback journal in memory and syncs nothing.
-    private static func build(_ temporary: String, for path: String, migrator: DatabaseMigrator, switchingToWAL: Bool = true) throws(StoreError) {
+    private static func build(_ temporary: String, for path: String, migrator: DatabaseMigrator, written: Bool) throws(StoreError) {
         var config = Configuration()
         // As the store opens itself: GRDB's migrations check foreign keys when they are on.
         config.foreignKeysEnabled = true
@@ -172,16 +214,25 @@ enum StoreCreation {
             throw .cannotCreate(path: path, reason: TreeStore.reason(error))
         }
         do {
-            if migrator.migrations == SchemaSnapshot.migrations {
-                // What the migrations would make, in one transaction (see `SchemaSnapshot`).
-                try queue.write { db in try db.execute(sql: SchemaSnapshot.sql) }
-            } else {
-                try migrator.migrate(queue)
-            }
-            if switchingToWAL { try switchToWAL(queue, for: path) }
+            try makeSchema(queue, migrator: migrator, written: written)
+            try switchToWAL(queue, for: path)
             try queue.close()
         } catch let error as StoreError {
             throw error
+        } catch {
+            throw .database(TreeStore.reason(error))
+        }
+    }
+
+    /// Makes the store of `queue` what the migrations of `migrator` make: a store `written` from
+    /// their image is given its own device id; an empty one is migrated.
+    private static func makeSchema(_ queue: DatabaseQueue, migrator: DatabaseMigrator, written: Bool) throws(StoreError) {
+        do {
+            if written {
+                try queue.write { db in try db.execute(sql: StoreImage.newDeviceSQL) }
+            } else {
+                try migrator.migrate(queue)
+            }
         } catch let error as DatabaseError {
             throw .sqlite(code: error.extendedResultCode.rawValue, message: TreeStore.reason(error))
         } catch {

@@ -65,14 +65,10 @@ public final class TreeStore: Sendable {
             }
             guard fm.isWritableFile(atPath: folder) else { throw .cannotCreate(path: path, reason: "the folder \(folder) is not writable") }
             if unseenWhenNew {
-                let temporary = try StoreCreation.createUnseen(for: path, folder: folder)
-                do {
-                    queue = try DatabaseQueue(path: temporary, configuration: Self.unseenConfiguration(busyTimeout: busyTimeout))
-                } catch {
-                    StoreCreation.removeFiles(of: temporary)
-                    throw .cannotCreate(path: path, reason: Self.reason(error))
+                let configuration = Self.unseenConfiguration(busyTimeout: busyTimeout)
+                (queue, unseenPath) = try StoreCreation.createUnseen(for: path, folder: folder) { temporary in
+                    try DatabaseQueue(path: temporary, configuration: configuration)
                 }
-                unseenPath = temporary
                 isReadOnly = false
                 isNew = true
                 return

@@ -27,11 +27,29 @@ public struct InputFile: @unchecked Sendable {
             var info = stat()
             size = fstat(h.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
         }
-        do {
-            head = [UInt8](try handle.read(upToCount: Self.chunkSize) ?? Data())
-        } catch {
-            throw .cannotRead(file: path, reason: error.localizedDescription)
+        head = try Self.readHead(handle.fileDescriptor, name: path == "-" ? "<stdin>" : path)
+    }
+
+    /// Up to `chunkSize` first bytes of `fd`, fewer only at its end: read(2) straight into the
+    /// array, where `FileHandle` reads a regular file 4 KiB a call.
+    private static func readHead(_ fd: Int32, name: String) throws(WorkflowError) -> [UInt8] {
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n > 0 {
+                    count += n
+                } else if n == 0 {
+                    break
+                } else if errno != EINTR {
+                    failure = errno
+                    break
+                }
+            }
         }
+        guard failure == 0 else { throw .cannotRead(file: name, reason: String(cString: strerror(failure))) }
+        return bytes
     }
 
     /// The name errors and reports use: the path, or `<stdin>`.

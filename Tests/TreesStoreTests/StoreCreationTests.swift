@@ -227,7 +227,7 @@ import TreesTestSupport
     }
 
     /// The script a migrated database stands for: its objects' SQL in the order they were made, then
-    /// the rows the migrations put in (as `SchemaSnapshot.sql` writes them).
+    /// the rows the migrations put in. Run on an empty file, it makes the store image.
     static func script(of db: Database) throws -> String {
         var lines = ["PRAGMA application_id = \(try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0);"]
         lines += try String.fetchAll(db, sql: """
@@ -240,32 +240,106 @@ import TreesTestSupport
         return lines.joined(separator: "\n")
     }
 
-    /// A new store is made from one script rather than through the migrations: the script is what
-    /// they make, statement for statement, and the two stores hold the same rows; only the device
-    /// id differs, made at random for each.
-    @Test func theSchemaScriptMakesWhatTheMigrationsMake() throws {
+    /// The bytes of an empty store made by `script`: a file without free pages, in rollback-journal
+    /// mode, as a new store is before it is switched to WAL.
+    static func image(from script: String, at path: String) throws -> [UInt8] {
+        var config = Configuration()
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = MEMORY") }
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        try queue.write { db in try db.execute(sql: script) }
+        try queue.close()
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// `StoreImageData.swift` for an image of the store `migrations` make.
+    static func imageSource(_ bytes: [UInt8], migrations: [String]) -> String {
+        let lines = StoreImage.encode(bytes).split(separator: "\n").map { "        " + $0 }.joined(separator: "\n")
+        let names = migrations.map { "        \"\($0)\"," }.joined(separator: "\n")
+        return #"""
+            // Written by `StoreCreationTests.theStoreImageIsWhatTheMigrationsMake` from the migrations of
+            // `Schema.migrator`: an empty store, in `StoreImage.decode`'s form. Not edited by hand.
+
+            extension StoreImage {
+                /// The migrations the image stands for, in the order they ran.
+                static let migrations = [
+            \#(names)
+                ]
+
+                /// The image, in `decode`'s form.
+                static let encoded = """
+            \#(lines)
+                    """
+            }
+
+            """#
+    }
+
+    /// A new store is written from an image rather than made through the migrations: the image is
+    /// what they make, and the two stores hold the same schema, rows and settings; only the device
+    /// id differs, made at random for each. When they differ (a migration was added), the test
+    /// writes `StoreImageData.swift` again from the migrations and names where.
+    @Test func theStoreImageIsWhatTheMigrationsMake() throws {
         let migrated = try DatabaseQueue(path: scratch.path("migrated.sqlite"))
         try Schema.migrator.migrate(migrated)
-        let script = try migrated.read { try Self.script(of: $0) }
-        #expect(SchemaSnapshot.migrations == Schema.migrator.migrations,
-                "a migration was added: write SchemaSnapshot.migrations and SchemaSnapshot.sql again")
-        #expect(SchemaSnapshot.sql == script, "SchemaSnapshot.sql is no longer what the migrations make; it should read:\n\(script)")
+        let (described, migratedRows, migratedDevice) = try migrated.read { db in
+            (try Description(db), try Self.rows(db), try String.fetchOne(db, sql: "SELECT deviceId FROM syncState"))
+        }
 
-        let folder = try folder("scripted")
+        let folder = try folder("imaged")
         #expect(try StoreCreation.create(at: folder + "/trees.sqlite", folder: folder) == .created)
         let made = try DatabaseQueue(path: folder + "/trees.sqlite")
-        let (madeRows, madeDevice) = try made.read { db in (try Self.rows(db), try String.fetchOne(db, sql: "SELECT deviceId FROM syncState")) }
-        let (migratedRows, migratedDevice) = try migrated.read { db in
-            (try Self.rows(db), try String.fetchOne(db, sql: "SELECT deviceId FROM syncState"))
+        let (madeDescription, madeRows, madeDevice) = try made.read { db in
+            (try Description(db), try Self.rows(db), try String.fetchOne(db, sql: "SELECT deviceId FROM syncState"))
         }
+        let same = StoreImage.migrations == Schema.migrator.migrations && madeDescription == described && madeRows == migratedRows
+        if !same {
+            let bytes = try Self.image(from: try migrated.read { try Self.script(of: $0) }, at: scratch.path("image.sqlite"))
+            let written = FileManager.default.temporaryDirectory.appendingPathComponent("StoreImageData.swift").path
+            try Self.imageSource(bytes, migrations: Schema.migrator.migrations).write(toFile: written, atomically: true, encoding: .utf8)
+            Issue.record("the store image is no longer what the migrations make: copy \(written) to Sources/TreesStore/StoreImageData.swift")
+        }
+        #expect(madeDescription == described)
         #expect(madeRows == migratedRows)
         #expect(madeRows.contains("careDueState: zone=NULL, rows=0"))
         #expect(madeRows.filter { $0.hasPrefix("grdb_migrations: ") }.count == Schema.migrator.migrations.count)
         #expect(madeDevice?.count == 32 && madeDevice?.allSatisfy(\.isHexDigit) == true && madeDevice == madeDevice?.lowercased())
         #expect(madeDevice != migratedDevice)
-        // Foreign keys hold and the file is sound, as after the migrations.
+        // Foreign keys hold and the file is sound, with no page to spare, as after the script.
         #expect(try made.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }.isEmpty)
         #expect(try made.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } == ["ok"])
+        #expect(try made.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") } == 0)
+    }
+
+    /// Two stores written from the image get device ids of their own.
+    @Test func storesWrittenFromTheImageHaveTheirOwnDevice() throws {
+        var devices: Set<String> = []
+        for name in ["one", "two", "three"] {
+            let folder = try folder(name)
+            #expect(try StoreCreation.create(at: folder + "/trees.sqlite", folder: folder) == .created)
+            let device = try DatabaseQueue(path: folder + "/trees.sqlite").read { db in try String.fetchOne(db, sql: "SELECT deviceId FROM syncState") }
+            devices.insert(try #require(device))
+        }
+        #expect(devices.count == 3)
+    }
+
+    /// The image's form keeps any bytes as they were, zeros in runs of any length included, and a
+    /// text that is not in that form is no image.
+    @Test func theImageFormKeepsEveryByte() throws {
+        var generator = SplitMix64(seed: 17)
+        var bytes: [UInt8] = []
+        for _ in 0..<300 {
+            let run = Int(generator.next() % 300)
+            bytes += (0..<run).map { _ in generator.next() % 3 == 0 ? 0 : UInt8(truncatingIfNeeded: generator.next()) }
+            bytes += repeatElement(0, count: Int(generator.next() % 5000))
+        }
+        #expect(StoreImage.decode(StoreImage.encode(bytes)) == bytes)
+        #expect(StoreImage.decode(StoreImage.encode([])) == [])
+        #expect(StoreImage.decode(StoreImage.encode([0, 0, 0, 0, 1])) == [0, 0, 0, 0, 1])
+        #expect(StoreImage.decode("not base64 at all!") == nil)
+        // A count that runs past the end: 200 bytes announced, 1 given.
+        #expect(StoreImage.decode(Data([0xC8, 0x01, 0x41]).base64EncodedString()) == nil)
+        let image = try #require(StoreImage.bytes())
+        #expect(image.count % 4096 == 0 && image.starts(with: Array("SQLite format 3\0".utf8)))
     }
 
     /// The file is complete and in WAL mode before it has its name, so opening it migrates nothing
