@@ -204,8 +204,8 @@ public struct StoreWriter {
     public let now: Date
     /// What must be written before the transaction commits (what bulk writers have queued).
     let end = TransactionEnd()
-    /// True when the transaction writes a new store straight into its file (a rollback journal,
-    /// see `TreeStore.write`), not through the WAL.
+    /// True when the transaction writes a small file's trees into a store made unseen, its pages
+    /// kept in memory until the commit (see `TreeStore.write`).
     let isDirect: Bool
 
     init(db: Database, now: Date, isDirect: Bool = false) { self.db = db; self.now = now; self.isDirect = isDirect }

@@ -106,7 +106,7 @@ public final class BulkTreeWriter {
     private var versionsAfter: Int64?
     /// The trees up to this rowid have their version rows already (see `writeVersions`).
     private var versionsWritten: Int64?
-    /// True when the transaction writes a new store straight into its file (`StoreWriter.isDirect`).
+    /// True when the transaction writes a small file's trees into a store made unseen (`StoreWriter.isDirect`).
     private let isDirect: Bool
 
     /// How many queued trees one statement inserts.

@@ -172,10 +172,10 @@ public final class TreeStore: Sendable {
         StoreCreation.removeFiles(of: temporary)
     }
 
-    /// `PRAGMA journal_mode = WAL`, asked again while another process holds the store in
-    /// rollback-journal mode (the first import into a store it made, see `write`), for up to
-    /// `seconds` as a write waits for another: SQLite answers such a switch with SQLITE_BUSY at
-    /// once rather than through the busy handler. The mode the store is in afterwards.
+    /// `PRAGMA journal_mode = WAL`, asked again while another connection holds the store in a way
+    /// that keeps it from switching, for up to `seconds` as a write waits for another: SQLite
+    /// answers such a switch with SQLITE_BUSY at once rather than through the busy handler. The
+    /// mode the store is in afterwards.
     static func switchToWAL(_ db: Database, waitingUpTo seconds: TimeInterval) throws -> String? {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         var pause = 1
@@ -295,9 +295,9 @@ public final class TreeStore: Sendable {
     /// collection, was such a statement. The import names only collections it has stored, and a
     /// dangling one would still refuse the whole transaction.
     ///
-    /// `direct`, with `bulk`, writes a store this process just made straight into its file rather
-    /// than through the WAL; meanwhile another process cannot open the store, so it is for writes
-    /// that end within a second or so (a small file's import).
+    /// `direct`, with `bulk`, is for a write that ends within a second or so (a small file's
+    /// import) into a store made unseen: its pages stay in memory until the commit, which writes
+    /// each once. It changes nothing for any other store.
     public func write<T>(bulk: Bool = false, direct: Bool = false, _ body: (StoreWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.storage("\(path) is read-only for this user (the file or its folder cannot be written)") }
         do {
@@ -309,33 +309,11 @@ public final class TreeStore: Sendable {
                 // SQLite decides where statement journals go when the transaction begins.
                 if bulk { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
                 defer { if bulk { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") } }
-                if unseenPath != nil {
-                    // A store no other process sees (see `init`) is written as it is configured;
-                    // a small file's pages stay in memory until the commit, as in a direct write.
-                    let direct = direct && bulk
-                    if direct { try db.execute(sql: "PRAGMA cache_size = -32768") }
-                    return try transaction(db, now: now, bulk: bulk, direct: direct, body)
-                }
-                // A store this process just made, that no other process has open, takes a direct
-                // bulk write in rollback-journal mode: its pages are written once, into the file,
-                // where through the WAL each is written there and copied again when the store
-                // closes. The journal holds the few pages the store had (its empty tables); the
-                // commit syncs (synchronous FULL, as a rollback journal needs to survive a power
-                // cut). SQLite refuses the switch while another connection has the file open, and
-                // the write then goes through the WAL as any other.
-                let direct = direct && bulk && isNew && (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete"
-                // Its pages stay in memory until the commit (a direct write is of a file of 16 MB
-                // at most): once SQLite's cache is full it syncs the journal and writes pages out
-                // mid-transaction, to write most of them again later.
-                let cacheSize = direct ? try Int.fetchOne(db, sql: "PRAGMA cache_size") : nil
-                if direct { try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA cache_size = -32768") }
-                defer {
-                    if direct {
-                        try? db.execute(sql: "PRAGMA synchronous = NORMAL")
-                        if let cacheSize { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
-                        _ = try? Self.switchToWAL(db, waitingUpTo: busyTimeout)
-                    }
-                }
+                // A store no other process sees (see `init`) is written as it is configured; a small
+                // file's pages stay in memory until the commit. Any other store is written through
+                // its WAL.
+                let direct = direct && bulk && unseenPath != nil
+                if direct { try db.execute(sql: "PRAGMA cache_size = -32768") }
                 return try transaction(db, now: now, bulk: bulk, direct: direct, body)
             }
         } catch let error as StoreError {
