@@ -165,7 +165,8 @@ enum StoreCreation {
                 close(fd)
                 guard written == 0 else {
                     unlink(temporary)
-                    throw .cannotCreate(path: path, reason: String(cString: strerror(written)))
+                    // A full disk: the store could be made, but not written.
+                    throw .storage("\(path): \(String(cString: strerror(written)))")
                 }
                 return temporary
             }

@@ -268,7 +268,15 @@ import TreesTestSupport
         let database = folder.path + "/trees.sqlite"
         let refused = try InterchangeCLITests.runLimited(t, fileKiB: 64, ["list", "--db", database])
         #expect(refused.status == 74, "\(refused)")
-        #expect(refused.stderr == "trees: cannot write the database: disk I/O error\n")
+        #expect(refused.stderr == "trees: cannot write the database: \(database): File too large\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
+        // An import into the new store, which is built unseen, is refused the same way.
+        let gpx = t.folder.appendingPathComponent("one.gpx")
+        try #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="47.1" lon="8.5"><name>Fig</name></wpt></gpx>"#
+            .write(to: gpx, atomically: true, encoding: .utf8)
+        let imported = try InterchangeCLITests.runLimited(t, fileKiB: 64, ["import", "--db", database, gpx.path])
+        #expect(imported.status == 74, "\(imported)")
+        #expect(imported.stderr.hasPrefix("trees: cannot write the database: \(database): File too large"), "\(imported.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
         let listed = try t.run(["list", "--db", database])
         #expect(listed.status == 0, "\(listed)")
