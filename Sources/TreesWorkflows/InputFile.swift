@@ -13,20 +13,29 @@ public struct InputFile: @unchecked Sendable {
     static let chunkSize = 1 << 18
 
     public init(_ path: String) throws(WorkflowError) {
-        self.path = path
         if path == "-" {
-            handle = FileHandle.standardInput
-            size = nil
-        } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchFile(path) }
-            guard !isDirectory.boolValue else { throw .isAFolder(path) }
-            guard let h = FileHandle(forReadingAtPath: path) else { throw .cannotOpen(path) }
-            handle = h
-            // fstat: the attributes FileManager gives look up the owner's and group's names as well.
-            var info = stat()
-            size = fstat(h.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+            try self.init(path: path, handle: FileHandle.standardInput, size: nil)
+            return
         }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .noSuchFile(path) }
+        guard !isDirectory.boolValue else { throw .isAFolder(path) }
+        guard let h = FileHandle(forReadingAtPath: path) else { throw .cannotOpen(path) }
+        // fstat: the attributes FileManager gives look up the owner's and group's names as well.
+        var info = stat()
+        let size = fstat(h.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        try self.init(path: path, handle: h, size: size)
+    }
+
+    /// Standard input read from `handle` (a pipe, in tests), named and treated as standard input is.
+    package init(standardInput handle: FileHandle) throws(WorkflowError) {
+        try self.init(path: "-", handle: handle, size: nil)
+    }
+
+    private init(path: String, handle: FileHandle, size: Int?) throws(WorkflowError) {
+        self.path = path
+        self.handle = handle
+        self.size = size
         head = try Self.readHead(handle.fileDescriptor, name: path == "-" ? "<stdin>" : path)
     }
 

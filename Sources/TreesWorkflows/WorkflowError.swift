@@ -51,6 +51,9 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
     case possibleDuplicate(CaptureSaver.Duplicate)
     /// The store refused or failed; `nothingStored` when a whole import was rolled back for it.
     case store(StoreError, nothingStored: Bool)
+    /// An import from standard input into a new store lost the race to another process that made
+    /// the store meanwhile; what it read cannot be read again.
+    case storeMadeMeanwhile(store: String, file: String)
     /// A format that is a file, not a stream, asked for on standard output (`what`: "a GeoPackage").
     case notAStream(format: String, reading: Bool = false)
     /// An option given for a format it does not apply to (`--crs` with a GPX file).
@@ -67,7 +70,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
         case .cannotRead, .cannotWrite: .io
         case .photoMissing: .noInput
         case .accuracyMissing: .refused
-        case .possibleDuplicate: .refused
+        case .possibleDuplicate, .storeMadeMeanwhile: .refused
         case .photo: .photo
         case .store: .store
         case .notAStream, .optionNotForFormat: .usage
@@ -100,6 +103,8 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
                 + examples.joined(separator: ", ") + (count > examples.count ? ", …" : "")
         case .possibleDuplicate(let d): d.message
         case .store(let e, let nothingStored): nothingStored ? "\(e.description); nothing was imported" : e.description
+        case .storeMadeMeanwhile(let store, let file):
+            "another process made the store \(store) while \(file) was being imported into a new one; nothing was imported: import it again"
         case .notAStream(let format, let reading):
             reading ? "\(format) is a database file and cannot be read from standard input; name the file"
                 : "\(format) is a database file and cannot be written to standard output; give --out a file or a folder"

@@ -76,6 +76,37 @@ import TreesWorkflows
         #expect(names.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["meanwhile.sqlite", "survey.gpx"])
     }
 
+    /// Standard input cannot be read again: an import from it into a new store that another process
+    /// made meanwhile is refused, nothing imported, and that store is left as the other process
+    /// made it.
+    @Test func anImportFromStandardInputIntoAStoreMadeMeanwhileIsRefused() throws {
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(Data(Self.gpx.utf8))
+        try pipe.fileHandleForWriting.close()
+        let input = try InputFile(standardInput: pipe.fileHandleForReading)
+        let path = folder.path("raced.sqlite")
+        var opened = 0
+        do {
+            _ = try ImportWorkflow().run(input, opening: {
+                opened += 1
+                let store = try TreeStore(path: path, unseenWhenNew: true)
+                #expect(store.unseenPath != nil)
+                let other = try TreeStore(path: path)
+                try other.write { w in try w.insert(Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Walnut", createdAt: Date(timeIntervalSince1970: 1_777_777_777))) }
+                return store
+            })
+            Issue.record("the import was not refused")
+        } catch let error as WorkflowError {
+            #expect(error == .storeMadeMeanwhile(store: path, file: "<stdin>"))
+            #expect(error.description == "another process made the store \(path) while <stdin> was being imported into a new one; nothing was imported: import it again")
+            #expect(error.kind == .refused)
+        }
+        #expect(opened == 1)
+        #expect(try TreeStore(path: path).trees().map(\.species) == ["Walnut"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["raced.sqlite"])
+    }
+
     @Test func aDryRunStoresNothing() throws {
         let file = try folder.write("survey.gpx", Self.gpx)
         let report = try ImportWorkflow(dryRun: true, gpxParts: [.routes]).run(try InputFile(file), opening: { try folder.store() })

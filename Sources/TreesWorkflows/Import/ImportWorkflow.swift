@@ -89,8 +89,7 @@ public struct ImportWorkflow: Sendable {
         case .storeMadeMeanwhile(let path):
             let again = input.path == "-" ? nil : try InputFile(input.path)
             if let again, case .done(let report) = try runOnce(again, opening: opening, progress: progress) { return report }
-            throw WorkflowError.store(.database("another process made the store \(path) while \(input.displayName) was being imported into a new one; import it again"),
-                                      nothingStored: true)
+            throw WorkflowError.storeMadeMeanwhile(store: path, file: input.displayName)
         }
     }
 
