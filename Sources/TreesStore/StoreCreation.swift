@@ -220,6 +220,8 @@ enum StoreCreation {
             try queue.close()
         } catch let error as StoreError {
             throw error
+        } catch let error as DatabaseError {
+            throw .sqlite(code: error.extendedResultCode.rawValue, message: TreeStore.reason(error))
         } catch {
             throw .database(TreeStore.reason(error))
         }
