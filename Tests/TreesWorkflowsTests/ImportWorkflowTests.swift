@@ -107,6 +107,32 @@ import TreesWorkflows
         #expect(names.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["raced.sqlite"])
     }
 
+    /// An input that cannot be read is refused when it is opened, naming it and the system's reason;
+    /// the first bytes of one that can are read whole however the pipe delivers them.
+    @Test func standardInputIsReadWholeOrRefusedWithTheReason() throws {
+        let unreadable = Pipe()
+        #expect(throws: WorkflowError.cannotRead(file: "<stdin>", reason: String(cString: strerror(EBADF)))) {
+            // The writing end of a pipe cannot be read.
+            _ = try InputFile(standardInput: unreadable.fileHandleForWriting)
+        }
+
+        let pipe = Pipe()
+        let bytes = Array(repeating: UInt8(ascii: "a"), count: 300_000)
+        let writer = Thread {
+            // Small writes, so that reads return early and the first 256 KiB take many of them.
+            for start in stride(from: 0, to: bytes.count, by: 1000) {
+                pipe.fileHandleForWriting.write(Data(bytes[start..<min(start + 1000, bytes.count)]))
+            }
+            try? pipe.fileHandleForWriting.close()
+        }
+        writer.start()
+        let input = try InputFile(standardInput: pipe.fileHandleForReading)
+        var read: [Data] = []
+        try input.forEachChunk { read.append($0) }
+        #expect(read.first?.count == 1 << 18)
+        #expect(read.reduce(0) { $0 + $1.count } == bytes.count)
+    }
+
     @Test func aDryRunStoresNothing() throws {
         let file = try folder.write("survey.gpx", Self.gpx)
         let report = try ImportWorkflow(dryRun: true, gpxParts: [.routes]).run(try InputFile(file), opening: { try folder.store() })
