@@ -42,7 +42,8 @@ enum StoreImage {
             guard let literal = count(), literal <= packed.count - at else { return nil }
             bytes += packed[at..<at + literal]
             at += literal
-            guard let zeros = count() else { return nil }
+            // No store image comes near 64 MiB: a count that would pass it is no image.
+            guard let zeros = count(), zeros <= (1 << 26) - bytes.count else { return nil }
             bytes += repeatElement(0, count: zeros)
         }
         return bytes

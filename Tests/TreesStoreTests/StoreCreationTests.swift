@@ -338,6 +338,8 @@ import TreesTestSupport
         #expect(StoreImage.decode("not base64 at all!") == nil)
         // A count that runs past the end: 200 bytes announced, 1 given.
         #expect(StoreImage.decode(Data([0xC8, 0x01, 0x41]).base64EncodedString()) == nil)
+        // No bytes, then 2^34 zeros: far more than any store image.
+        #expect(StoreImage.decode(Data([0x00, 0x80, 0x80, 0x80, 0x80, 0x40]).base64EncodedString()) == nil)
         let image = try #require(StoreImage.bytes())
         #expect(image.count % 4096 == 0 && image.starts(with: Array("SQLite format 3\0".utf8)))
     }
