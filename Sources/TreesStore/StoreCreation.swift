@@ -47,7 +47,8 @@ enum StoreCreation {
     /// the whole schema again, a tenth of a small import's time before its first tree.
     static func createUnseen(for path: String, folder: String,
                              open: (String) throws -> DatabaseQueue) throws(StoreError) -> (queue: DatabaseQueue, path: String) {
-        let image = image(of: Schema.migrator)
+        let migrator = Schema.migrator
+        let image = image(of: migrator)
         let temporary = try makeTemporaryFile(for: path, in: folder, holding: image)
         do throws(StoreError) {
             let queue: DatabaseQueue
@@ -56,7 +57,7 @@ enum StoreCreation {
             } catch {
                 throw .cannotCreate(path: path, reason: TreeStore.reason(error))
             }
-            try makeSchema(queue, migrator: Schema.migrator, written: image != nil)
+            try makeSchema(queue, migrator: migrator, written: image != nil)
             return (queue, temporary)
         } catch {
             removeFiles(of: temporary)
@@ -161,36 +162,18 @@ enum StoreCreation {
             let temporary = "\(folder)/.\(stem).new-\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))"
             let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 {
-                let written = image.map { write($0, to: fd) } ?? 0
+                let failure = image?.withUnsafeBytes { writeAll(fd, $0) }
                 close(fd)
-                guard written == 0 else {
+                if let failure {
                     unlink(temporary)
                     // A full disk: the store could be made, but not written.
-                    throw .storage("\(path): \(String(cString: strerror(written)))")
+                    throw .storage("\(path): \(String(cString: strerror(failure)))")
                 }
                 return temporary
             }
             code = errno
         }
         throw .cannotCreate(path: path, reason: String(cString: strerror(code)))
-    }
-
-    /// Writes all of `bytes` to `fd`; 0, or the error number of the write that failed.
-    private static func write(_ bytes: [UInt8], to fd: Int32) -> Int32 {
-        bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n > 0 {
-                    done += n
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else {
-                    return n < 0 ? errno : EIO
-                }
-            }
-            return 0
-        }
     }
 
     /// Makes the store of `migrator` in the file at `temporary` (empty, or `written` from the

@@ -1,5 +1,6 @@
 import Foundation
 import TreesKit
+import TreesStore
 import TreesWorkflows
 
 /// Writes command output to standard output, unbuffered.

@@ -19,9 +19,9 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the store. A store this user may read but not write opens for reading; `forWriting`
-    /// refuses it at once instead of at the first write.
-    /// The store; with `unseenWhenNew`, one that does not exist yet is made for one bulk write to
-    /// fill and publish (see `TreeStore.init(path:clock:busyTimeout:unseenWhenNew:)`).
+    /// refuses it at once instead of at the first write. With `unseenWhenNew`, a store that does not
+    /// exist yet is made for one bulk write to fill and publish (see
+    /// `TreeStore.init(path:clock:busyTimeout:unseenWhenNew:)`).
     func open(forWriting: Bool = false, unseenWhenNew: Bool = false) throws -> TreeStore {
         let store = try openStore(unseenWhenNew: unseenWhenNew)
         if forWriting && store.isReadOnly {
