@@ -471,20 +471,23 @@ extension NMEAFixReader {
                 assembler.usedPRNs.removeAll(keepingCapacity: true)
             }
             assembler.lastGSATalker = talker
-            // Satellite numbers are told apart by constellation, so that GPGSA and GNGSA listing
-            // the same GPS satellites count them once.
-            var offset = 0
+            // Satellites are numbered as gpsd numbers them (by talker, or by the NMEA 4.10 system
+            // id), so that GPGSA and GNGSA listing the same GPS satellites count them once and a
+            // GSV's satellites in view can be matched with them.
             switch talker {
-            case UInt8(ascii: "A"): offset = 3000
-            case UInt8(ascii: "B"), UInt8(ascii: "D"): offset = 4000
-            case UInt8(ascii: "I"): offset = 6000
-            case UInt8(ascii: "Q"), UInt8(ascii: "Z"): offset = 5000
-            default: offset = (system > 2 ? system : 0) * 1000
+            case UInt8(ascii: "A"): system = 3
+            case UInt8(ascii: "B"), UInt8(ascii: "D"): system = 4
+            case UInt8(ascii: "I"): system = 6
+            case UInt8(ascii: "L"): system = 2
+            case UInt8(ascii: "P"): system = 1
+            case UInt8(ascii: "Q") where f[0][0] == UInt8(ascii: "P") && system != 0: break
+            case UInt8(ascii: "Q"), UInt8(ascii: "Z"): system = 5
+            default: break
             }
             if talker != UInt8(ascii: "P") { assembler.seenOtherGSA = true }
             for n in prns where n >= 1 && n <= 600 {
-                let key = offset + n
-                if assembler.usedPRNs.contains(key) { continue }
+                let key = SatelliteNumbers.gpsd(talker: (f[0][0], f[0][1]), number: n, system: system)
+                if key <= 0 || assembler.usedPRNs.contains(key) { continue }
                 if assembler.usedPRNs.count >= 64 { break }
                 assembler.usedPRNs.append(key)
                 assembler.satellitesUsed = assembler.usedPRNs.count
@@ -569,7 +572,8 @@ extension NMEAFixReader {
         return m
     }
 
-    /// GSV: satellites in view; only whether the set is complete and usable matters here.
+    /// GSV: satellites in view. The set, once whole, is the sky view the DOPs are worked out from
+    /// when no sentence gives them (each satellite with its direction and whether GSA used it).
     private mutating func gsv(_ f: Fields) throws(FieldProblem) -> Changes {
         let total = try count(f[1], "sentence count")
         let part = try count(f[2], "sentence number")
@@ -577,21 +581,42 @@ extension NMEAFixReader {
         let talker = f[0][1]
         guard f.count > 3, let total, (1...10).contains(total), let part, (1...total).contains(part) else {
             assembler.gsvSane = false
+            assembler.sky.removeAll(keepingCapacity: true)
             return []
         }
         if f.count % 4 == 3 {
             assembler.gsvSane = false
+            assembler.sky.removeAll(keepingCapacity: true)
             return []
         }
-        if part == 1 && assembler.lastGSVTalker == 0 { assembler.gsvSane = false }
+        if part == 1 && assembler.lastGSVTalker == 0 {
+            assembler.gsvSane = false
+            assembler.sky.removeAll(keepingCapacity: true)
+        }
         assembler.lastGSVTalker = talker
         if talker != UInt8(ascii: "P") { assembler.seenOtherGSV = true }
+        // The system a number belongs to: by talker, or (Quectel's $PQGSV) the last field.
+        var system = f.count % 4 == 2 ? (f[f.count - 1].leadingInteger() ?? 0) : 0
+        switch talker {
+        case UInt8(ascii: "A"): system = 3
+        case UInt8(ascii: "B"), UInt8(ascii: "D"): system = 4
+        case UInt8(ascii: "I"): system = 6
+        case UInt8(ascii: "L"): system = 2
+        case UInt8(ascii: "Q") where f[0][0] == UInt8(ascii: "P") && system != 0: break
+        case UInt8(ascii: "Q"), UInt8(ascii: "Z"): system = 5
+        default: break
+        }
         // A set whose satellites all have azimuth 0 is a receiver's hairball, not data.
         var record = 4
         while record + 3 < f.count {
-            if !f[record].isEmpty, f[record].integer() != 0 {
+            if !f[record].isEmpty, let n = f[record].leadingInteger(), n != 0 {
                 let el = f[record + 1], az = f[record + 2]
                 if el.isEmpty || az.isEmpty || az.integer() != 0 { assembler.gsvSane = true }
+                if assembler.sky.count >= 230 {
+                    assembler.sky.removeAll(keepingCapacity: true)
+                } else {
+                    assembler.sky.append(skySatellite(number: n, system: system, f[0], el, az, f[record + 3]))
+                }
             }
             record += 4
         }
@@ -604,6 +629,24 @@ extension NMEAFixReader {
             return []
         }
         return [.satellites]
+    }
+
+    /// A satellite of a GSV record, read as gpsd reads it: elevation and azimuth only together,
+    /// an azimuth of 360 as 0, and used when the latest GSA listed it and its signal is above 0.
+    private func skySatellite(number: Int, system: Int, _ tag: Field, _ el: Field, _ az: Field, _ snr: Field) -> SkySatellite {
+        let prn = SatelliteNumbers.gpsd(talker: (tag[0], tag[1]), number: number, system: system)
+        var s = SkySatellite(prn: prn, elevation: nil, azimuth: nil, used: false)
+        if !el.isEmpty && !az.isEmpty {
+            let e = el.leadingInteger() ?? 0
+            var a = az.leadingInteger() ?? 0
+            if abs(e) <= 90 { s.elevation = Double(e) }
+            if a == 360 { a = 0 }
+            if (0..<360).contains(a) { s.azimuth = Double(a) }
+        }
+        if prn > 0, !snr.isEmpty, (snr.leadingInteger() ?? 0) > 0 {
+            s.used = assembler.usedPRNs.contains(prn)
+        }
+        return s
     }
 
     // MARK: proprietary sentences

@@ -89,9 +89,13 @@ struct MergedFix {
 ///   gpsd never reports (one that ends before the receiver's cycle ender is known) is emitted as
 ///   it stood at its end, and the stream's last cycle as it stands at the end of the stream.
 ///
+/// - **DOPs from the sky.** After each complete GSV set, the DOPs no sentence of the cycle gave
+///   are worked out from the directions of the satellites the latest GSA used (four or more);
+///   xDOP and yDOP, which no sentence gives, always are, and give `epx` and `epy` (× 15 m, × 3.75 m
+///   with DGPS). An HDOP worked out this way is marked in ``Fix/derived``.
+///
 /// What gpsd does and the reader does not: geoid separation from gpsd's geoid model when GGA
-/// lacks it (so `altHAE` is left out then), magnetic variation from its world magnetic model,
-/// and DOPs computed from the satellites' positions in GSV when no sentence gives them.
+/// lacks it (so `altHAE` is left out then), and magnetic variation from its world magnetic model.
 struct EpochAssembler {
     // MARK: date
 
@@ -113,6 +117,13 @@ struct EpochAssembler {
     var hdop: Double?
     var vdop: Double?
     var pdop: Double?
+    /// East and north DOPs; no sentence gives them, so only the satellites' geometry does.
+    var xdop: Double?
+    var ydop: Double?
+    /// The HDOP was worked out from the satellites' geometry, not sent by the receiver.
+    var hdopFromGeometry = false
+    /// The satellites of the latest GSV set (gpsd's sky view).
+    var sky: [SkySatellite] = []
     /// Satellites used, as the latest GSA set counted them (duplicates across talkers once).
     var satellitesUsed = 0
     var usedPRNs: [Int] = []
@@ -238,10 +249,12 @@ struct EpochAssembler {
             }
             cycles += 1
             reportedThisCycle = false
-            if !m.contains(.dop) { hdop = nil; vdop = nil; pdop = nil }
+            if !m.contains(.dop) { hdop = nil; vdop = nil; pdop = nil; xdop = nil; ydop = nil }
             fix = MergedFix()
         }
         merge(m)
+        if m.contains(.dop) { hdopFromGeometry = false }
+        if m.contains(.satellites) && !sky.isEmpty { fillDOPsFromGeometry() }
         errorModel()
         if !m.isEmpty { changedSinceReport = true }
 
@@ -272,6 +285,17 @@ struct EpochAssembler {
         if let a = new.gbsLatitude, let b = new.gbsLongitude { fix.gbsLatitude = a; fix.gbsLongitude = b; fix.gbsAltitude = new.gbsAltitude }
         if m.contains(.status), let age = new.correctionAge { fix.correctionAge = age; fix.correctionStation = new.correctionStation }
         if let n = new.satellites { fix.satellites = n }
+    }
+
+    /// The DOPs no sentence of the cycle gave, from the directions of the satellites used (gpsd's
+    /// `fill_dop`, after each complete GSV set); a DOP the receiver sent is kept.
+    private mutating func fillDOPsFromGeometry() {
+        guard let g = GeometryDOP(sky) else { return }
+        if xdop == nil { xdop = g.x }
+        if ydop == nil { ydop = g.y }
+        if hdop == nil { hdop = g.horizontal; hdopFromGeometry = true }
+        if vdop == nil { vdop = g.vertical }
+        if pdop == nil { pdop = g.position }
     }
 
     /// Derived values, as gpsd's `gpsd_error_model` computes them after every sentence.
@@ -322,8 +346,13 @@ struct EpochAssembler {
 
         if fix.mode >= .twoD {
             let dgps = fix.status == .dgps
+            if new.epx == nil, let x = xdop { fix.epx = x * (dgps ? 3.75 : 15.0) }
+            if new.epy == nil, let y = ydop { fix.epy = y * (dgps ? 3.75 : 15.0) }
             if fix.mode == .threeD, fix.epv == nil, let v = vdop { fix.epv = v * (dgps ? 5.75 : 23.0) }
-            if fix.eph == nil, let h = hdop { fix.eph = h * (dgps ? 4.75 : 19.0) }
+            if fix.eph == nil, let h = hdop {
+                fix.eph = h * (dgps ? 4.75 : 19.0)
+                if hdopFromGeometry { fix.derived.insert(.dop) }
+            }
         }
         if let t = fix.time, t > 0 { lastFix = fix }
     }
@@ -411,6 +440,7 @@ struct EpochAssembler {
         out.speed = fix.speed
         out.track = fix.track
         out.derived = fix.derived
+        if hdopFromGeometry && hdop != nil { out.derived.insert(.dop) }
         out.eph = fix.eph
         out.epx = fix.epx
         out.epy = fix.epy

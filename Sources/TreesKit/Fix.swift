@@ -175,6 +175,9 @@ public struct Fix: Sendable, Equatable, Codable {
         public static let speed = Derived(rawValue: 1 << 0)
         /// True track from a magnetic heading or track and the magnetic variation.
         public static let track = Derived(rawValue: 1 << 1)
+        /// DOPs (and the error estimates and accuracy made from them) worked out from the
+        /// directions of the satellites used, because the receiver sent none.
+        public static let dop = Derived(rawValue: 1 << 2)
     }
 
     public init(

@@ -86,10 +86,12 @@ public enum FixJSON {
         if !fix.derived.isEmpty {
             key("derived")
             out.append(UInt8(ascii: "["))
-            if fix.derived.contains(.speed) { out.append(contentsOf: #""speed""#.utf8) }
-            if fix.derived.contains(.track) {
-                if fix.derived.contains(.speed) { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: #""track""#.utf8)
+            var first = true
+            for (flag, name) in [(Fix.Derived.speed, #""speed""#), (.track, #""track""#), (.dop, #""dop""#)]
+            where fix.derived.contains(flag) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: name.utf8)
+                first = false
             }
             out.append(UInt8(ascii: "]"))
         }

@@ -62,6 +62,79 @@ import TreesTestSupport
         #expect(fixes.map { $0.eph == nil } == [false, true, true])
     }
 
+    /// Five used satellites at (elevation, azimuth) (40, 45), (60, 150), (25, 220), (10, 300),
+    /// (75, 10). Their DOPs, from the inverse of the normal matrix of the lines of sight worked
+    /// out apart (numpy): x 1.47157, y 0.97313, h 1.76423, v 2.63319, p 3.16957.
+    static let skyDOP = (x: 1.4715664, y: 0.9731350, h: 1.7642277, v: 2.6331905, p: 3.1695728)
+
+    @Test func dopsAreWorkedOutFromTheSkyWhenTheReceiverSendsNone() throws {
+        // The GSA is of the cycle before; the RMC starts a cycle without DOPs and the GSV set comes
+        // before any sentence that gives one, as a Navior CH-4701 sends them. Satellite 31 is in
+        // view but neither used nor heard, so it is left out.
+        var log = Self.date + sentence("GPGSA,A,3,05,12,18,24,29,,,,,,,,2.0,1.1,1.7")
+        for second in 0..<2 {
+            log += sentence("GPRMC,10150\(second).00,A,4807.0380,N,01131.3240,E,0.0,0.0,150325,,,A")
+                + sentence("GPGSV,2,1,06,05,40,045,40,12,60,150,42,18,25,220,38,24,10,300,35")
+                + sentence("GPGSV,2,2,06,29,75,010,44,31,30,090,")
+        }
+        let fixes = readFixes(log).fixes.filter(\.hasPosition)
+        #expect(fixes.count == 2)
+        for f in fixes {
+            #expect(abs((f.hdop ?? 0) - Self.skyDOP.h) < 1e-6)
+            #expect(abs((f.vdop ?? 0) - Self.skyDOP.v) < 1e-6)
+            #expect(abs((f.pdop ?? 0) - Self.skyDOP.p) < 1e-6)
+            #expect(abs((f.eph ?? 0) - Self.skyDOP.h * 19) < 1e-4)
+            #expect(abs((f.epx ?? 0) - Self.skyDOP.x * 15) < 1e-4)
+            #expect(abs((f.epy ?? 0) - Self.skyDOP.y * 15) < 1e-4)
+            #expect(f.accuracySource == .dop)
+            #expect(f.derived == .dop)
+            #expect(FixJSON.line(f).contains(#""derived":["dop"]"#))
+        }
+    }
+
+    @Test func satellitesOfTwoConstellationsMeetOnGpsdsNumbers() throws {
+        // u-blox 9 style: one GNGSA per system (GLONASS as 66 and 80), GLGSV numbering GLONASS 2
+        // and 16. Only when both are 66 and 80 are five satellites used; three would give no DOP.
+        let log = Self.date
+            + sentence("GNGSA,A,3,05,12,18,,,,,,,,,,2.0,1.1,1.7,1")
+            + sentence("GNGSA,A,3,66,80,,,,,,,,,,,2.0,1.1,1.7,2")
+            + sentence("GNRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,0.0,150325,,,A,V")
+            + sentence("GPGSV,1,1,03,05,40,045,40,12,60,150,42,18,25,220,38,1")
+            + sentence("GLGSV,1,1,02,02,10,300,35,16,75,010,44,1")
+        let f = try #require(readFixes(log).fixes.last)
+        #expect(abs((f.hdop ?? 0) - Self.skyDOP.h) < 1e-6)
+        #expect(abs((f.eph ?? 0) - Self.skyDOP.h * 19) < 1e-4)
+        #expect(f.derived == .dop)
+    }
+
+    @Test func anHDOPTheReceiverSentIsKeptAndOnlyTheMissingDOPsComeFromTheSky() throws {
+        // GGA gives HDOP 0.9 for the cycle: eph is 0.9 × 19 and nothing is marked; x and y DOPs,
+        // which no sentence gives, still come from the sky (and give epx and epy).
+        let log = Self.date + sentence("GPGSA,A,3,05,12,18,24,29,,,,,,,,2.0,1.1,1.7")
+            + sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,05,0.9,545.4,M,46.9,M,,")
+            + sentence("GPGSV,2,1,06,05,40,045,40,12,60,150,42,18,25,220,38,24,10,300,35")
+            + sentence("GPGSV,2,2,06,29,75,010,44,31,30,090,")
+        let f = try #require(readFixes(log).fixes.last)
+        #expect(f.hdop == 0.9)
+        #expect(abs((f.eph ?? 0) - 0.9 * 19) < 1e-9)
+        #expect(abs((f.epx ?? 0) - Self.skyDOP.x * 15) < 1e-4)
+        // A cycle started by a sentence with a DOP keeps the GSA's others, as gpsd does.
+        #expect(f.vdop == 1.7)
+        #expect(f.derived.isEmpty)
+    }
+
+    @Test func fewerThanFourUsableSatellitesGiveNoDOP() throws {
+        // Four used, but one without a direction (elevation and azimuth left out): three remain.
+        let log = Self.date + sentence("GPGSA,A,3,05,12,18,24,,,,,,,,,2.0,1.1,1.7")
+            + sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,0.0,150325,,,A")
+            + sentence("GPGSV,1,1,04,05,40,045,40,12,60,150,42,18,25,220,38,24,,,35")
+        let f = try #require(readFixes(log).fixes.last)
+        #expect(f.hasPosition)
+        #expect(f.hdop == nil)
+        #expect(f.eph == nil)
+        #expect(f.derived.isEmpty)
+    }
+
     @Test func modeAndAltitudeCarryOverToASentenceThatCannotTellThem() throws {
         // A receiver sending GGA one second and RMC the next: the RMC fix stays 3D.
         let log = Self.date

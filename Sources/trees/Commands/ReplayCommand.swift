@@ -27,7 +27,8 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @Flag(help: ArgumentHelp("Write one gpsd-style TPV JSON object per fix (JSON Lines).", discussion: """
         Values are gpsd's for the same file: a true track worked out from a magnetic heading with gpsd's \
-        grid of magnetic variation, and a receiver time before 2017 moved ahead 1024 weeks (gpsd's guard \
+        grid of magnetic variation, DOPs worked out from the directions of the satellites used when the \
+        receiver sends none (named in "derived", and said in the human lines), and a receiver time before 2017 moved ahead 1024 weeks (gpsd's guard \
         against the GPS week rollover) unless the file has a "# Date: yyyy-mm-dd" line. The other forms keep \
         the time the receiver sent.
         """))
@@ -64,7 +65,11 @@ struct ReplayCommand: AsyncParsableCommand {
         line += "  " + fix.mode.title
         line += "  " + String(format: "%11.7f %12.7f", c.latitude, c.longitude)
         line += "  " + terminal.badge(metres: fix.horizontalAccuracy)
-        if let source = fix.accuracySource { line += " (\(source.rawValue))" }
+        if let source = fix.accuracySource {
+            // An HDOP the receiver did not send is said to be worked out.
+            let worked = source == .dop && fix.derived.contains(.dop) ? ", from satellite geometry" : ""
+            line += " (\(source.rawValue)\(worked))"
+        }
         if let n = fix.satellitesUsed { line += "  \(n) sats" }
         if fix.status.correctionRank > 0 {
             line += "  " + fix.status.title
