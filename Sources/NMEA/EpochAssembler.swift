@@ -290,6 +290,7 @@ struct EpochAssembler {
     /// The DOPs no sentence of the cycle gave, from the directions of the satellites used (gpsd's
     /// `fill_dop`, after each complete GSV set); a DOP the receiver sent is kept.
     private mutating func fillDOPsFromGeometry() {
+        if xdop != nil && ydop != nil && hdop != nil && vdop != nil && pdop != nil { return }
         guard let g = GeometryDOP(sky) else { return }
         if xdop == nil { xdop = g.x }
         if ydop == nil { ydop = g.y }

@@ -82,49 +82,57 @@ struct GeometryDOP {
     /// Each satellite gives a line of sight (east, north, up, 1 for the clock); the DOPs are the
     /// square roots of the diagonal of the inverse of the sum of the lines' outer products.
     init?(_ sky: [SkySatellite]) {
-        var a = [[Double]](repeating: [0, 0, 0, 0], count: 4)
+        // The normal matrix is symmetric: its ten distinct elements, aIJ for row I, column J.
+        var a00 = 0.0, a01 = 0.0, a02 = 0.0, a03 = 0.0, a11 = 0.0, a12 = 0.0, a13 = 0.0
+        var a22 = 0.0, a23 = 0.0, a33 = 0.0
         var n = 0
         for s in sky where s.used && s.prn >= 1 {
             guard let az = s.azimuth, let el = s.elevation, az >= 0, az <= 359, abs(el) <= 90 else { continue }
-            let azimuth = az * .pi / 180, elevation = el * .pi / 180
-            let line = [sin(azimuth) * cos(elevation), cos(azimuth) * cos(elevation), sin(elevation), 1]
-            for i in 0..<4 { for j in 0..<4 { a[i][j] += line[i] * line[j] } }
+            let cosEl = Self.cosine(el)
+            let e = Self.sine(az) * cosEl, u = Self.cosine(az) * cosEl, h = Self.sine(el)
+            a00 += e * e; a01 += e * u; a02 += e * h; a03 += e
+            a11 += u * u; a12 += u * h; a13 += u
+            a22 += h * h; a23 += h
+            a33 += 1
             n += 1
         }
         guard n >= 4 else { return nil }
-        let det = Self.determinant(a)
+        // 2×2 determinants of rows 2 and 3 (columns named), shared by the cofactors below.
+        let d23_01 = a02 * a13 - a12 * a03, d23_02 = a02 * a23 - a22 * a03, d23_03 = a02 * a33 - a23 * a03
+        let d23_12 = a12 * a23 - a22 * a13, d23_13 = a12 * a33 - a23 * a13, d23_23 = a22 * a33 - a23 * a23
+        // Cofactors of the first row; the determinant is their sum weighted by that row.
+        let c00 = a11 * d23_23 - a12 * d23_13 + a13 * d23_12
+        let c01 = -(a01 * d23_23 - a12 * d23_03 + a13 * d23_02)
+        let c02 = a01 * d23_13 - a11 * d23_03 + a13 * d23_01
+        let c03 = -(a01 * d23_12 - a11 * d23_02 + a12 * d23_01)
+        let det = a00 * c00 + a01 * c01 + a02 * c02 + a03 * c03
         guard abs(det) >= 0.0001 else { return nil }
-        // The diagonal of the inverse: each element's cofactor (the determinant of the matrix
-        // without its row and column) over the determinant.
-        let q = (0..<4).map { Self.minor(a, without: $0) / det }
-        guard q.allSatisfy({ $0 >= 0 }) else { return nil }
-        x = q[0].squareRoot()
-        y = q[1].squareRoot()
-        horizontal = (q[0] + q[1]).squareRoot()
-        vertical = q[2].squareRoot()
-        position = (q[0] + q[1] + q[2]).squareRoot()
+        // The other diagonal cofactors: the 3×3 determinants without row and column 1, 2 and 3.
+        let c11 = a00 * d23_23 - a02 * d23_03 + a03 * d23_02
+        let c22 = a00 * (a11 * a33 - a13 * a13) - a01 * (a01 * a33 - a13 * a03) + a03 * (a01 * a13 - a11 * a03)
+        let c33 = a00 * (a11 * a22 - a12 * a12) - a01 * (a01 * a22 - a12 * a02) + a02 * (a01 * a12 - a11 * a02)
+        let q0 = c00 / det, q1 = c11 / det, q2 = c22 / det
+        guard q0 >= 0, q1 >= 0, q2 >= 0, c33 / det >= 0 else { return nil }
+        x = q0.squareRoot()
+        y = q1.squareRoot()
+        horizontal = (q0 + q1).squareRoot()
+        vertical = q2.squareRoot()
+        position = (q0 + q1 + q2).squareRoot()
     }
 
-    /// The 3×3 determinant of `m` with row and column `k` left out.
-    private static func minor(_ m: [[Double]], without k: Int) -> Double {
-        let r = (0..<4).filter { $0 != k }
-        func e(_ i: Int, _ j: Int) -> Double { m[r[i]][r[j]] }
-        return e(0, 0) * (e(1, 1) * e(2, 2) - e(1, 2) * e(2, 1))
-            - e(0, 1) * (e(1, 0) * e(2, 2) - e(1, 2) * e(2, 0))
-            + e(0, 2) * (e(1, 0) * e(2, 1) - e(1, 1) * e(2, 0))
+    /// Sines and cosines of whole degrees 0–359, worked out once: GSV gives whole degrees.
+    private static let sines: [Double] = (0..<360).map { sin(Double($0) * .pi / 180) }
+    private static let cosines: [Double] = (0..<360).map { cos(Double($0) * .pi / 180) }
+
+    private static func sine(_ degrees: Double) -> Double {
+        let d = Int(degrees)
+        guard Double(d) == degrees, d > -360, d < 360 else { return sin(degrees * .pi / 180) }
+        return d >= 0 ? sines[d] : -sines[-d]
     }
 
-    /// The 4×4 determinant, expanded along the first row.
-    private static func determinant(_ m: [[Double]]) -> Double {
-        var total = 0.0
-        for j in 0..<4 {
-            let r = [1, 2, 3], c = (0..<4).filter { $0 != j }
-            func e(_ i: Int, _ k: Int) -> Double { m[r[i]][c[k]] }
-            let sub = e(0, 0) * (e(1, 1) * e(2, 2) - e(1, 2) * e(2, 1))
-                - e(0, 1) * (e(1, 0) * e(2, 2) - e(1, 2) * e(2, 0))
-                + e(0, 2) * (e(1, 0) * e(2, 1) - e(1, 1) * e(2, 0))
-            total += (j % 2 == 0 ? 1 : -1) * m[0][j] * sub
-        }
-        return total
+    private static func cosine(_ degrees: Double) -> Double {
+        let d = Int(degrees)
+        guard Double(d) == degrees, d > -360, d < 360 else { return cos(degrees * .pi / 180) }
+        return cosines[abs(d)]
     }
 }
