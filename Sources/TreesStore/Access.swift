@@ -62,7 +62,7 @@ public struct StoreReader {
             let rc = sqlite3_step(s)
             if rc == SQLITE_DONE { return }
             guard rc == SQLITE_ROW else {
-                throw StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw StoreError.sqlite(connection: db.sqliteConnection)
             }
             try body(s)
         }

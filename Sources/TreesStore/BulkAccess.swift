@@ -413,7 +413,7 @@ public final class BulkTreeWriter {
     }
 
     private func failure() -> StoreError {
-        StoreError.sqlite(code: sqlite3_extended_errcode(db.sqliteConnection), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        StoreError.sqlite(connection: db.sqliteConnection)
     }
 
     private func run(_ kind: Kind, _ tree: Tree) throws -> Bool {

@@ -311,7 +311,7 @@ extension TreeStore {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError.sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? error.description)
+            throw StoreError.sqlite(error)
         }
         return true
     }

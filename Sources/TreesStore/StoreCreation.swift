@@ -204,7 +204,7 @@ enum StoreCreation {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw .sqlite(code: error.extendedResultCode.rawValue, message: TreeStore.reason(error))
+            throw .sqlite(error)
         } catch {
             throw .database(TreeStore.reason(error))
         }
@@ -220,7 +220,7 @@ enum StoreCreation {
                 try migrator.migrate(queue)
             }
         } catch let error as DatabaseError {
-            throw .sqlite(code: error.extendedResultCode.rawValue, message: TreeStore.reason(error))
+            throw .sqlite(error)
         } catch {
             throw .database(TreeStore.reason(error))
         }

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import GRDBSQLite
 
 /// Everything that can go wrong in the tree store, each with a message that says what to do.
 public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -35,6 +37,18 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The error for a failed SQLite call: `storage` for a full disk or an I/O failure, else `database`.
     static func sqlite(code: Int32, message: String) -> StoreError {
         isStorageFailure(code: code) ? .storage(message) : .database(message)
+    }
+
+    /// The error for a failed GRDB call, with `context` (a path and how it was opened) before
+    /// SQLite's message when given.
+    static func sqlite(_ error: DatabaseError, context: String? = nil) -> StoreError {
+        let message = error.message ?? error.description
+        return sqlite(code: error.extendedResultCode.rawValue, message: context.map { "\($0): \(message)" } ?? message)
+    }
+
+    /// The error for the last failed call on a raw SQLite connection.
+    static func sqlite(connection: OpaquePointer?) -> StoreError {
+        sqlite(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)))
     }
 
     /// True for SQLite result codes (primary or extended) that say the files could not be written

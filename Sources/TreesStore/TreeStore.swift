@@ -126,7 +126,7 @@ public final class TreeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw .sqlite(code: error.extendedResultCode.rawValue, message: Self.reason(error))
+            throw .sqlite(error)
         } catch {
             throw .database(Self.reason(error))
         }
@@ -215,7 +215,7 @@ public final class TreeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw .sqlite(code: error.extendedResultCode.rawValue, message: "\(path) (opened read-only): \(reason(error))")
+            throw .sqlite(error, context: "\(path) (opened read-only)")
         } catch {
             throw .database(reason(error))
         }
@@ -319,7 +319,7 @@ public final class TreeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError.sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? error.description)
+            throw StoreError.sqlite(error)
         }
     }
 
@@ -358,7 +358,7 @@ public final class TreeStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw StoreError.sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? error.description)
+            throw StoreError.sqlite(error)
         }
     }
 
