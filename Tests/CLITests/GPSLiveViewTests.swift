@@ -75,6 +75,17 @@ import TreesKit
         #expect(v.render(width: 120, colour: true)[5].contains(ANSI.code(for: .orange) + "Corrections: caster.example.org:2101/ORCH, 14.2 kB, last 14 s ago"))
     }
 
+    @Test func anHDOPWorkedOutFromTheSkyIsSaidSo() {
+        var v = LiveView(sourceName: "replay:sky.nmea")
+        var f = fix(0, metres: 33.5)
+        f.hdop = 1.76
+        f.accuracySource = .dop
+        f.derived = .dop
+        v.update(with: .fix(f), now: t0 + 0.2)
+        let lines = v.render(width: 100, colour: false)
+        #expect(lines[2] == "3D fix  9 satellites  HDOP 1.8 from satellite geometry  age 0.0 s")
+    }
+
     @Test func colourOnlyWhenAsked() {
         let v = view(improvingOver: 5)
         #expect(!v.render(width: 100, colour: false).joined().contains("\u{1B}["))

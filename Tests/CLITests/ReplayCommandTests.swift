@@ -56,6 +56,24 @@ import TreesTestSupport
         #expect(lines[2] == #"{"class":"TPV","time":"2025-03-15T10:15:02.000Z","mode":1,"satellites":0}"#)
     }
 
+    @Test func anHDOPWorkedOutFromTheSkyIsSaidInTheLinesAndNamedInJSON() throws {
+        // RMC starts the cycle without DOPs and the GSV set comes before any: gpsd works the DOPs
+        // out from the five used satellites' directions (HDOP 1.764, so eph 33.5 m).
+        let log = Self.line("GPGSA,A,3,05,12,18,24,29,,,,,,,,2.0,1.1,1.7")
+            + Self.line("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,0.0,150325,,,A")
+            + Self.line("GPGSV,2,1,06,05,40,045,40,12,60,150,42,18,25,220,38,24,10,300,35")
+            + Self.line("GPGSV,2,2,06,29,75,010,44,31,30,090,")
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let path = try write(t, log, name: "sky.nmea")
+        let lines = try t.run(["replay", path])
+        #expect(lines.status == 0, "\(lines)")
+        #expect(lines.stdout.contains("2025-03-15 10:15:00Z  3D   48.1173000   11.5220667  Poor 33.5 m (dop, from satellite geometry)  5 sats\n"), "\(lines.stdout)")
+        let json = try t.run(["replay", path, "--jsonl"])
+        #expect(json.stdout.contains(#""eph":33.52032"#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""derived":["dop"]"#), "\(json.stdout)")
+    }
+
     @Test func jsonLinesTimeAnOldUndatedLogAsGpsdButLinesKeepTheReceiversDate() throws {
         // A receiver time before 2017 with no `# Date:` line: gpsd takes it for a GPS week
         // rollover and adds 1024 weeks; the human lines keep the date the receiver sent.

@@ -120,7 +120,11 @@ struct LiveView {
             facts.append(quality)
         }
         if let n = fix?.satellitesUsed { facts.append("\(n) satellites") }
-        if let h = fix?.hdop { facts.append(String(format: "HDOP %.1f", h)) }
+        if let h = fix?.hdop {
+            // A receiver that sends no DOPs: the HDOP (and the accuracy from it) is worked out.
+            let worked = fix?.derived.contains(.dop) == true ? " from satellite geometry" : ""
+            facts.append(String(format: "HDOP %.1f", h) + worked)
+        }
         if let age { facts.append("age \(Self.seconds(age))") }
         lines.append(facts.joined(separator: "  "))
 
