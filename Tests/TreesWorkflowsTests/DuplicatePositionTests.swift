@@ -8,7 +8,7 @@ import TreesTestSupport
 /// Finding duplicates of trees without ids: same species (ASCII case ignored, as SQLite's NOCASE)
 /// within 1e-7° in latitude and longitude of a stored tree, through the compact position index.
 @Suite struct DuplicatePositionTests {
-    @Test func theIndexNamesEveryTreeInTheNineCellsAroundAPoint() {
+    @Test func theIndexNamesEveryTreeWithin1e7DegreesOfAPoint() {
         var index = PositionIndex(capacity: 10)  // small: the trees below fill several tables
         var generator = SplitMix64(seed: 3)
         var stored: [(Double, Double, String, Int64)] = []
@@ -27,6 +27,33 @@ import TreesTestSupport
             #expect(!index.candidates(latitude: lat, longitude: lon, species: species + " tree").contains(row))
         }
         #expect(!index.overflowed)
+    }
+
+    /// Pairs of points up to 1e-7° apart in each axis, many of them across cell edges and near
+    /// cells' middles, at coordinates of every size and sign: every stored one is a candidate.
+    @Test func noPointWithinTheToleranceIsMissedAtCellEdgesOrMiddles() {
+        var generator = SplitMix64(seed: 11)
+        func unit() -> Double { Double(generator.next() % 1_000_001) / 1_000_000 }
+        var index = PositionIndex(capacity: 100)
+        var pairs: [(Double, Double, Double, Double, Int64)] = []
+        for i in 1...20_000 {
+            // Stored points on, just beside, or anywhere around a cell edge or a cell middle.
+            let base = [-179.9, -47.3, -0.0000003, 0, 8.5, 89.9][i % 6]
+            let cell = Double(Int64(generator.next() % 1000))
+            let near = [0, 0.5, 0.25][i % 3] + [0, 1e-12, -1e-12, (unit() - 0.5) * 1e-6][(i / 3) % 4]
+            let lat = max(-90, min(90, base / 2 + (cell + near) * 2e-7))
+            let lon = base + (Double(Int64(generator.next() % 1000)) + near) * 2e-7
+            index.insert(latitude: lat, longitude: lon, species: "Apple", rowID: Int64(i))
+            let dLat = (unit() * 2 - 1) * 1e-7, dLon = [1e-7, -1e-7, (unit() * 2 - 1) * 1e-7][i % 3]
+            pairs.append((lat + dLat, lon + dLon, lat, lon, Int64(i)))
+        }
+        var found: [Int64] = []
+        var missed = 0
+        for (qLat, qLon, lat, lon, row) in pairs where abs(qLat - lat) <= 1e-7 && abs(qLon - lon) <= 1e-7 {
+            index.candidates(latitude: qLat, longitude: qLon, species: "apple", into: &found)
+            if !found.contains(row) { missed += 1 }
+        }
+        #expect(missed == 0)
     }
 
     @Test func reimportingASurveyFindsEveryTreeAndOnlyThose() throws {

@@ -4,10 +4,12 @@ import Interchange
 import TreesKit
 
 /// The stored trees' positions and species, for finding duplicates of trees without ids: an
-/// open-addressing multimap from (species, 1e-7° cell) to the tree's rowid, 6 bytes a slot (a
-/// 16-bit fingerprint and the 32-bit rowid; the slot's place holds more of the hash). A lookup
-/// gives the rowids of the trees that may lie in one of the nine cells around a point (and, about
-/// once in 20,000 lookups, one that does not); the store confirms each by its rowid.
+/// open-addressing multimap from (species, 2e-7° cell) to the tree's rowid, 6 bytes a slot (a
+/// 16-bit fingerprint and the 32-bit rowid; the slot's place holds more of the hash). A cell is
+/// twice the 1e-7° a duplicate may be away, so a lookup needs only the point's cell and the
+/// neighbour on the side the point is nearer to, in each axis: four cells. It gives the rowids of
+/// the trees that may lie there (and, about once in 40,000 lookups, one that does not); the
+/// store confirms each by its rowid.
 ///
 /// The hashes are not kept, so a full table is never rebuilt: a new one, half as large as all the
 /// others together, takes the next trees, and a lookup probes each table.
@@ -61,7 +63,20 @@ struct PositionIndex {
     /// False once a tree could not be indexed (a rowid past 32 bits): answers are then incomplete.
     private(set) var overflowed = false
 
-    static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 1e7).rounded(.down)) }
+    /// The cell a coordinate lies in: cells are 2e-7° wide.
+    static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 5e6).rounded(.down)) }
+
+    /// The cells along one axis that can hold a coordinate within 1e-7° of `degrees`: its own and
+    /// the neighbour on the side it is nearer to. Within a millionth of a cell of the middle, where
+    /// rounding could tip a coordinate 1e-7° away into either neighbour, both neighbours.
+    static func cells(around degrees: Double) -> ClosedRange<Int64> {
+        let scaled = degrees * 5e6
+        let floor = scaled.rounded(.down)
+        let k = Int64(floor), fraction = scaled - floor
+        if fraction < 0.5 - 1e-6 { return (k - 1)...k }
+        if fraction > 0.5 + 1e-6 { return k...(k + 1) }
+        return (k - 1)...(k + 1)
+    }
 
     static func speciesHash(_ species: String) -> UInt64 {
         // FNV-1a over the UTF-8 with ASCII letters in lower case, as the species are compared
@@ -87,16 +102,23 @@ struct PositionIndex {
         tables[tables.count - 1].place(Self.hash(Self.cell(latitude), Self.cell(longitude), Self.speciesHash(species)), UInt32(rowID))
     }
 
-    /// The rowids of stored trees of this species that may lie in one of the nine cells around the point.
-    func candidates(latitude: Double, longitude: Double, species: String) -> [Int64] {
-        let la = Self.cell(latitude), lo = Self.cell(longitude), sp = Self.speciesHash(species)
-        var found: [Int64] = []
-        for dLat in -1...1 {
-            for dLon in -1...1 {
-                let h = Self.hash(la + Int64(dLat), lo + Int64(dLon), sp)
-                for table in tables { table.collect(h, into: &found) }
+    /// The rowids of stored trees of this species that may lie within 1e-7° of the point, into
+    /// `found` (emptied first; a buffer kept across lookups saves an allocation each).
+    func candidates(latitude: Double, longitude: Double, species: String, into found: inout [Int64]) {
+        found.removeAll(keepingCapacity: true)
+        let sp = Self.speciesHash(species), longitudes = Self.cells(around: longitude)
+        for la in Self.cells(around: latitude) {
+            for lo in longitudes {
+                let h = Self.hash(la, lo, sp)
+                for i in tables.indices { tables[i].collect(h, into: &found) }
             }
         }
+    }
+
+    /// The same, as a new array.
+    func candidates(latitude: Double, longitude: Double, species: String) -> [Int64] {
+        var found: [Int64] = []
+        candidates(latitude: latitude, longitude: longitude, species: species, into: &found)
         return found
     }
 }

@@ -22,6 +22,8 @@ struct TreeImporter {
     private var waiting: [ImportedTree] = []
     /// Stored positions, for files whose trees have no ids.
     private var positions: PositionIndex?
+    /// The rowids a lookup in `positions` gives, kept from one tree to the next.
+    private var candidateRows: [Int64] = []
     /// The position and species of each tree in the bulk writer's queue, in its order: they go into
     /// `positions` once the trees are stored.
     private var queued: [QueuedPosition] = []
@@ -304,7 +306,8 @@ struct TreeImporter {
         guard let index = positions, !index.overflowed else {
             return try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05).contains { same($0.latitude, $0.longitude, $0.species) }
         }
-        for rowID in index.candidates(latitude: lat, longitude: lon, species: t.species) {
+        index.candidates(latitude: lat, longitude: lon, species: t.species, into: &candidateRows)
+        for rowID in candidateRows {
             if let p = try w.reader.position(rowID: rowID), same(p.latitude, p.longitude, p.species) { return true }
         }
         return false
