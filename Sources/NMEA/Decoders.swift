@@ -608,13 +608,17 @@ extension NMEAFixReader {
         }
         // A set whose satellites all have azimuth 0 is a receiver's hairball, not data.
         var record = 4
+        var overflowed = false
         while record + 3 < f.count {
             if !f[record].isEmpty, let n = f[record].leadingInteger(), n != 0 {
                 let el = f[record + 1], az = f[record + 2]
                 if el.isEmpty || az.isEmpty || az.integer() != 0 { assembler.gsvSane = true }
-                if assembler.sky.count >= 230 {
+                // More satellites than gpsd has room for: it forgets them all and reads no further.
+                if !overflowed && assembler.sky.count >= 230 {
                     assembler.sky.removeAll(keepingCapacity: true)
-                } else {
+                    overflowed = true
+                }
+                if !overflowed {
                     assembler.sky.append(skySatellite(number: n, system: system, f[0], el, az, f[record + 3]))
                 }
             }

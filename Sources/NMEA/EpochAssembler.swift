@@ -120,8 +120,9 @@ struct EpochAssembler {
     /// East and north DOPs; no sentence gives them, so only the satellites' geometry does.
     var xdop: Double?
     var ydop: Double?
-    /// The HDOP was worked out from the satellites' geometry, not sent by the receiver.
-    var hdopFromGeometry = false
+    /// The HDOP last worked out from the satellites' geometry: `hdop` is the receiver's unless it
+    /// is this value.
+    var skyHDOP: Double?
     /// The satellites of the latest GSV set (gpsd's sky view).
     var sky: [SkySatellite] = []
     /// Satellites used, as the latest GSA set counted them (duplicates across talkers once).
@@ -253,7 +254,6 @@ struct EpochAssembler {
             fix = MergedFix()
         }
         merge(m)
-        if m.contains(.dop) { hdopFromGeometry = false }
         if m.contains(.satellites) && !sky.isEmpty { fillDOPsFromGeometry() }
         errorModel()
         if !m.isEmpty { changedSinceReport = true }
@@ -294,7 +294,7 @@ struct EpochAssembler {
         guard let g = GeometryDOP(sky) else { return }
         if xdop == nil { xdop = g.x }
         if ydop == nil { ydop = g.y }
-        if hdop == nil { hdop = g.horizontal; hdopFromGeometry = true }
+        if hdop == nil { hdop = g.horizontal; skyHDOP = g.horizontal }
         if vdop == nil { vdop = g.vertical }
         if pdop == nil { pdop = g.position }
     }
@@ -352,7 +352,7 @@ struct EpochAssembler {
             if fix.mode == .threeD, fix.epv == nil, let v = vdop { fix.epv = v * (dgps ? 5.75 : 23.0) }
             if fix.eph == nil, let h = hdop {
                 fix.eph = h * (dgps ? 4.75 : 19.0)
-                if hdopFromGeometry { fix.derived.insert(.dop) }
+                if h == skyHDOP { fix.derived.insert(.dop) }
             }
         }
         if let t = fix.time, t > 0 { lastFix = fix }
@@ -441,7 +441,7 @@ struct EpochAssembler {
         out.speed = fix.speed
         out.track = fix.track
         out.derived = fix.derived
-        if hdopFromGeometry && hdop != nil { out.derived.insert(.dop) }
+        if let h = hdop, h == skyHDOP { out.derived.insert(.dop) }
         out.eph = fix.eph
         out.epx = fix.epx
         out.epy = fix.epy
