@@ -229,32 +229,42 @@ public final class OutputFile {
 }
 
 /// Removes the temporary file of the output file being written when SIGINT, SIGTERM or SIGHUP ends
-/// the process, which then exits with 128 + the signal (130, 143, 129).
+/// the process, which then exits with 128 + the signal (130, 143, 129). For a store made unseen,
+/// the files SQLite keeps beside it (`-wal`, `-shm`, which exist for an instant while it is
+/// switched to WAL) go too.
 ///
-/// A signal handler may call only async-signal-safe functions, so the path waits in a C buffer
+/// A signal handler may call only async-signal-safe functions, so the paths wait in C buffers
 /// allocated once, and the handler does nothing but `unlink` and `_exit`. A signal the process was
 /// started with ignored (`nohup`) stays ignored. One output file is written at a time.
 enum InterruptCleanup {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
-    /// The temporary file's path, NUL-terminated; empty when nothing is armed.
-    nonisolated(unsafe) private static let path: UnsafeMutablePointer<CChar> = {
-        let p = UnsafeMutablePointer<CChar>.allocate(capacity: Int(PATH_MAX) + 1)
-        p.initialize(to: 0)
+    /// The file and the companions of it that may be removed: at most this many.
+    private static let slots = 3
+    /// The paths, each NUL-terminated in `PATH_MAX + 1` bytes; an empty one is no path.
+    nonisolated(unsafe) private static let paths: UnsafeMutablePointer<CChar> = {
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: slots * (Int(PATH_MAX) + 1))
+        p.initialize(repeating: 0, count: slots * (Int(PATH_MAX) + 1))
         return p
     }()
     /// The handlers that were in place before `arm`, put back by `disarm`.
     nonisolated(unsafe) private static var previous: [(Int32, sigaction)] = []
 
-    /// Installs the handlers for `temporaryPath`; a path too long for the buffer (which `open` would refuse anyway) is not armed.
-    static func arm(_ temporaryPath: String) {
+    /// Installs the handlers for `temporaryPath` and `temporaryPath` + each of `companions` (at
+    /// most two); a path too long for the buffer (which `open` would refuse anyway) is not armed.
+    static func arm(_ temporaryPath: String, companions: [String] = []) {
         disarm()
-        let bytes = Array(temporaryPath.utf8)
-        guard bytes.count <= Int(PATH_MAX), !bytes.contains(0) else { return }
-        for (i, b) in bytes.enumerated() { path[i] = CChar(bitPattern: b) }
-        path[bytes.count] = 0
+        let all = [temporaryPath] + companions.prefix(slots - 1).map { temporaryPath + $0 }
+        for path in all {
+            guard path.utf8.count <= Int(PATH_MAX), !path.utf8.contains(0) else { return }
+        }
+        for (slot, path) in all.enumerated() {
+            let base = paths + slot * (Int(PATH_MAX) + 1)
+            for (i, b) in path.utf8.enumerated() { base[i] = CChar(bitPattern: b) }
+            base[path.utf8.count] = 0
+        }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signal in
-            unlink(InterruptCleanup.path)
+            InterruptCleanup.removeArmedFiles()
             _exit(128 + signal)
         }
         sigemptyset(&action.sa_mask)
@@ -270,13 +280,21 @@ enum InterruptCleanup {
         }
     }
 
-    /// Puts back the handlers `arm` replaced, then forgets the path.
+    /// What the handler does before it exits: `unlink` each armed path (async-signal-safe).
+    static func removeArmedFiles() {
+        for slot in 0..<slots {
+            let base = paths + slot * (Int(PATH_MAX) + 1)
+            if base[0] != 0 { unlink(base) }
+        }
+    }
+
+    /// Puts back the handlers `arm` replaced, then forgets the paths.
     static func disarm() {
         for (s, old) in previous {
             var old = old
             sigaction(s, &old, nil)
         }
         previous = []
-        path[0] = 0
+        for slot in 0..<slots { paths[slot * (Int(PATH_MAX) + 1)] = 0 }
     }
 }

@@ -129,7 +129,7 @@ public struct ImportWorkflow: Sendable {
         // The file is already being read and parsed while the store opens (and, when new, is created).
         let store = try opening()
         // Ctrl-C while a store made unseen is filled leaves no file of it behind.
-        if let unseen = store.unseenPath { InterruptCleanup.arm(unseen) }
+        if let unseen = store.unseenPath { InterruptCleanup.arm(unseen, companions: ["-wal", "-shm"]) }
         defer { if store.unseenPath != nil { InterruptCleanup.disarm() } }
         let result = Result<Report, any Error> { try importing(into: store, input: input, format: format, pipeline: pipeline) }
         if store.unseenPath != nil {
