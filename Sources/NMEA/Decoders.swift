@@ -474,16 +474,8 @@ extension NMEAFixReader {
             // Satellites are numbered as gpsd numbers them (by talker, or by the NMEA 4.10 system
             // id), so that GPGSA and GNGSA listing the same GPS satellites count them once and a
             // GSV's satellites in view can be matched with them.
-            switch talker {
-            case UInt8(ascii: "A"): system = 3
-            case UInt8(ascii: "B"), UInt8(ascii: "D"): system = 4
-            case UInt8(ascii: "I"): system = 6
-            case UInt8(ascii: "L"): system = 2
-            case UInt8(ascii: "P"): system = 1
-            case UInt8(ascii: "Q") where f[0][0] == UInt8(ascii: "P") && system != 0: break
-            case UInt8(ascii: "Q"), UInt8(ascii: "Z"): system = 5
-            default: break
-            }
+            // GP is GPS here (not in GSV, where gpsd leaves it unknown).
+            system = talker == UInt8(ascii: "P") ? 1 : SatelliteNumbers.system(talker: (f[0][0], talker), given: system)
             if talker != UInt8(ascii: "P") { assembler.seenOtherGSA = true }
             for n in prns where n >= 1 && n <= 600 {
                 let key = SatelliteNumbers.gpsd(talker: (f[0][0], f[0][1]), number: n, system: system)
@@ -596,16 +588,8 @@ extension NMEAFixReader {
         assembler.lastGSVTalker = talker
         if talker != UInt8(ascii: "P") { assembler.seenOtherGSV = true }
         // The system a number belongs to: by talker, or (Quectel's $PQGSV) the last field.
-        var system = f.count % 4 == 2 ? (f[f.count - 1].leadingInteger() ?? 0) : 0
-        switch talker {
-        case UInt8(ascii: "A"): system = 3
-        case UInt8(ascii: "B"), UInt8(ascii: "D"): system = 4
-        case UInt8(ascii: "I"): system = 6
-        case UInt8(ascii: "L"): system = 2
-        case UInt8(ascii: "Q") where f[0][0] == UInt8(ascii: "P") && system != 0: break
-        case UInt8(ascii: "Q"), UInt8(ascii: "Z"): system = 5
-        default: break
-        }
+        let system = SatelliteNumbers.system(talker: (f[0][0], talker),
+                                             given: f.count % 4 == 2 ? (f[f.count - 1].leadingInteger() ?? 0) : 0)
         // A set whose satellites all have azimuth 0 is a receiver's hairball, not data.
         var record = 4
         var overflowed = false

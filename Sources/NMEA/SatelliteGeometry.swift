@@ -15,6 +15,21 @@ struct SkySatellite {
 /// The numbers gpsd gives satellites, so that a GSA's used satellites and a GSV's satellites in
 /// view meet on the same number.
 enum SatelliteNumbers {
+    /// The NMEA 4.10 system id of a GSA's or GSV's satellites as gpsd tells it from the talker
+    /// (GA Galileo 3, GB and BD BeiDou 4, GI NavIC 6, GL GLONASS 2, GQ and QZ QZSS 5), else `given`:
+    /// the sentence's own field, which Quectel's `$PQ` sentences use for BeiDou or QZSS.
+    static func system(talker: (UInt8, UInt8), given: Int) -> Int {
+        switch talker.1 {
+        case UInt8(ascii: "A"): 3
+        case UInt8(ascii: "B"), UInt8(ascii: "D"): 4
+        case UInt8(ascii: "I"): 6
+        case UInt8(ascii: "L"): 2
+        case UInt8(ascii: "Q") where talker.0 == UInt8(ascii: "P") && given != 0: given
+        case UInt8(ascii: "Q"), UInt8(ascii: "Z"): 5
+        default: given
+        }
+    }
+
     /// gpsd's number for satellite `number` of a sentence from `talker` (the sentence's first two
     /// letters, `GP`, `GL`, `BD`, `PQ`…) with the NMEA 4.10 system id `system` (0 when unknown).
     ///

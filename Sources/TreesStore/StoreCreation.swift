@@ -201,12 +201,8 @@ enum StoreCreation {
             try makeSchema(queue, migrator: migrator, written: written)
             try switchToWAL(queue, for: path)
             try queue.close()
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw .sqlite(error)
         } catch {
-            throw .database(TreeStore.reason(error))
+            throw .wrapping(error)
         }
     }
 
@@ -219,10 +215,8 @@ enum StoreCreation {
             } else {
                 try migrator.migrate(queue)
             }
-        } catch let error as DatabaseError {
-            throw .sqlite(error)
         } catch {
-            throw .database(TreeStore.reason(error))
+            throw .wrapping(error)
         }
     }
 

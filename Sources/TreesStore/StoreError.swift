@@ -46,6 +46,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         return sqlite(code: error.extendedResultCode.rawValue, message: context.map { "\($0): \(message)" } ?? message)
     }
 
+    /// Any error of a store operation as the store reports it: its own errors as they are, a GRDB
+    /// error as `sqlite(_:context:)`, anything else as a database error with its reason.
+    static func wrapping(_ error: any Error, context: String? = nil) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as DatabaseError: sqlite(error, context: context)
+        default: .database(TreeStore.reason(error))
+        }
+    }
+
     /// The error for the last failed call on a raw SQLite connection.
     static func sqlite(connection: OpaquePointer?) -> StoreError {
         sqlite(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)))

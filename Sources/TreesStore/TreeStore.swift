@@ -123,12 +123,8 @@ public final class TreeStore: Sendable {
                 }
             }
             try migrator.migrate(queue)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw .sqlite(error)
         } catch {
-            throw .database(Self.reason(error))
+            throw .wrapping(error)
         }
     }
 
@@ -212,12 +208,8 @@ public final class TreeStore: Sendable {
                 }
             }
             return queue
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw .sqlite(error, context: "\(path) (opened read-only)")
         } catch {
-            throw .database(reason(error))
+            throw .wrapping(error, context: "\(path) (opened read-only)")
         }
     }
 
