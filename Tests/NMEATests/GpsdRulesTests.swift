@@ -135,6 +135,54 @@ import TreesTestSupport
         #expect(f.derived.isEmpty)
     }
 
+    /// A GSV set of `satellites` (number, elevation, azimuth, signal) from `talker`, NMEA 4.10 style
+    /// with signal id `signal`, four satellites a sentence.
+    static func gsvSet(_ talker: String, _ satellites: [String], signal: Int) -> String {
+        let parts = (satellites.count + 3) / 4
+        return (0..<parts).map { part in
+            let slice = satellites[(part * 4)..<min(satellites.count, part * 4 + 4)]
+            return sentence("\(talker)GSV,\(parts),\(part + 1),\(satellites.count),\(slice.joined(separator: ",")),\(signal)")
+        }.joined()
+    }
+
+    /// Each second: an RMC without DOPs, GSV sets of `fillers` satellites in view but unused
+    /// (GLONASS, Galileo and BeiDou, several signals each), then the GPS set with the five used
+    /// satellites of `skyDOP`.
+    static func crowdedSky(fillers: Int) -> String {
+        var sets: [(talker: String, first: Int, count: Int, signal: Int)] = [
+            ("GL", 65, 32, 1), ("GL", 65, 32, 3), ("GA", 1, 36, 7), ("GA", 1, 36, 1), ("GB", 1, 40, 1), ("GB", 1, 40, 3),
+        ]
+        sets.append(("GA", 1, fillers - 216, 2))
+        var log = Self.date + sentence("GPGSA,A,3,05,12,18,24,29,,,,,,,,2.0,1.1,1.7,1")
+        for second in 0..<2 {
+            log += sentence("GPRMC,10150\(second).00,A,4807.0380,N,01131.3240,E,0.0,0.0,150325,,,A,V")
+            for s in sets {
+                let satellites = (0..<s.count).map { i in
+                    String(format: "%02d,%02d,%03d,30", s.first + i, 20 + i, (i * 9) % 360)
+                }
+                log += gsvSet(s.talker, satellites, signal: s.signal)
+            }
+            log += gsvSet("GP", ["05,40,045,40", "12,60,150,42", "18,25,220,38", "24,10,300,35", "29,75,010,44"], signal: 1)
+        }
+        return log
+    }
+
+    @Test func aSkyOfMoreSatellitesThanGpsdHoldsIsForgotten() throws {
+        // gpsd keeps 230 satellites. With 225 unused ones before them, the five used ones fit and
+        // give the DOPs; with 228, the third of them finds the sky full: gpsd forgets every
+        // satellite, reads no further in that sentence, and the one satellite after it gives no
+        // DOP. gpsd 3.27 answers both logs so (eph 33.520, epx 22.073; then none).
+        let fits = try #require(readFixes(Self.crowdedSky(fillers: 225)).fixes.last)
+        #expect(abs((fits.eph ?? 0) - Self.skyDOP.h * 19) < 1e-4)
+        #expect(abs((fits.epx ?? 0) - Self.skyDOP.x * 15) < 1e-4)
+        #expect(fits.derived == .dop)
+        let full = try #require(readFixes(Self.crowdedSky(fillers: 228)).fixes.last)
+        #expect(full.hasPosition)
+        #expect(full.eph == nil)
+        #expect(full.epx == nil)
+        #expect(full.derived.isEmpty)
+    }
+
     @Test func modeAndAltitudeCarryOverToASentenceThatCannotTellThem() throws {
         // A receiver sending GGA one second and RMC the next: the RMC fix stays 3D.
         let log = Self.date
