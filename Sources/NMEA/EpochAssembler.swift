@@ -103,6 +103,9 @@ struct EpochAssembler {
     var dateDays: Int?
     /// Milliseconds of day at which `dateDays` was last confirmed (for midnight rollover).
     var dateTimeOfDay = 0
+    /// The date stays what the last RMC or ZDA said whatever the times of day that follow, as
+    /// gpsd keeps it (for agreeing with gpsd): a GGA past midnight is timed a day early then.
+    var keepsDateAsGpsd = false
 
     // MARK: the fix
 
@@ -488,13 +491,14 @@ struct EpochAssembler {
         dateTimeOfDay = timeOfDay
     }
 
-    /// Rolls the date over midnight when a time of day jumps by more than twelve hours.
+    /// Rolls the date over midnight when a time of day jumps by more than twelve hours (unless
+    /// `keepsDateAsGpsd`).
     ///
     /// A jump back by more than twelve hours rolls the date forward (midnight); one forward by
     /// more than twelve hours rolls it back, so a ZDA running a second past midnight cannot move
     /// its neighbours a day ahead.
     mutating func advanceDate(to timeOfDay: Int) {
-        guard let d = dateDays else { return }
+        guard let d = dateDays, !keepsDateAsGpsd else { return }
         let half = 43_200_000
         if timeOfDay - dateTimeOfDay < -half {
             dateDays = d + 1

@@ -44,9 +44,15 @@ public struct NMEAFixReader: Sendable {
     /// 2017 is moved ahead by 1024 weeks (gpsd's guard against the GPS week rollover), unless the
     /// log says when it was recorded (`# Date: yyyy-mm-dd`). For agreeing with gpsd (`--jsonl`)
     /// and for live receivers; a recording of before 2017 read this way is moved 19.6 years ahead.
-    public init(correctingWeekRollover: Bool) {
+    ///
+    /// `datingAsGpsd` keeps the date the last RMC or ZDA gave for every time of day that follows,
+    /// as gpsd does: a GGA-only receiver's fixes after midnight are then timed a day early until
+    /// a sentence with a date comes. For agreeing with gpsd (`--jsonl`) only; otherwise the date
+    /// rolls over midnight.
+    public init(correctingWeekRollover: Bool, datingAsGpsd: Bool = false) {
         self.init()
         assembler.weekRollover.enabled = correctingWeekRollover
+        assembler.keepsDateAsGpsd = datingAsGpsd
     }
 
     public mutating func feed(_ bytes: [UInt8], emit: (Fix) -> Void) {

@@ -265,4 +265,23 @@ import TreesTestSupport
         let recent = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,2.0,84.4,150317,,,A")
         #expect(time(recent) == Date(timeIntervalSince1970: 1_489_572_900))
     }
+    @Test func aggaPastMidnightKeepsTheLastDateAsGpsdDoesButRollsItOtherwise() throws {
+        // An RMC on 14 November 2012 at 23:59:59, then GGA alone: gpsd keeps the RMC's date for
+        // every time of day that follows (00:00:00 and 06:00:00 are timed on the 14th); the
+        // reader's own dating rolls over midnight.
+        let log = "# Date: 2012-11-14\n"
+            + sentence("GPRMC,235959.00,A,4003.9028,N,10512.5771,W,0.77,41.65,141112,,")
+            + sentence("GPGGA,000000.00,4003.9030,N,10512.5770,W,1,07,1.37,1596,M,-20,M,,")
+            + sentence("GPGGA,060000.00,4003.8820,N,10512.5835,W,1,07,1.37,1596,M,-20,M,,")
+        func times(asGpsd: Bool) -> [Date?] {
+            var reader = NMEAFixReader(correctingWeekRollover: asGpsd, datingAsGpsd: asGpsd)
+            var fixes: [Fix] = []
+            reader.feed(Array(log.utf8)) { fixes.append($0) }
+            reader.finish { fixes.append($0) }
+            return fixes.filter(\.hasPosition).map(\.time)
+        }
+        let day = 1_352_851_200.0  // 2012-11-14T00:00:00Z
+        #expect(times(asGpsd: true) == [day + 86_399, day, day + 21_600].map { Date(timeIntervalSince1970: $0) })
+        #expect(times(asGpsd: false) == [day + 86_399, day + 86_400, day + 86_400 + 21_600].map { Date(timeIntervalSince1970: $0) })
+    }
 }
