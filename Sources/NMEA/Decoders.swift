@@ -79,16 +79,21 @@ extension NMEAFixReader {
     /// Decodes one of the proprietary sentences the reader uses; false for any other.
     mutating func decodeProprietary(address: UnsafePointer<UInt8>, _ count: Int, _ f: Fields, line: Int,
                                     emit: (Fix) -> Void) -> Bool {
-        let tag = SentenceTag(address, count)
+        var tag = SentenceTag(address, count)
         let minimum: Int
         switch tag {
         case Self.pgrmz: minimum = 4
         case Self.pgrme: minimum = 7
         case Self.psrfepe: minimum = 7
         case Self.pmgnst: minimum = 8
+        case Self.psti:
+            // SkyTraq's sentences are told apart by their first field, and gpsd gives each of the
+            // ones it decodes a place of its own in its cycle detection.
+            guard f.count > 1, let known = Self.skytraq.first(where: { f[1].equals($0.subtype) }) else { return false }
+            tag = known.tag
+            minimum = known.minimum
         default: return false
         }
-        statistics.sentences += 1
         guard f.count >= minimum else {
             statistics.skip(.malformed, line: line, detail: Field(base: address, count: count).text
                             + " has \(f.count - 1) fields, expected \(minimum - 1) or more")
@@ -101,7 +106,9 @@ extension NMEAFixReader {
             case Self.pgrmz: changes = try pgrmz(f)
             case Self.pgrme: changes = try pgrme(f)
             case Self.psrfepe: changes = try psrfepe(f)
-            default: changes = try pmgnst(f)
+            case Self.pmgnst: changes = try pmgnst(f)
+            case Self.psti030: changes = try psti030(f)
+            default: changes = try skytraqTimed(f, tag: tag)
             }
         } catch {
             statistics.skip(.malformed, line: line, detail: Field(base: address, count: count).text + " " + error.detail)
@@ -115,6 +122,19 @@ extension NMEAFixReader {
     static let pgrme = SentenceTag("PGRME")
     static let psrfepe = SentenceTag("PSRFEPE")
     static let pmgnst = SentenceTag("PMGNST")
+    static let psti = SentenceTag("PSTI")
+    static let psti030 = SentenceTag("PSTI030")
+    static let psti032 = SentenceTag("PSTI032")
+    static let psti033 = SentenceTag("PSTI033")
+    static let psti035 = SentenceTag("PSTI035")
+    static let psti036 = SentenceTag("PSTI036")
+
+    /// The `$PSTI` sentences gpsd decodes: subtype, the tag the cycle detector knows it by, and
+    /// the fields gpsd requires (the address included). Others (1 PPS timing, antenna status,
+    /// event stamps) are passed on as sentences gpsd does not decode.
+    static let skytraq: [(subtype: StaticString, tag: SentenceTag, minimum: Int)] = [
+        ("030", psti030, 16), ("032", psti032, 16), ("033", psti033, 27), ("035", psti035, 8), ("036", psti036, 2),
+    ]
 
     // MARK: field checks
 
@@ -298,12 +318,7 @@ extension NMEAFixReader {
             m.formUnion([.status, .mode])
             return m
         }
-        if let t, let date {
-            var year = century + date.year
-            if year >= 2080 { year -= 100 }
-            assembler.setDate(year: year, month: date.month, day: date.day, timeOfDay: t)
-            timed(t, &m)
-        }
+        if let t, let date { dated(t, date, &m) }
         var status = FixStatus.unknown
         if let pos {
             status = .gps
@@ -697,6 +712,85 @@ extension NMEAFixReader {
             assembler.new.mode = .noFix
         }
         return [.mode]
+    }
+
+    /// SkyTraq `$PSTI,030`: time, date, status, position, altitude (MSL), east, north and up
+    /// velocity (m/s), FAA mode, age of corrections and RTK ratio: a whole fix, as SkyTraq's RTK
+    /// receivers send it beside (or instead of) GGA and RMC.
+    ///
+    /// Read as gpsd reads it: status `V` or FAA mode `N` is no fix; with `A`, the time counts only
+    /// with its date, a position is 2D and 3D with an altitude, and the velocity gives the speed and
+    /// track when no sentence of the cycle does (empty velocity fields count as 0, as gpsd's).
+    private mutating func psti030(_ f: Fields) throws(FieldProblem) -> Changes {
+        let t = try time(f[2])
+        let pos = try position(f, at: 4)
+        let altitude = try number(f[8], "altitude")
+        let east = try number(f[9], "east velocity") ?? 0
+        let north = try number(f[10], "north velocity") ?? 0
+        _ = try number(f[11], "up velocity")
+        let age = try number(f[14], "age of corrections") ?? 0
+        let ratio = try number(f[15], "RTK ratio") ?? 0
+        var date: (day: Int, month: Int, year: Int)?
+        if !f[12].isEmpty {
+            guard let d = f[12].ddmmyy() else { throw FieldProblem(detail: "date '\(f[12].text)' is not ddmmyy") }
+            date = d
+        }
+        var m: Changes = []
+        if f[3].first == UInt8(ascii: "V") || f[13].first == UInt8(ascii: "N") {
+            assembler.new.mode = .noFix
+            assembler.new.status = .unknown
+            return [.mode, .status]
+        }
+        guard f[3].first == UInt8(ascii: "A") else { return [] }
+        if let t, let date { dated(t, date, &m) }
+        if let pos {
+            assembler.new.latitude = pos.0
+            assembler.new.longitude = pos.1
+            assembler.new.mode = .twoD
+            m.formUnion([.position, .mode])
+            if let altitude {
+                assembler.new.altitudeMSL = altitude
+                assembler.new.mode = .threeD
+                m.insert(.altitude)
+            }
+        }
+        assembler.new.velocityEast = east
+        assembler.new.velocityNorth = north
+        m.insert(.velocity)
+        assembler.new.status = Self.faaStatus(f[13].first)
+        if age + ratio > 0.05 { assembler.new.correctionAge = age; assembler.new.correctionStation = nil }
+        m.insert(.status)
+        return m
+    }
+
+    /// SkyTraq `$PSTI,032`, `033`, `035` and `036` (RTK baseline, raw measurement slips, moving
+    /// base, attitude): the reader takes their time and date, which gpsd uses for its cycles when
+    /// both are given and the sentence is valid as far as gpsd reads it before the time.
+    private mutating func skytraqTimed(_ f: Fields, tag: SentenceTag) throws(FieldProblem) -> Changes {
+        switch tag {
+        case Self.psti032: guard f[4].first == UInt8(ascii: "A") else { return [] }
+        case Self.psti033:
+            guard f[4].first == UInt8(ascii: "2"), f[5].first == UInt8(ascii: "B") || f[5].first == UInt8(ascii: "R") else { return [] }
+        default: break
+        }
+        guard f.count > 3, let t = try time(f[2]), !f[3].isEmpty else { return [] }
+        guard let date = f[3].ddmmyy() else { throw FieldProblem(detail: "date '\(f[3].text)' is not ddmmyy") }
+        var m: Changes = []
+        dated(t, date, &m)
+        switch tag {
+        case Self.psti035: if f[4].first == UInt8(ascii: "A") { m.insert(.attitude) }
+        case Self.psti036: if f.count > 7, !f[7].isEmpty, f[7].first != UInt8(ascii: "N") { m.insert(.attitude) }
+        default: break
+        }
+        return m
+    }
+
+    /// A time of day with a two-digit-year date (RMC's way): sets the date and times the fix.
+    private mutating func dated(_ t: Int, _ date: (day: Int, month: Int, year: Int), _ m: inout Changes) {
+        var year = century + date.year
+        if year >= 2080 { year -= 100 }
+        assembler.setDate(year: year, month: date.month, day: date.day, timeOfDay: t)
+        timed(t, &m)
     }
 
     // MARK: other sentences gpsd decodes

@@ -25,6 +25,8 @@ struct Changes: OptionSet {
     static let clear = Changes(rawValue: 1 << 15)
     /// The cycle is complete: report it.
     static let report = Changes(rawValue: 1 << 16)
+    /// East and north velocity (SkyTraq's `$PSTI,030`).
+    static let velocity = Changes(rawValue: 1 << 17)
 }
 
 /// A fix as it is merged, sentence by sentence, in the units of ``Fix``.
@@ -42,6 +44,9 @@ struct MergedFix {
     var track: Double?
     var magneticTrack: Double?
     var magneticVariation: Double?
+    /// East and north velocity (m/s), which give speed and track when no sentence does.
+    var velocityEast: Double?
+    var velocityNorth: Double?
     var eph: Double?
     var epx: Double?
     var epy: Double?
@@ -281,6 +286,7 @@ struct EpochAssembler {
             if let v = new.magneticVariation { fix.magneticVariation = v }
         }
         if m.contains(.speed) { fix.speed = new.speed; fix.derived.remove(.speed) }
+        if m.contains(.velocity) { fix.velocityEast = new.velocityEast; fix.velocityNorth = new.velocityNorth }
         if let x = new.epx, let y = new.epy { fix.epx = x; fix.epy = y }
         if let e = new.eph { fix.eph = e }
         if let s = new.geoidSeparation { fix.geoidSeparation = s }
@@ -315,6 +321,13 @@ struct EpochAssembler {
         }
         if fix.latitude == nil || fix.longitude == nil { fix.latitude = nil; fix.longitude = nil }
         if let s = fix.speed, abs(s) > 9999.9 { fix.speed = nil }
+        if let v = fix.velocityNorth, abs(v) > 9999.9 { fix.velocityNorth = nil }
+        if let v = fix.velocityEast, abs(v) > 9999.9 { fix.velocityEast = nil }
+        // A receiver's velocity gives the speed and track no sentence gave: measured, not derived.
+        if let n = fix.velocityNorth, let e = fix.velocityEast {
+            if fix.speed == nil { fix.speed = (n * n + e * e).squareRoot() }
+            if fix.track == nil { fix.track = atan2(e, n) * 180 / .pi }
+        }
 
         // No variation, or one so small it stands for "unknown" (`0.0,E`): gpsd's own grid's.
         if let la = fix.latitude, let lo = fix.longitude, abs(fix.magneticVariation ?? 0) <= 0.09,

@@ -222,6 +222,34 @@ import TreesTestSupport
         #expect(f.epv == 5.1)
     }
 
+    @Test func skytraqPSTI030IsAWholeFixAndItsVelocityGivesSpeedAndTrack() throws {
+        // A SkyTraq RTK receiver sending only $PSTI,030 and the RTK baseline $PSTI,032. gpsd
+        // 3.27 reports each second 3D, status 3 (RTK fixed), altMSL 1102.537, speed 5.000 and
+        // track 36.8699 from the east and north velocities 3 and 4 m/s.
+        var log = Self.date
+        for second in 0..<3 {
+            log += sentence("PSTI,030,10150\(second).000,A,4404.12958\(second)0,N,12118.8685453,W,1102.537,3.00,4.00,0.03,150325,R,1.2,4.2")
+                + sentence("PSTI,032,10150\(second).000,150325,A,R,0.603,-0.837,-0.089,1.036,144.22,,,,,")
+        }
+        let read = readFixes(log)
+        let fixes = read.fixes.filter(\.hasPosition)
+        #expect(fixes.count == 3)
+        #expect(read.statistics.sentences == 7)
+        for (second, f) in fixes.enumerated() {
+            #expect(f.time == utc(2025, 3, 15, 10, 15, Double(second)))
+            #expect(f.mode == .threeD)
+            #expect(f.status == .rtkFixed)
+            #expect(f.altitudeMSL == 1102.537)
+            #expect(abs((f.speed ?? 0) - 5) < 1e-9)
+            #expect(abs((f.track ?? 0) - 36.869_897_6) < 1e-6)
+            #expect(f.derived.isEmpty)
+            #expect(f.correctionAge == 1.2)
+        }
+        // Invalid (status V): no fix, whatever the fields hold.
+        let invalid = readFixes(Self.date + sentence("PSTI,030,101500.000,V,4404.1295800,N,12118.8685453,W,1102.537,3.00,4.00,0.03,150325,R,1.2,4.2"))
+        #expect(invalid.fixes.allSatisfy { !$0.hasPosition })
+    }
+
     @Test func magellanPMGNSTGivesTheModeWhereGpsdReadsIt() throws {
         // gpsd takes the mode from field 3 and the fix flag from field 4, one field later than
         // Magellan's own layout (`$PMGNST,01.75,3,T,…`), so such a sentence means no fix to it.
