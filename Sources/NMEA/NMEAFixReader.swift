@@ -297,6 +297,13 @@ public struct NMEAFixReader: Sendable {
             let f = Fields(base: body, starts: starts, count: fields, end: bodyCount)
             if addressLength > 0 && body[0] == UInt8(ascii: "P") {
                 if decodeProprietary(address: body, addressLength, f, line: line, emit: emit) { return }
+                // gpsd matches a standard type on the last three letters of any five-letter
+                // address, so Quectel's $PQGSA and $PQGSV are its GSA and GSV (talker PQ).
+                if addressLength == 5, Self.otherSentences[SentenceTag(body, 5)] == nil,
+                   let kind = SentenceType(rawValue: UInt32(body[2]) << 16 | UInt32(body[3]) << 8 | UInt32(body[4])) {
+                    decode(kind, f, line: line, emit: emit)
+                    return
+                }
                 statistics.skip(.proprietary, line: line, detail: Self.excerpt(body, addressLength))
                 passOther(address: body, addressLength, f, proprietary: true, emit: emit)
                 return

@@ -250,6 +250,20 @@ import TreesTestSupport
         #expect(invalid.fixes.allSatisfy { !$0.hasPosition })
     }
 
+    @Test func quectelPQGSAIsAGSA() throws {
+        // gpsd reads any five-letter address by its last three letters: Quectel's $PQGSA (BeiDou
+        // and QZSS in the EC25) is a GSA, which makes an RMC-only fix 3D and gives its DOPs.
+        let log = sentence("GPRMC,051347.00,A,6001.336799,N,03014.169008,E,0.0,0.0,200922,8.4,E,A,V")
+            + sentence("PQGSA,A,3,12,,,,,,,,,,,,1.2,0.9,0.9,4")
+            + sentence("GPRMC,051348.00,A,6001.336431,N,03014.169236,E,0.0,0.0,200922,8.4,E,A,V")
+        let read = readFixes(log)
+        let f = try #require(read.fixes.first)
+        #expect(f.mode == .threeD)
+        #expect(f.hdop == 0.9)
+        #expect(abs((f.eph ?? 0) - 0.9 * 19) < 1e-9)
+        #expect(read.statistics.skipped == 0)
+    }
+
     @Test func magellanPMGNSTGivesTheModeWhereGpsdReadsIt() throws {
         // gpsd takes the mode from field 3 and the fix flag from field 4, one field later than
         // Magellan's own layout (`$PMGNST,01.75,3,T,…`), so such a sentence means no fix to it.
