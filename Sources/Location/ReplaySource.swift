@@ -80,7 +80,7 @@ final class ReplayFile {
     private var ended = false
 
     init(path: String, timesAsGpsd: Bool = false) throws {
-        reader = NMEAFixReader(correctingWeekRollover: timesAsGpsd, datingAsGpsd: timesAsGpsd)
+        reader = NMEAFixReader(correctingWeekRollover: timesAsGpsd, asGpsd: timesAsGpsd)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LocationError.cannotOpenTrack(path: path, reason: ReplaySource.errorText(errno)) }
         self.path = path

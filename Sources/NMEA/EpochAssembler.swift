@@ -174,6 +174,8 @@ struct EpochAssembler {
     var pendingKey: Int64 = 0
     var cycles: Int64 = 0
     var reportedThisCycle = false
+    /// The stream's last cycle, once reported, ends as it stood at that report (gpsd's view).
+    var endsAsGpsd = false
     var changedSinceReport = false
     var lastReportedTime: Double?
 
@@ -413,7 +415,7 @@ struct EpochAssembler {
     ///
     /// gpsd would report that cycle when its ender arrives; a stream that ends first still has it.
     mutating func finish(emit: (Fix) -> Void, statistics: inout NMEAStatistics) {
-        if changedSinceReport && (fix.mode != .notSeen || fix.time != nil) {
+        if changedSinceReport && !(endsAsGpsd && reportedThisCycle) && (fix.mode != .notSeen || fix.time != nil) {
             report(emit: emit, statistics: &statistics)
         }
         flush(emit: emit, statistics: &statistics)

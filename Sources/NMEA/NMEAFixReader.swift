@@ -45,14 +45,17 @@ public struct NMEAFixReader: Sendable {
     /// log says when it was recorded (`# Date: yyyy-mm-dd`). For agreeing with gpsd (`--jsonl`)
     /// and for live receivers; a recording of before 2017 read this way is moved 19.6 years ahead.
     ///
-    /// `datingAsGpsd` keeps the date the last RMC or ZDA gave for every time of day that follows,
-    /// as gpsd does: a GGA-only receiver's fixes after midnight are then timed a day early until
-    /// a sentence with a date comes. For agreeing with gpsd (`--jsonl`) only; otherwise the date
-    /// rolls over midnight.
-    public init(correctingWeekRollover: Bool, datingAsGpsd: Bool = false) {
+    /// `asGpsd` reads two more things as gpsd does, for agreeing with it (`--jsonl`) only:
+    /// - the date the last RMC or ZDA gave holds for every time of day that follows (a GGA-only
+    ///   receiver's fixes after midnight are timed a day early until a sentence with a date
+    ///   comes); otherwise the date rolls over midnight;
+    /// - the stream's last cycle, once reported, is emitted as it stood at that report (what came
+    ///   after it, before the stream ended, gpsd never reports); otherwise as it stands at the end.
+    public init(correctingWeekRollover: Bool, asGpsd: Bool = false) {
         self.init()
         assembler.weekRollover.enabled = correctingWeekRollover
-        assembler.keepsDateAsGpsd = datingAsGpsd
+        assembler.keepsDateAsGpsd = asGpsd
+        assembler.endsAsGpsd = asGpsd
     }
 
     public mutating func feed(_ bytes: [UInt8], emit: (Fix) -> Void) {

@@ -84,7 +84,7 @@ import TreesTestSupport
             let expected = json["fixes"] as? [[String: Any]] ?? []
 
             let bytes = try [UInt8](Data(contentsOf: log))
-            var reader = NMEAFixReader(correctingWeekRollover: true, datingAsGpsd: true)
+            var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: true)
             var byTime: [Int64: Fix] = [:]
             reader.feed(bytes) { fix in
                 if let t = fix.time { byTime[Int64((t.timeIntervalSince1970 * 1000).rounded())] = fix }

@@ -250,6 +250,29 @@ import TreesTestSupport
         #expect(invalid.fixes.allSatisfy { !$0.hasPosition })
     }
 
+    @Test func theLastCycleEndsAsGpsdLastReportedIt() throws {
+        // The Triton 400 log without its GGAs: GLL ends each cycle, and the RMC after it is never
+        // reported. The log ends on such an RMC: gpsd's last report of 03:01:33 has the speed
+        // worked out from positions (0.578 m/s); the reader's own output takes the RMC's 0.
+        let text = try String(contentsOfFile: Corpus.path("nmea") + "/triton400.log", encoding: .utf8)
+        let log = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("$GPGGA") }.joined(separator: "\n")
+        func last(asGpsd: Bool) throws -> Fix {
+            var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: asGpsd)
+            var fixes: [Fix] = []
+            reader.feed(Array(log.utf8)) { fixes.append($0) }
+            reader.finish { fixes.append($0) }
+            return try #require(fixes.last)
+        }
+        let gpsd = try last(asGpsd: true)
+        #expect(gpsd.time == utc(2013, 4, 1, 3, 1, 33))
+        #expect(abs((gpsd.speed ?? 0) - 0.578) < 0.0005)
+        #expect(gpsd.derived == .speed)
+        let own = try last(asGpsd: false)
+        #expect(own.speed == 0)
+        #expect(own.track == 219.6)
+    }
+
     @Test func quectelPQGSAIsAGSA() throws {
         // gpsd reads any five-letter address by its last three letters: Quectel's $PQGSA (BeiDou
         // and QZSS in the EC25) is a GSA, which makes an RMC-only fix 3D and gives its DOPs.
@@ -316,7 +339,7 @@ import TreesTestSupport
             + sentence("GPGGA,000000.00,4003.9030,N,10512.5770,W,1,07,1.37,1596,M,-20,M,,")
             + sentence("GPGGA,060000.00,4003.8820,N,10512.5835,W,1,07,1.37,1596,M,-20,M,,")
         func times(asGpsd: Bool) -> [Date?] {
-            var reader = NMEAFixReader(correctingWeekRollover: asGpsd, datingAsGpsd: asGpsd)
+            var reader = NMEAFixReader(correctingWeekRollover: asGpsd, asGpsd: asGpsd)
             var fixes: [Fix] = []
             reader.feed(Array(log.utf8)) { fixes.append($0) }
             reader.finish { fixes.append($0) }
