@@ -29,8 +29,9 @@ struct ReplayCommand: AsyncParsableCommand {
         Values are gpsd's for the same file: a true track worked out from a magnetic heading with gpsd's \
         grid of magnetic variation, DOPs worked out from the directions of the satellites used when the \
         receiver sends none (named in "derived", and said in the human lines), and a receiver time before 2017 moved ahead 1024 weeks (gpsd's guard \
-        against the GPS week rollover) unless the file has a "# Date: yyyy-mm-dd" line. The other forms keep \
-        the time the receiver sent.
+        against the GPS week rollover) unless the file has a "# Date: yyyy-mm-dd" line; the date of the last \
+        RMC or ZDA is kept past midnight, and the file's last cycle is given as gpsd last reported it. The \
+        other forms keep the time the receiver sent, with the date rolled over midnight.
         """))
     var jsonl = false
 
