@@ -86,6 +86,8 @@ extension NMEAFixReader {
         case Self.pgrme: minimum = 7
         case Self.psrfepe: minimum = 7
         case Self.pmgnst: minimum = 8
+        case Self.pgrmf: minimum = 15
+        case Self.pgrmv: minimum = 4
         case Self.psti:
             // SkyTraq's sentences are told apart by their first field, and gpsd gives each of the
             // ones it decodes a place of its own in its cycle detection.
@@ -107,6 +109,8 @@ extension NMEAFixReader {
             case Self.pgrme: changes = try pgrme(f)
             case Self.psrfepe: changes = try psrfepe(f)
             case Self.pmgnst: changes = try pmgnst(f)
+            case Self.pgrmf: changes = try pgrmf(f)
+            case Self.pgrmv: changes = try pgrmv(f)
             case Self.psti030: changes = try psti030(f)
             default: changes = try skytraqTimed(f, tag: tag)
             }
@@ -122,6 +126,8 @@ extension NMEAFixReader {
     static let pgrme = SentenceTag("PGRME")
     static let psrfepe = SentenceTag("PSRFEPE")
     static let pmgnst = SentenceTag("PMGNST")
+    static let pgrmf = SentenceTag("PGRMF")
+    static let pgrmv = SentenceTag("PGRMV")
     static let psti = SentenceTag("PSTI")
     static let psti030 = SentenceTag("PSTI030")
     static let psti032 = SentenceTag("PSTI032")
@@ -701,6 +707,66 @@ extension NMEAFixReader {
         return m
     }
 
+    /// Garmin `$PGRMF`: GPS week, time of week, UTC date and time, leap seconds, position, mode
+    /// (`A` automatic), fix type (0 none, 1 2D, 2 3D), speed (km/h), course, PDOP and TDOP.
+    ///
+    /// Read as gpsd reads it. The leap seconds are taken first: they decide whether gpsd takes a
+    /// time before 2017 for a week rollover. gpsd times the fix from the GPS week and time of week
+    /// (a ten-bit week in the era the log was recorded in, else of today) when it has leap seconds;
+    /// the reader does so when it times fixes as gpsd does, and otherwise takes the receiver's UTC
+    /// date and time, as gpsd does without them. The sentence starts no cycle. Without mode `A`
+    /// nothing else is read; with it the position, the fix type as the mode, and the speed and
+    /// course (empty ones count as 0, as gpsd's).
+    private mutating func pgrmf(_ f: Fields) throws(FieldProblem) -> Changes {
+        let leap = f[5].first >= UInt8(ascii: "0") && f[5].first <= UInt8(ascii: "9") ? f[5].leadingInteger() : nil
+        let pos = try position(f, at: 6)
+        let kmh = try number(f[12], "speed") ?? 0
+        let course = try number(f[13], "course") ?? 0
+        if let leap { assembler.weekRollover.leapSeconds = leap }
+        var m: Changes = [.other]
+        let week = f[1].first >= UInt8(ascii: "0") && f[1].first <= UInt8(ascii: "9") ? f[1].leadingInteger() : nil
+        let tow = f[2].first >= UInt8(ascii: "0") && f[2].first <= UInt8(ascii: "9") ? f[2].leadingInteger() : nil
+        if assembler.weekRollover.enabled, let week, let tow, assembler.weekRollover.leapSeconds > 0 {
+            assembler.new.time = assembler.weekRollover.utc(week: week, timeOfWeek: Int64(tow), now: WeekRollover.now())
+            m.insert(.time)
+        } else if let t = f[4].timeOfDay(), let d = f[3].ddmmyy() {
+            var year = century + d.year
+            if year >= 2080 { year -= 100 }
+            assembler.setDate(year: year, month: d.month, day: d.day, timeOfDay: t)
+            if let time = assembler.timestamp(t) {
+                assembler.new.time = time
+                m.insert(.time)
+            }
+        }
+        guard f[10].first == UInt8(ascii: "A") else { return m }
+        if let pos {
+            assembler.new.latitude = pos.0
+            assembler.new.longitude = pos.1
+            m.insert(.position)
+        }
+        switch f[11].first {
+        case UInt8(ascii: "0"): assembler.new.mode = .noFix; m.insert(.mode)
+        case UInt8(ascii: "1"): assembler.new.mode = .twoD; m.insert(.mode)
+        case UInt8(ascii: "2"): assembler.new.mode = .threeD; m.insert(.mode)
+        default: break
+        }
+        assembler.new.speed = kmh / 3.6
+        assembler.new.track = course
+        m.formUnion([.speed, .track])
+        return m
+    }
+
+    /// Garmin `$PGRMV`: east, north and up velocity (m/s), which give the speed and track when no
+    /// sentence of the cycle does; all three or nothing, as gpsd reads it.
+    private mutating func pgrmv(_ f: Fields) throws(FieldProblem) -> Changes {
+        if f[1].isEmpty || f[2].isEmpty || f[3].isEmpty { return [] }
+        guard let east = try number(f[1], "east velocity"), let north = try number(f[2], "north velocity") else { return [] }
+        _ = try number(f[3], "up velocity")
+        assembler.new.velocityEast = east
+        assembler.new.velocityNorth = north
+        return [.velocity]
+    }
+
     /// Magellan `$PMGNST`: the fix mode (2 2D, 3 3D, anything else none) when the fix is valid.
     ///
     /// Read where gpsd reads them: the mode in field 3 and the validity (`T`) in field 4.
@@ -873,19 +939,6 @@ extension NMEAFixReader {
         add("PGLOR", 2, nothing)
         add("PGRMM", 2, nothing)
         add("PGRMT", 10, nothing)
-        // Garmin's GPS week, time of week and leap seconds: the leap seconds decide whether gpsd
-        // takes a time before 2017 for a week rollover.
-        add("PGRMF", 15) { f, a in
-            let leap = f[5]
-            var n = 0, i = 0
-            while i < leap.count, i < 4, leap[i] >= UInt8(ascii: "0") && leap[i] <= UInt8(ascii: "9") {
-                n = n * 10 + Int(leap[i] - UInt8(ascii: "0"))
-                i += 1
-            }
-            if i > 0 { a.weekRollover.leapSeconds = n }
-            return [.other]
-        }
-        add("PGRMV", 4, data)
         add("PMTK001", 3, nothing)
         add("PMTK424", 3, nothing)
         add("PMTK705", 4, nothing)

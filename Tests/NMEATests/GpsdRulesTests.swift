@@ -273,6 +273,42 @@ import TreesTestSupport
         #expect(own.track == 219.6)
     }
 
+    @Test func garminPGRMFGivesTheModeAndItsGPSWeekTheTime() throws {
+        // A Garmin GPS 17N logging RMC and its own sentences, no GGA: gpsd 3.27 reports both
+        // seconds 3D (PGRMF's fix type 2), timed from GPS week 290 (ten bits, in the era of the
+        // log's date) and 13 leap seconds.
+        var log = "# Date: 2005-03-16\n"
+        for (second, tow) in [(2, 293_895), (3, 293_896)] {
+            log += sentence("GPRMC,09380\(second),A,5213.1439,N,02100.6511,E,000.0,226.0,160305,004.2,E,D")
+                + sentence("PGRME,1.7,M,2.4,M,3.0,M")
+                + sentence("PGRMV,0.0,0.0,0.0")
+                + sentence("PGRMF,290,\(tow),160305,09380\(second),13,5213.1439,N,02100.6511,E,A,2,0,226,2,1")
+        }
+        var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: true)
+        var fixes: [Fix] = []
+        reader.feed(Array(log.utf8)) { fixes.append($0) }
+        reader.finish { fixes.append($0) }
+        #expect(fixes.map(\.mode) == [.threeD, .threeD])
+        #expect(fixes.map(\.time) == [utc(2005, 3, 16, 9, 38, 2), utc(2005, 3, 16, 9, 38, 3)])
+        // Week 1314 needs no era: the same instant, whatever the date.
+        let full = sentence("PGRMF,1314,293895,160305,093802,13,5213.1439,N,02100.6511,E,A,2,0,226,2,1")
+        var undated = NMEAFixReader(correctingWeekRollover: true, asGpsd: true)
+        var last: Fix?
+        undated.feed(Array(full.utf8)) { last = $0 }
+        undated.finish { last = $0 }
+        #expect(last?.time == utc(2005, 3, 16, 9, 38, 2))
+    }
+
+    @Test func garminPGRMVGivesSpeedAndTrackWhenNoSentenceDoes() throws {
+        let log = Self.date
+            + sentence("GPGGA,101500.00,4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,")
+            + sentence("PGRMV,3.0,4.0,0.1")
+        let f = try #require(readFixes(log).fixes.last)
+        #expect(abs((f.speed ?? 0) - 5) < 1e-9)
+        #expect(abs((f.track ?? 0) - 36.869_897_6) < 1e-6)
+        #expect(f.derived.isEmpty)
+    }
+
     @Test func quectelPQGSAIsAGSA() throws {
         // gpsd reads any five-letter address by its last three letters: Quectel's $PQGSA (BeiDou
         // and QZSS in the EC25) is a GSA, which makes an RMC-only fix 3D and gives its DOPs.
