@@ -216,6 +216,8 @@ extension NMEAFixReader {
 
     private static func isGoodDOP(_ v: Double) -> Bool { v >= 0.01 && v <= 89.99 }
 
+    private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+
     /// A time of day that starts or continues a cycle and, with a known date, times the fix.
     private mutating func timed(_ tod: Int, _ changes: inout Changes) {
         assembler.latchTime(tod)
@@ -711,28 +713,27 @@ extension NMEAFixReader {
     /// (`A` automatic), fix type (0 none, 1 2D, 2 3D), speed (km/h), course, PDOP and TDOP.
     ///
     /// Read as gpsd reads it. The leap seconds are taken first: they decide whether gpsd takes a
-    /// time before 2017 for a week rollover. gpsd times the fix from the GPS week and time of week
-    /// (a ten-bit week in the era the log was recorded in, else of today) when it has leap seconds;
-    /// the reader does so when it times fixes as gpsd does, and otherwise takes the receiver's UTC
-    /// date and time, as gpsd does without them. The sentence starts no cycle. Without mode `A`
-    /// nothing else is read; with it the position, the fix type as the mode, and the speed and
-    /// course (empty ones count as 0, as gpsd's).
+    /// time before 2017 for a week rollover. With a GPS week and time of week (and leap seconds)
+    /// gpsd's time is the date and time of day it last merged, worked out again (its week time is
+    /// replaced so); without them, the sentence's own UTC date and time. It starts no cycle.
+    /// Without mode `A` nothing else is read; with it the position, the fix type as the mode, and
+    /// the speed and course (empty ones count as 0, as gpsd's).
     private mutating func pgrmf(_ f: Fields) throws(FieldProblem) -> Changes {
-        let leap = f[5].first >= UInt8(ascii: "0") && f[5].first <= UInt8(ascii: "9") ? f[5].leadingInteger() : nil
         let pos = try position(f, at: 6)
         let kmh = try number(f[12], "speed") ?? 0
         let course = try number(f[13], "course") ?? 0
-        if let leap { assembler.weekRollover.leapSeconds = leap }
+        if Self.isDigit(f[5].first), let leap = f[5].leadingInteger() { assembler.weekRollover.leapSeconds = leap }
         var m: Changes = [.other]
-        let week = f[1].first >= UInt8(ascii: "0") && f[1].first <= UInt8(ascii: "9") ? f[1].leadingInteger() : nil
-        let tow = f[2].first >= UInt8(ascii: "0") && f[2].first <= UInt8(ascii: "9") ? f[2].leadingInteger() : nil
-        if assembler.weekRollover.enabled, let week, let tow, assembler.weekRollover.leapSeconds > 0 {
-            assembler.new.time = assembler.weekRollover.utc(week: week, timeOfWeek: Int64(tow), now: WeekRollover.now())
-            m.insert(.time)
+        if Self.isDigit(f[1].first) && Self.isDigit(f[2].first) && assembler.weekRollover.leapSeconds > 0 {
+            if assembler.anyTimeOfDay, let time = assembler.timestamp(assembler.thisTimeOfDay) {
+                assembler.new.time = time
+                m.insert(.time)
+            }
         } else if let t = f[4].timeOfDay(), let d = f[3].ddmmyy() {
             var year = century + d.year
             if year >= 2080 { year -= 100 }
             assembler.setDate(year: year, month: d.month, day: d.day, timeOfDay: t)
+            assembler.thisTimeOfDay = t
             if let time = assembler.timestamp(t) {
                 assembler.new.time = time
                 m.insert(.time)

@@ -193,7 +193,11 @@ struct EpochAssembler {
         lastTimeOfDay = thisTimeOfDay
         thisTimeOfDay = timeOfDay
         timeLatched = true
+        anyTimeOfDay = true
     }
+
+    /// Some sentence has given a time of day.
+    var anyTimeOfDay = false
 
     /// The time (ms since 1970) of a sentence's time of day on the current date, rolling the
     /// date over midnight; nil without a date.
@@ -201,7 +205,11 @@ struct EpochAssembler {
         advanceDate(to: timeOfDay)
         guard let d = dateDays else { return nil }
         let t = Int64(d) * 86_400_000 + Int64(timeOfDay)
-        return weekRollover.corrects(t) ? t + WeekRollover.span : t
+        guard weekRollover.corrects(t) else { return t }
+        // gpsd moves its date too: the times that follow stay in the new era even once the leap
+        // seconds (a Garmin's $PGRMF) no longer call for it.
+        dateDays = d + Int(WeekRollover.span / 86_400_000)
+        return t + WeekRollover.span
     }
 
     /// gpsd's correction of receivers whose GPS week count rolled over (see ``WeekRollover``).
@@ -588,25 +596,6 @@ struct WeekRollover: Sendable {
     var leapSeconds = 18
     /// The log said when it was recorded: times are taken as they come.
     var dated = false
-    /// Days since 1970 of the date the log says it was recorded (`# Date:`).
-    var recordedDays: Int?
 
     func corrects(_ t: Int64) -> Bool { enabled && !dated && leapSeconds > 17 && t < Self.eighteenthLeapSecond }
-
-    /// The current time in milliseconds since 1970: gpsd's start time, for a GPS week of an
-    /// undated log.
-    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
-
-    /// 1980-01-06T00:00:00Z, the start of GPS time, in milliseconds since 1970.
-    static let gpsEpoch: Int64 = 315_964_800_000
-
-    /// A GPS week and time of week as UTC milliseconds, as gpsd resolves them
-    /// (`gpsd_gpstime_resolv`): a week below 1024 lies in the 1024-week era of the date the log
-    /// was recorded, else of `now` (gpsd's start time); the leap seconds come off.
-    func utc(week: Int, timeOfWeek seconds: Int64, now: Int64) -> Int64 {
-        let start = recordedDays.map { Int64($0) * 86_400_000 } ?? now
-        let rollovers = max(0, (start - Self.gpsEpoch) / Self.span)
-        let full = week < 1024 ? Int64(week) + rollovers * 1024 : Int64(week)
-        return Self.gpsEpoch + full * 7 * 86_400_000 + (seconds - Int64(leapSeconds)) * 1000
-    }
 }

@@ -372,25 +372,15 @@ extension NMEAFixReader {
         let prefix = "# Date: ".utf8
         guard line.starts(with: prefix) else { return }
         assembler.weekRollover.dated = true
-        // Year, month and day, as `%u-%u-%u` reads them: a month or day missing or out of range is 1.
-        var parts = [0, 0, 0]
-        var digits = [0, 0, 0]
-        var part = 0
+        var year = 0
+        var digits = 0
         for b in line.dropFirst(prefix.count).drop(while: { $0 == 0x20 || $0 == 0x09 }) {
-            if b == UInt8(ascii: "-") && digits[part] > 0 && part < 2 {
-                part += 1
-                continue
-            }
-            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"), digits[part] < 5 else { break }
-            parts[part] = parts[part] * 10 + Int(b - UInt8(ascii: "0"))
-            digits[part] += 1
+            guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"), digits < 5 else { break }
+            year = year * 10 + Int(b - UInt8(ascii: "0"))
+            digits += 1
         }
-        let year = parts[0]
-        guard digits[0] > 0, (1968...2200).contains(year) else { return }
+        guard digits > 0, (1968...2200).contains(year) else { return }
         century = year - year % 100
         assembler.weekRollover.leapSeconds = 18
-        let month = (1...12).contains(parts[1]) ? parts[1] : 1
-        let day = (1...31).contains(parts[2]) ? parts[2] : 1
-        assembler.weekRollover.recordedDays = CivilDate.days(year: year, month: month, day: day)
     }
 }

@@ -273,30 +273,34 @@ import TreesTestSupport
         #expect(own.track == 219.6)
     }
 
-    @Test func garminPGRMFGivesTheModeAndItsGPSWeekTheTime() throws {
-        // A Garmin GPS 17N logging RMC and its own sentences, no GGA: gpsd 3.27 reports both
-        // seconds 3D (PGRMF's fix type 2), timed from GPS week 290 (ten bits, in the era of the
-        // log's date) and 13 leap seconds.
-        var log = "# Date: 2005-03-16\n"
-        for (second, tow) in [(2, 293_895), (3, 293_896)] {
-            log += sentence("GPRMC,09380\(second),A,5213.1439,N,02100.6511,E,000.0,226.0,160305,004.2,E,D")
-                + sentence("PGRME,1.7,M,2.4,M,3.0,M")
-                + sentence("PGRMV,0.0,0.0,0.0")
-                + sentence("PGRMF,290,\(tow),160305,09380\(second),13,5213.1439,N,02100.6511,E,A,2,0,226,2,1")
+    @Test func garminPGRMFGivesTheModeButNoTimeOfItsOwn() throws {
+        func fixes(_ log: String) -> [Fix] {
+            var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: true)
+            var out: [Fix] = []
+            reader.feed(Array(log.utf8)) { out.append($0) }
+            reader.finish { out.append($0) }
+            return out
         }
-        var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: true)
-        var fixes: [Fix] = []
-        reader.feed(Array(log.utf8)) { fixes.append($0) }
-        reader.finish { fixes.append($0) }
-        #expect(fixes.map(\.mode) == [.threeD, .threeD])
-        #expect(fixes.map(\.time) == [utc(2005, 3, 16, 9, 38, 2), utc(2005, 3, 16, 9, 38, 3)])
-        // Week 1314 needs no era: the same instant, whatever the date.
-        let full = sentence("PGRMF,1314,293895,160305,093802,13,5213.1439,N,02100.6511,E,A,2,0,226,2,1")
-        var undated = NMEAFixReader(correctingWeekRollover: true, asGpsd: true)
-        var last: Fix?
-        undated.feed(Array(full.utf8)) { last = $0 }
-        undated.finish { last = $0 }
-        #expect(last?.time == utc(2005, 3, 16, 9, 38, 2))
+        func pgrmf(_ tow: Int, _ time: String) -> String {
+            sentence("PGRMF,290,\(tow),160305,\(time),13,5213.1439,N,02100.6511,E,A,2,0,226,2,1")
+        }
+        let rmc = sentence("GPRMC,093802,A,5213.1439,N,02100.6511,E,000.0,226.0,160305,004.2,E,D")
+        // A Garmin GPS 17N logging RMC and its own sentences, no GGA: gpsd 3.27 reports it 3D
+        // (PGRMF's fix type 2).
+        let dated = fixes("# Date: 2005-03-16\n" + rmc + sentence("PGRME,1.7,M,2.4,M,3.0,M") + pgrmf(293_895, "093802"))
+        #expect(dated.map(\.mode) == [.threeD])
+        #expect(dated.map(\.time) == [utc(2005, 3, 16, 9, 38, 2)])
+        // gpsd replaces PGRMF's GPS-week time with the date and time it last merged: a PGRMF ten
+        // seconds on leaves the fix at 09:38:02, and one alone gives no time at all.
+        let later = fixes("# Date: 2005-03-16\n" + rmc + pgrmf(293_905, "093812"))
+        #expect(later.last?.time == utc(2005, 3, 16, 9, 38, 2))
+        #expect(fixes(pgrmf(293_895, "093802")).allSatisfy { $0.time == nil })
+        // Undated: the RMC's 2005 is taken for a week rollover (gpsd's 18 leap seconds) and the
+        // date moves with it; the GGA after PGRMF's 13 leap seconds stays in the new era
+        // (gpsd 3.27: 2024-10-30T09:38:03).
+        let undated = fixes(rmc + pgrmf(293_895, "093802")
+            + sentence("GPGGA,093803,5213.1439,N,02100.6511,E,2,10,0.9,137.2,M,36.2,M,,"))
+        #expect(undated.map(\.time) == [utc(2024, 10, 30, 9, 38, 2), utc(2024, 10, 30, 9, 38, 3)])
     }
 
     @Test func garminPGRMVGivesSpeedAndTrackWhenNoSentenceDoes() throws {
