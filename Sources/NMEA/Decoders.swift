@@ -312,7 +312,9 @@ extension NMEAFixReader {
             guard let d = f[9].ddmmyy() else { throw FieldProblem(detail: "date '\(f[9].text)' is not ddmmyy") }
             date = d
         }
-        let variation = try number(f[10], "magnetic variation")
+        // gpsd reads the variation only with its direction: a receiver that leaves both out and
+        // shifts its FAA mode into their place (`…,120816,A*7F`) still gives a fix.
+        let variation = f[11].isEmpty ? nil : try number(f[10], "magnetic variation")
 
         var m: Changes = []
         guard f[2].first == UInt8(ascii: "A") else {

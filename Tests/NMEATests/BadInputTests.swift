@@ -85,6 +85,19 @@ import TreesTestSupport
         #expect(r.statistics.diagnostics.first?.line == 1)
     }
 
+    @Test func anRMCWithoutItsVariationFieldsIsStillAFix() throws {
+        // A chart plotter's RMC with the variation and its direction left out, the FAA mode in
+        // their place: gpsd reads no variation without a direction and reports the fix; so does
+        // the reader. With the direction there, a variation that is not a number is malformed.
+        let shifted = readFixes(sentence("GPRMC,191332.000,A,3503.6882,N,07658.1856,W,3.75,175.45,120816,A"))
+        let f = try #require(shifted.fixes.first)
+        #expect(f.hasPosition)
+        #expect(f.time == utc(2016, 8, 12, 19, 13, 32))
+        #expect(shifted.statistics.malformed == 0)
+        let bad = readFixes(sentence("GPRMC,191332.000,A,3503.6882,N,07658.1856,W,3.75,175.45,120816,A,W"))
+        #expect(bad.statistics.malformed == 1)
+    }
+
     @Test func timeGoingBackwardsIsReportedAndCounted() {
         let text = sentence("GPRMC,101502.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
             + sentence("GPRMC,101501.00,A,4807.0380,N,01131.3240,E,0.0,,150325,,,A")
