@@ -672,13 +672,16 @@ extension NMEAFixReader {
             assembler.new.altitudeMSL = Double(feet) * 0.3048
             m.insert(.altitude)
         }
-        switch f[3].first {
-        case UInt8(ascii: "1"): assembler.new.mode = .noFix; m.insert(.mode)
-        case UInt8(ascii: "2"): assembler.new.mode = .twoD; m.insert(.mode)
-        case UInt8(ascii: "3"): assembler.new.mode = .threeD; m.insert(.mode)
-        default: break
-        }
+        garminMode(f[3].first, noFix: UInt8(ascii: "1"), &m)
         return m
+    }
+
+    /// A Garmin fix type: the digit `noFix` for no fix, and the next two for 2D and 3D; any other
+    /// leaves the mode as it was.
+    private mutating func garminMode(_ c: UInt8, noFix: UInt8, _ m: inout Changes) {
+        guard c >= noFix, c - noFix < 3 else { return }
+        assembler.new.mode = [FixMode.noFix, .twoD, .threeD][Int(c - noFix)]
+        m.insert(.mode)
     }
 
     /// Garmin `$PGRME`: estimated horizontal, vertical and spherical errors (metres, CEP 50),
@@ -747,12 +750,7 @@ extension NMEAFixReader {
             assembler.new.longitude = pos.1
             m.insert(.position)
         }
-        switch f[11].first {
-        case UInt8(ascii: "0"): assembler.new.mode = .noFix; m.insert(.mode)
-        case UInt8(ascii: "1"): assembler.new.mode = .twoD; m.insert(.mode)
-        case UInt8(ascii: "2"): assembler.new.mode = .threeD; m.insert(.mode)
-        default: break
-        }
+        garminMode(f[11].first, noFix: UInt8(ascii: "0"), &m)
         assembler.new.speed = kmh / 3.6
         assembler.new.track = course
         m.formUnion([.speed, .track])
