@@ -730,7 +730,7 @@ extension NMEAFixReader {
         if Self.isDigit(f[5].first), let leap = f[5].leadingInteger() { assembler.weekRollover.leapSeconds = leap }
         var m: Changes = [.other]
         if Self.isDigit(f[1].first) && Self.isDigit(f[2].first) && assembler.weekRollover.leapSeconds > 0 {
-            if assembler.anyTimeOfDay, let time = assembler.timestamp(assembler.thisTimeOfDay) {
+            if let tod = assembler.mergedTimeOfDay, let time = assembler.timestamp(tod) {
                 assembler.new.time = time
                 m.insert(.time)
             }
@@ -738,7 +738,8 @@ extension NMEAFixReader {
             var year = century + d.year
             if year >= 2080 { year -= 100 }
             assembler.setDate(year: year, month: d.month, day: d.day, timeOfDay: t)
-            assembler.thisTimeOfDay = t
+            // Merged into gpsd's date, but no cycle is timed by it.
+            assembler.mergedTimeOfDay = t
             if let time = assembler.timestamp(t) {
                 assembler.new.time = time
                 m.insert(.time)

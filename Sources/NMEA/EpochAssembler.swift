@@ -193,11 +193,12 @@ struct EpochAssembler {
         lastTimeOfDay = thisTimeOfDay
         thisTimeOfDay = timeOfDay
         timeLatched = true
-        anyTimeOfDay = true
+        mergedTimeOfDay = timeOfDay
     }
 
-    /// Some sentence has given a time of day.
-    var anyTimeOfDay = false
+    /// The time of day a sentence last gave (gpsd's merged date's time), whether or not it times
+    /// a cycle; nil until one does.
+    var mergedTimeOfDay: Int?
 
     /// The time (ms since 1970) of a sentence's time of day on the current date, rolling the
     /// date over midnight; nil without a date.
