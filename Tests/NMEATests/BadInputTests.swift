@@ -77,6 +77,10 @@ import TreesTestSupport
         "GPRMC,101500.00,A,4807.0380,N,01131.3240,E,fast,,150325,,,A",
         "GPRMC,101500.00,A,4807.0380,N,01131.3240,E,0.0,,321325,,,A",
         "GPGSA,A,3,04,05",
+        "PSTI,030,101500.000,A,4404.1295800,N,12118.8685453,W,high,3.00,4.00,0.03,150325,R,1.2,4.2",
+        "PSTI,030,101500.000,A,4404.1295800,N,12118.8685453,W,1102.537,3.00,4.00,0.03,150325,R",
+        "PGRMF,290,293895,160305,093802,13,5213.1439,N,02100.6511,E,A,2,fast,226,2,1",
+        "PGRMV,east,0.0,0.0",
     ])
     func malformedFieldsSkipTheWholeSentence(body: String) {
         let r = readFixes(sentence(body))

@@ -258,11 +258,7 @@ import TreesTestSupport
         let log = text.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("$GPGGA") }.joined(separator: "\n")
         func last(asGpsd: Bool) throws -> Fix {
-            var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: asGpsd)
-            var fixes: [Fix] = []
-            reader.feed(Array(log.utf8)) { fixes.append($0) }
-            reader.finish { fixes.append($0) }
-            return try #require(fixes.last)
+            try #require(readFixes(log, correctingWeekRollover: true, asGpsd: asGpsd).last)
         }
         let gpsd = try last(asGpsd: true)
         #expect(gpsd.time == utc(2013, 4, 1, 3, 1, 33))
@@ -274,13 +270,7 @@ import TreesTestSupport
     }
 
     @Test func garminPGRMFGivesTheModeButNoTimeOfItsOwn() throws {
-        func fixes(_ log: String) -> [Fix] {
-            var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: true)
-            var out: [Fix] = []
-            reader.feed(Array(log.utf8)) { out.append($0) }
-            reader.finish { out.append($0) }
-            return out
-        }
+        func fixes(_ log: String) -> [Fix] { readFixes(log, correctingWeekRollover: true, asGpsd: true) }
         func pgrmf(_ tow: Int, _ time: String) -> String {
             sentence("PGRMF,290,\(tow),160305,\(time),13,5213.1439,N,02100.6511,E,A,2,0,226,2,1")
         }
@@ -354,11 +344,7 @@ import TreesTestSupport
     @Test func aTimeBefore2017IsAWeekRolloverUnlessTheLogIsDatedOrTheLeapSecondsAreFew() throws {
         let rmc = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,2.0,84.4,150315,,,A")
         func time(_ log: String, correcting: Bool = true) -> Date? {
-            var reader = NMEAFixReader(correctingWeekRollover: correcting)
-            var last: Fix?
-            reader.feed(Array(log.utf8)) { last = $0 }
-            reader.finish { last = $0 }
-            return last?.time
+            readFixes(log, correctingWeekRollover: correcting).last?.time
         }
         let asSent = Date(timeIntervalSince1970: 1_426_414_500)  // 2015-03-15T10:15:00Z
         #expect(time(rmc, correcting: false) == asSent)
@@ -370,6 +356,7 @@ import TreesTestSupport
         let recent = sentence("GPRMC,101500.00,A,4807.0380,N,01131.3240,E,2.0,84.4,150317,,,A")
         #expect(time(recent) == Date(timeIntervalSince1970: 1_489_572_900))
     }
+
     @Test func aggaPastMidnightKeepsTheLastDateAsGpsdDoesButRollsItOtherwise() throws {
         // An RMC on 14 November 2012 at 23:59:59, then GGA alone: gpsd keeps the RMC's date for
         // every time of day that follows (00:00:00 and 06:00:00 are timed on the 14th); the
@@ -379,11 +366,7 @@ import TreesTestSupport
             + sentence("GPGGA,000000.00,4003.9030,N,10512.5770,W,1,07,1.37,1596,M,-20,M,,")
             + sentence("GPGGA,060000.00,4003.8820,N,10512.5835,W,1,07,1.37,1596,M,-20,M,,")
         func times(asGpsd: Bool) -> [Date?] {
-            var reader = NMEAFixReader(correctingWeekRollover: asGpsd, asGpsd: asGpsd)
-            var fixes: [Fix] = []
-            reader.feed(Array(log.utf8)) { fixes.append($0) }
-            reader.finish { fixes.append($0) }
-            return fixes.filter(\.hasPosition).map(\.time)
+            readFixes(log, correctingWeekRollover: asGpsd, asGpsd: asGpsd).filter(\.hasPosition).map(\.time)
         }
         let day = 1_352_851_200.0  // 2012-11-14T00:00:00Z
         #expect(times(asGpsd: true) == [day + 86_399, day, day + 21_600].map { Date(timeIntervalSince1970: $0) })

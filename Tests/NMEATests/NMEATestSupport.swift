@@ -25,6 +25,16 @@ func readFixes(_ bytes: [UInt8]) -> FixRead { readFixes(ChunkingVerifier.Chunkin
 
 func readFixes(_ text: String) -> FixRead { readFixes(Array(text.utf8)) }
 
+/// The fixes of `text` read by a reader that times them as gpsd does (`correctingWeekRollover`)
+/// and, with `asGpsd`, dates and ends them as gpsd does too.
+func readFixes(_ text: String, correctingWeekRollover: Bool, asGpsd: Bool = false) -> [Fix] {
+    var reader = NMEAFixReader(correctingWeekRollover: correctingWeekRollover, asGpsd: asGpsd)
+    var fixes: [Fix] = []
+    reader.feed(Array(text.utf8)) { fixes.append($0) }
+    reader.finish { fixes.append($0) }
+    return fixes
+}
+
 /// Seconds since 1970 of a UTC date and time.
 func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Double) -> Date {
     var c = DateComponents()
