@@ -156,6 +156,13 @@ extension NMEAFixReader {
         return v
     }
 
+    /// A `ddmmyy` date field; nil when empty.
+    private func ddmmyy(_ f: Field) throws(FieldProblem) -> (day: Int, month: Int, year: Int)? {
+        if f.isEmpty { return nil }
+        guard let d = f.ddmmyy() else { throw FieldProblem(detail: "date '\(f.text)' is not ddmmyy") }
+        return d
+    }
+
     private func count(_ f: Field, _ name: String) throws(FieldProblem) -> Int? {
         if f.isEmpty { return nil }
         guard let v = f.integer() else { throw FieldProblem(detail: "\(name) '\(f.text)' is not a whole number") }
@@ -307,11 +314,7 @@ extension NMEAFixReader {
         let pos = try position(f, at: 3)
         let knots = try number(f[7], "speed")
         let track = try number(f[8], "track")
-        var date: (day: Int, month: Int, year: Int)?
-        if !f[9].isEmpty {
-            guard let d = f[9].ddmmyy() else { throw FieldProblem(detail: "date '\(f[9].text)' is not ddmmyy") }
-            date = d
-        }
+        let date = try ddmmyy(f[9])
         // gpsd reads the variation only with its direction: a receiver that leaves both out and
         // shifts its FAA mode into their place (`…,120816,A*7F`) still gives a fix.
         let variation = f[11].isEmpty ? nil : try number(f[10], "magnetic variation")
@@ -735,9 +738,7 @@ extension NMEAFixReader {
                 m.insert(.time)
             }
         } else if let t = f[4].timeOfDay(), let d = f[3].ddmmyy() {
-            var year = century + d.year
-            if year >= 2080 { year -= 100 }
-            assembler.setDate(year: year, month: d.month, day: d.day, timeOfDay: t)
+            assembler.setDate(year: fullYear(d.year), month: d.month, day: d.day, timeOfDay: t)
             // Merged into gpsd's date, but no cycle is timed by it.
             assembler.mergedTimeOfDay = t
             if let time = assembler.timestamp(t) {
@@ -798,11 +799,7 @@ extension NMEAFixReader {
         _ = try number(f[11], "up velocity")
         let age = try number(f[14], "age of corrections") ?? 0
         let ratio = try number(f[15], "RTK ratio") ?? 0
-        var date: (day: Int, month: Int, year: Int)?
-        if !f[12].isEmpty {
-            guard let d = f[12].ddmmyy() else { throw FieldProblem(detail: "date '\(f[12].text)' is not ddmmyy") }
-            date = d
-        }
+        let date = try ddmmyy(f[12])
         var m: Changes = []
         if f[3].first == UInt8(ascii: "V") || f[13].first == UInt8(ascii: "N") {
             assembler.new.mode = .noFix
@@ -841,8 +838,7 @@ extension NMEAFixReader {
             guard f[4].first == UInt8(ascii: "2"), f[5].first == UInt8(ascii: "B") || f[5].first == UInt8(ascii: "R") else { return [] }
         default: break
         }
-        guard f.count > 3, let t = try time(f[2]), !f[3].isEmpty else { return [] }
-        guard let date = f[3].ddmmyy() else { throw FieldProblem(detail: "date '\(f[3].text)' is not ddmmyy") }
+        guard f.count > 3, let t = try time(f[2]), let date = try ddmmyy(f[3]) else { return [] }
         var m: Changes = []
         dated(t, date, &m)
         switch tag {
@@ -855,10 +851,15 @@ extension NMEAFixReader {
 
     /// A time of day with a two-digit-year date (RMC's way): sets the date and times the fix.
     private mutating func dated(_ t: Int, _ date: (day: Int, month: Int, year: Int), _ m: inout Changes) {
-        var year = century + date.year
-        if year >= 2080 { year -= 100 }
-        assembler.setDate(year: year, month: date.month, day: date.day, timeOfDay: t)
+        assembler.setDate(year: fullYear(date.year), month: date.month, day: date.day, timeOfDay: t)
         timed(t, &m)
+    }
+
+    /// A two-digit year in the century the log is in, as gpsd takes it (2080 and on are a
+    /// century earlier).
+    private func fullYear(_ twoDigits: Int) -> Int {
+        let year = century + twoDigits
+        return year >= 2080 ? year - 100 : year
     }
 
     // MARK: other sentences gpsd decodes
