@@ -124,19 +124,20 @@ public enum LocationSourceSpec: Sendable, Equatable, CustomStringConvertible {
 
     /// The source this names. `wait` keeps gpsd and serial sources trying when they cannot be
     /// reached at start; `clock` paces replays and back-off; `corrections` feeds a serial
-    /// receiver an NTRIP stream (see `takesCorrections`; other sources ignore it).
+    /// receiver an NTRIP stream (see `takesCorrections`; other sources ignore it); `asGpsd` has
+    /// the NMEA sources report fixes as gpsd would (gpsd itself always does), for `--jsonl`.
     public func makeSource(
-        wait: Bool = false, corrections: NTRIPClient? = nil, clock: any Clock<Duration> = ContinuousClock()
+        wait: Bool = false, corrections: NTRIPClient? = nil, asGpsd: Bool = false, clock: any Clock<Duration> = ContinuousClock()
     ) -> any LocationSource {
         switch self {
         case let .gpsd(host, port, device):
             GPSDSource(host: host, port: port, device: device, wait: wait, clock: clock)
         case let .serial(path, baud):
-            SerialSource(path: path, baud: baud, wait: wait, corrections: corrections, clock: clock)
+            SerialSource(path: path, baud: baud, wait: wait, corrections: corrections, asGpsd: asGpsd, clock: clock)
         case let .replay(path, speed):
-            ReplaySource(path: path, speed: speed, clock: clock)
+            ReplaySource(path: path, speed: speed, clock: clock, timesAsGpsd: asGpsd)
         case .stdin:
-            StdinSource()
+            StdinSource(asGpsd: asGpsd)
         }
     }
 }

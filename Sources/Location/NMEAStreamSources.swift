@@ -32,12 +32,15 @@ public struct SerialSource: LocationSource {
     public var reconnect: ReconnectPolicy
     /// The NTRIP client whose corrections go to the receiver, if any.
     public var corrections: NTRIPClient?
+    /// Fixes as gpsd would report them (`NMEAFixReader.init(correctingWeekRollover:asGpsd:)`), for
+    /// output that promises gpsd's values (`--jsonl`).
+    public var asGpsd: Bool
     let clock: any Clock<Duration>
 
     public init(path: String, baud: Int? = nil, wait: Bool = false, reconnect: ReconnectPolicy = .standard,
-                corrections: NTRIPClient? = nil, clock: any Clock<Duration> = ContinuousClock()) {
+                corrections: NTRIPClient? = nil, asGpsd: Bool = false, clock: any Clock<Duration> = ContinuousClock()) {
         self.path = path; self.baud = baud; self.wait = wait; self.reconnect = reconnect
-        self.corrections = corrections; self.clock = clock
+        self.corrections = corrections; self.asGpsd = asGpsd; self.clock = clock
     }
 
     public var description: String { "serial:\(path)" + (baud.map { "?baud=\($0)" } ?? "") }
@@ -53,7 +56,7 @@ public struct SerialSource: LocationSource {
         var gate = FixGate()
         var everOpened = false
         var attempt = 0
-        let (path, baud) = (self.path, self.baud)
+        let (path, baud, asGpsd) = (self.path, self.baud, self.asGpsd)
         var feeding: SerialSession.Corrections?
         var correctionTask: Task<Void, Never>?
         defer { correctionTask?.cancel() }
@@ -66,7 +69,7 @@ public struct SerialSource: LocationSource {
             let start = gate
             let (end, after) = await onThread(named: "serial \(path)") { [feeding] stop in
                 var g = start
-                let end = SerialSession.run(path: path, baud: baud, stop: stop, gate: &g, out: out, corrections: feeding)
+                let end = SerialSession.run(path: path, baud: baud, stop: stop, gate: &g, out: out, corrections: feeding, asGpsd: asGpsd)
                 return (end, g)
             }
             gate = after
@@ -102,19 +105,25 @@ public struct SerialSource: LocationSource {
 /// NMEA on standard input (`-`), e.g. `gpspipe -r | trees gps --source -`; ends at end of file.
 public struct StdinSource: LocationSource {
     let fileDescriptor: Int32
+    /// Fixes timed and reported as gpsd would (as `trees replay --jsonl` reads a file), for output
+    /// that promises gpsd's values (`--jsonl`); else times as the receiver wrote them.
+    let asGpsd: Bool
 
     /// Reads `fileDescriptor` (standard input unless a test gives another).
-    public init(fileDescriptor: Int32 = STDIN_FILENO) { self.fileDescriptor = fileDescriptor }
+    public init(fileDescriptor: Int32 = STDIN_FILENO, asGpsd: Bool = false) {
+        self.fileDescriptor = fileDescriptor
+        self.asGpsd = asGpsd
+    }
 
     public var description: String { "-" }
 
     public func events() -> AsyncThrowingStream<LocationEvent, any Error> {
         let (stream, out) = AsyncThrowingStream<LocationEvent, any Error>.makeStream()
-        let fd = fileDescriptor
+        let (fd, asGpsd) = (fileDescriptor, self.asGpsd)
         let task = Task {
             let end = await onThread(named: "stdin") { stop -> NMEAReadLoop.End in
                 var gate = FixGate()
-                var reader = NMEAFixReader()
+                var reader = asGpsd ? NMEAFixReader(correctingWeekRollover: true, asGpsd: true) : NMEAFixReader()
                 out.yield(.connected(version: nil, devices: [DeviceInfo(path: "-", driver: "NMEA0183", subtype: "standard input")]))
                 let end = NMEAReadLoop.run(fd: fd, initial: [], reader: &reader, stop: stop) { fix in
                     for e in gate.pass(fix) { out.yield(e) }
@@ -259,7 +268,7 @@ enum SerialSession {
 
     static func run(
         path: String, baud: Int?, stop: StopFlag, gate: inout FixGate,
-        out: AsyncThrowingStream<LocationEvent, any Error>.Continuation, corrections: Corrections? = nil
+        out: AsyncThrowingStream<LocationEvent, any Error>.Continuation, corrections: Corrections? = nil, asGpsd: Bool = false
     ) -> End {
         let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 { return .openFailed(reason: String(cString: strerror(errno))) }
@@ -289,7 +298,7 @@ enum SerialSession {
             DeviceInfo(path: path, driver: "NMEA0183", subtype: chosen.map { "\($0) baud" }),
         ]))
         // A live receiver: a time before 2017 is its GPS week count rolled over, as gpsd takes it.
-        var reader = NMEAFixReader(correctingWeekRollover: true)
+        var reader = NMEAFixReader(correctingWeekRollover: true, asGpsd: asGpsd)
         var positions = GGALines()
         corrections?.outlet.attach(fd)
         defer { corrections?.outlet.detach() }

@@ -62,7 +62,7 @@ public struct ReplaySource: LocationSource {
     /// The track as location events, read as the consumer asks for them: at most one chunk's
     /// fixes are held, however slowly the events are taken.
     public func events() -> AsyncThrowingStream<LocationEvent, any Error> {
-        let cursor = ReplayCursor(path: path, pacer: Pacer(clock: clock, speed: speed))
+        let cursor = ReplayCursor(path: path, pacer: Pacer(clock: clock, speed: speed), timesAsGpsd: timesAsGpsd)
         return AsyncThrowingStream { try await cursor.next() }
     }
 
@@ -124,10 +124,12 @@ final class ReplayCursor: @unchecked Sendable {
     private var queued: [LocationEvent] = []
     private var hadPosition: Bool?
     private var done = false
+    private let timesAsGpsd: Bool
 
-    init(path: String, pacer: Pacer) {
+    init(path: String, pacer: Pacer, timesAsGpsd: Bool = false) {
         self.path = path
         self.pacer = pacer
+        self.timesAsGpsd = timesAsGpsd
     }
 
     func next() async throws -> LocationEvent? {
@@ -135,7 +137,7 @@ final class ReplayCursor: @unchecked Sendable {
         while nextFix == fixes.count {
             if done { return nil }
             try Task.checkCancellation()
-            if file == nil { file = try ReplayFile(path: path) }
+            if file == nil { file = try ReplayFile(path: path, timesAsGpsd: timesAsGpsd) }
             fixes.removeAll(keepingCapacity: true)
             nextFix = 0
             if try file?.readChunk({ fixes.append($0) }) != true {

@@ -91,8 +91,9 @@ struct MergedFix {
 ///   gives the true track. Such values are marked in ``Fix/derived``.
 /// - **Reports.** gpsd may report one cycle several times as it fills; the reader emits one
 ///   ``Fix`` per cycle, as it stood at its last report, once the next cycle is reported. A cycle
-///   gpsd never reports (one that ends before the receiver's cycle ender is known) is emitted as
-///   it stood at its end, and the stream's last cycle as it stands at the end of the stream.
+///   gpsd never reports (one that ends before the receiver's cycle ender is known, or in which
+///   that ender does not come) is emitted as it stood at its end, except when agreeing with gpsd
+///   (`reportsOnlyAsGpsd`); the stream's last cycle as it stands at the end of the stream.
 ///
 /// - **DOPs from the sky.** After each complete GSV set, the DOPs no sentence of the cycle gave
 ///   are worked out from the directions of the satellites the latest GSA used (four or more);
@@ -176,6 +177,9 @@ struct EpochAssembler {
     var reportedThisCycle = false
     /// The stream's last cycle, once reported, ends as it stood at that report (gpsd's view).
     var endsAsGpsd = false
+    /// A cycle gpsd never reports (its receiver's cycle ender did not come in it: a 1 Hz
+    /// instrument's GLL between a 5 Hz GPS's cycles, say) gives no fix, as gpsd gives no TPV.
+    var reportsOnlyAsGpsd = false
     var changedSinceReport = false
     var lastReportedTime: Double?
 
@@ -263,8 +267,8 @@ struct EpochAssembler {
         }
 
         if m.contains(.clear) {
-            // A cycle gpsd never reported (it ended before its ender was known) is still a fix.
-            if !reportedThisCycle && (fix.mode != .notSeen || fix.time != nil) {
+            // A cycle gpsd never reported is still a fix, but for agreeing with gpsd.
+            if !reportedThisCycle && !reportsOnlyAsGpsd && (fix.mode != .notSeen || fix.time != nil) {
                 report(emit: emit, statistics: &statistics)
             }
             cycles += 1

@@ -45,17 +45,20 @@ public struct NMEAFixReader: Sendable {
     /// log says when it was recorded (`# Date: yyyy-mm-dd`). For agreeing with gpsd (`--jsonl`)
     /// and for live receivers; a recording of before 2017 read this way is moved 19.6 years ahead.
     ///
-    /// `asGpsd` reads two more things as gpsd does, for agreeing with it (`--jsonl`) only:
+    /// `asGpsd` reads three more things as gpsd does, for agreeing with it (`--jsonl`) only:
     /// - the date the last RMC or ZDA gave holds for every time of day that follows (a GGA-only
     ///   receiver's fixes after midnight are timed a day early until a sentence with a date
     ///   comes); otherwise the date rolls over midnight;
     /// - the stream's last cycle, once reported, is emitted as it stood at that report (what came
-    ///   after it, before the stream ended, gpsd never reports); otherwise as it stands at the end.
+    ///   after it, before the stream ended, gpsd never reports); otherwise as it stands at the end;
+    /// - a cycle gpsd never reports gives no fix (a 1 Hz instrument's GLL between the cycles of a
+    ///   5 Hz GPS whose cycles end with its GGA, say); otherwise it is a fix like any other.
     public init(correctingWeekRollover: Bool, asGpsd: Bool = false) {
         self.init()
         assembler.weekRollover.enabled = correctingWeekRollover
         assembler.keepsDateAsGpsd = asGpsd
         assembler.endsAsGpsd = asGpsd
+        assembler.reportsOnlyAsGpsd = asGpsd
     }
 
     public mutating func feed(_ bytes: [UInt8], emit: (Fix) -> Void) {

@@ -269,6 +269,31 @@ import TreesTestSupport
         #expect(own.track == 219.6)
     }
 
+    @Test func aCycleGpsdNeverReportsGivesNoFixWhenAgreeingWithGpsd() throws {
+        // A 5 Hz GPS (RMC, GGA) and a 1 Hz instrument's GLL on one multiplexer, as in a yacht's
+        // log: the GLL's 13:40:01 comes after the GPS's 13:40:01.4 and starts a cycle of its own,
+        // which the GPS's next RMC ends. GGA ends the GPS's cycles, so gpsd 3.27 never reports the
+        // GLL's position: its TPVs are the GPS's five times and positions. The reader's own output
+        // keeps the GLL's fix.
+        func gps(_ time: String, _ lat: String) -> String {
+            sentence("GPRMC,\(time),A,\(lat),N,01333.13516,E,005.90,010.0,070516,002.8,E")
+                + sentence("GPGGA,\(time),\(lat),N,01333.13516,E,2,09,0.9,0.4,M,44.4,M,,")
+        }
+        let log = gps("134001.0", "4540.76095") + gps("134001.2", "4540.76126") + gps("134001.4", "4540.76160")
+            + sentence("IIGLL,4540.760,N,01333.135,E,134001,A,A")
+            + gps("134001.6", "4540.76191") + gps("134001.8", "4540.76220")
+        func latitudes(asGpsd: Bool) -> [Double] {
+            readFixes(log, correctingWeekRollover: true, asGpsd: asGpsd).compactMap { $0.coordinate?.latitude }
+        }
+        let gpsd = [45.679349167, 45.679354333, 45.679360000, 45.679365167, 45.679370000]
+        let agreeing = latitudes(asGpsd: true)
+        #expect(agreeing.count == gpsd.count && zip(agreeing, gpsd).allSatisfy { abs($0 - $1) < 1e-9 }, "\(agreeing)")
+        let own = latitudes(asGpsd: false)
+        #expect(own.count == 6 && abs(own[3] - 45.679333333) < 1e-9, "\(own)")
+        let times = readFixes(log, correctingWeekRollover: true, asGpsd: true).compactMap(\.time)
+        #expect(Set(times).count == times.count, "one fix a time, as gpsd reports: \(times)")
+    }
+
     @Test func garminPGRMFGivesTheModeButNoTimeOfItsOwn() throws {
         func fixes(_ log: String) -> [Fix] { readFixes(log, correctingWeekRollover: true, asGpsd: true) }
         func pgrmf(_ tow: Int, _ time: String) -> String {
@@ -359,8 +384,9 @@ import TreesTestSupport
 
     @Test func aggaPastMidnightKeepsTheLastDateAsGpsdDoesButRollsItOtherwise() throws {
         // An RMC on 14 November 2012 at 23:59:59, then GGA alone: gpsd keeps the RMC's date for
-        // every time of day that follows (00:00:00 and 06:00:00 are timed on the 14th); the
-        // reader's own dating rolls over midnight.
+        // every time of day that follows (06:00:00 is timed on the 14th); the reader's own dating
+        // rolls over midnight. gpsd 3.27 reports no fix at 00:00:00: that cycle ended before GGA was
+        // known to end cycles (RMC ended the first), so the reader, agreeing with gpsd, gives none.
         let log = "# Date: 2012-11-14\n"
             + sentence("GPRMC,235959.00,A,4003.9028,N,10512.5771,W,0.77,41.65,141112,,")
             + sentence("GPGGA,000000.00,4003.9030,N,10512.5770,W,1,07,1.37,1596,M,-20,M,,")
@@ -369,7 +395,7 @@ import TreesTestSupport
             readFixes(log, correctingWeekRollover: asGpsd, asGpsd: asGpsd).filter(\.hasPosition).map(\.time)
         }
         let day = 1_352_851_200.0  // 2012-11-14T00:00:00Z
-        #expect(times(asGpsd: true) == [day + 86_399, day, day + 21_600].map { Date(timeIntervalSince1970: $0) })
+        #expect(times(asGpsd: true) == [day + 86_399, day + 21_600].map { Date(timeIntervalSince1970: $0) })
         #expect(times(asGpsd: false) == [day + 86_399, day + 86_400, day + 86_400 + 21_600].map { Date(timeIntervalSince1970: $0) })
     }
 }

@@ -15,7 +15,7 @@ struct GPSCommand: AsyncParsableCommand {
             age of the last fix, position, the accuracy of the last minute as a sparkline with its \
             trend, and what the source last reported (connected, fix lost, reconnecting…). Otherwise \
             one line per fix, status events on standard error. With --jsonl, one JSON object per fix \
-            (the keys of `trees replay --jsonl`) and per status event ({"class":"STATUS","event":…}). \
+            (the keys and values of `trees replay --jsonl`) and per status event ({"class":"STATUS","event":…}). \
             --status prints gpsd's version and devices and exits. Ctrl-C ends cleanly (status 0). \
             If gpsd cannot be reached the exit status is 69; a bad --source is 64.
             """
@@ -43,7 +43,7 @@ struct GPSCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let source = try sourceOptions.locationSource()
+        let source = try sourceOptions.locationSource(asGpsd: jsonl)
         let terminal = Terminal.current
         GPSSignals.install(live: !status && !jsonl && terminal.stdoutIsTTY)
         if status {
@@ -124,10 +124,10 @@ struct GPSCommand: AsyncParsableCommand {
 
 extension SourceOptions {
     /// The source named by `--source` (gpsd, serial, replay or stdin), with `--speed`, `--wait`
-    /// and `--ntrip` applied.
-    func locationSource() throws -> any LocationSource {
+    /// and `--ntrip` applied; `asGpsd` for output that promises gpsd's values (`--jsonl`).
+    func locationSource(asGpsd: Bool = false) throws -> any LocationSource {
         let spec = try GPSCommand.spec(self)
-        return spec.makeSource(wait: wait, corrections: try correctionClient(for: spec))
+        return spec.makeSource(wait: wait, corrections: try correctionClient(for: spec), asGpsd: asGpsd)
     }
 }
 

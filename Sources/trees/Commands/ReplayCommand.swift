@@ -30,8 +30,9 @@ struct ReplayCommand: AsyncParsableCommand {
         grid of magnetic variation, DOPs worked out from the directions of the satellites used when the \
         receiver sends none (named in "derived", and said in the human lines), and a receiver time before 2017 moved ahead 1024 weeks (gpsd's guard \
         against the GPS week rollover) unless the file has a "# Date: yyyy-mm-dd" line; the date of the last \
-        RMC or ZDA is kept past midnight, and the file's last cycle is given as gpsd last reported it. The \
-        other forms keep the time the receiver sent, with the date rolled over midnight.
+        RMC or ZDA is kept past midnight, a cycle gpsd never reports (one its receiver's cycle-ending \
+        sentence did not come in) gives no line, and the file's last cycle is given as gpsd last reported it. \
+        The other forms keep the time the receiver sent, with the date rolled over midnight, and every cycle.
         """))
     var jsonl = false
 
