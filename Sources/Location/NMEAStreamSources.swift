@@ -123,7 +123,7 @@ public struct StdinSource: LocationSource {
         let task = Task {
             let end = await onThread(named: "stdin") { stop -> NMEAReadLoop.End in
                 var gate = FixGate()
-                var reader = asGpsd ? NMEAFixReader(correctingWeekRollover: true, asGpsd: true) : NMEAFixReader()
+                var reader = NMEAFixReader(correctingWeekRollover: asGpsd, asGpsd: asGpsd)
                 out.yield(.connected(version: nil, devices: [DeviceInfo(path: "-", driver: "NMEA0183", subtype: "standard input")]))
                 let end = NMEAReadLoop.run(fd: fd, initial: [], reader: &reader, stop: stop) { fix in
                     for e in gate.pass(fix) { out.yield(e) }

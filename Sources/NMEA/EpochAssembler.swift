@@ -93,7 +93,7 @@ struct MergedFix {
 ///   ``Fix`` per cycle, as it stood at its last report, once the next cycle is reported. A cycle
 ///   gpsd never reports (one that ends before the receiver's cycle ender is known, or in which
 ///   that ender does not come) is emitted as it stood at its end, except when agreeing with gpsd
-///   (`reportsOnlyAsGpsd`); the stream's last cycle as it stands at the end of the stream.
+///   (`asGpsd`); the stream's last cycle as it stands at the end of the stream.
 ///
 /// - **DOPs from the sky.** After each complete GSV set, the DOPs no sentence of the cycle gave
 ///   are worked out from the directions of the satellites the latest GSA used (four or more);
@@ -109,9 +109,13 @@ struct EpochAssembler {
     var dateDays: Int?
     /// Milliseconds of day at which `dateDays` was last confirmed (for midnight rollover).
     var dateTimeOfDay = 0
-    /// The date stays what the last RMC or ZDA said whatever the times of day that follow, as
-    /// gpsd keeps it (for agreeing with gpsd): a GGA past midnight is timed a day early then.
-    var keepsDateAsGpsd = false
+    /// Fixes as gpsd reports them, for agreeing with gpsd (`NMEAFixReader.init(correctingWeekRollover:asGpsd:)`):
+    /// - the date stays what the last RMC or ZDA said whatever the times of day that follow (a GGA
+    ///   past midnight is timed a day early then);
+    /// - the stream's last cycle, once reported, ends as it stood at that report;
+    /// - a cycle gpsd never reports (its receiver's cycle ender did not come in it: a 1 Hz
+    ///   instrument's GLL between a 5 Hz GPS's cycles, say) gives no fix, as gpsd gives no TPV.
+    var asGpsd = false
 
     // MARK: the fix
 
@@ -175,11 +179,6 @@ struct EpochAssembler {
     var pendingKey: Int64 = 0
     var cycles: Int64 = 0
     var reportedThisCycle = false
-    /// The stream's last cycle, once reported, ends as it stood at that report (gpsd's view).
-    var endsAsGpsd = false
-    /// A cycle gpsd never reports (its receiver's cycle ender did not come in it: a 1 Hz
-    /// instrument's GLL between a 5 Hz GPS's cycles, say) gives no fix, as gpsd gives no TPV.
-    var reportsOnlyAsGpsd = false
     var changedSinceReport = false
     var lastReportedTime: Double?
 
@@ -268,7 +267,7 @@ struct EpochAssembler {
 
         if m.contains(.clear) {
             // A cycle gpsd never reported is still a fix, but for agreeing with gpsd.
-            if !reportedThisCycle && !reportsOnlyAsGpsd && (fix.mode != .notSeen || fix.time != nil) {
+            if !reportedThisCycle && !asGpsd && (fix.mode != .notSeen || fix.time != nil) {
                 report(emit: emit, statistics: &statistics)
             }
             cycles += 1
@@ -428,7 +427,7 @@ struct EpochAssembler {
     ///
     /// gpsd would report that cycle when its ender arrives; a stream that ends first still has it.
     mutating func finish(emit: (Fix) -> Void, statistics: inout NMEAStatistics) {
-        if changedSinceReport && !(endsAsGpsd && reportedThisCycle) && (fix.mode != .notSeen || fix.time != nil) {
+        if changedSinceReport && !(asGpsd && reportedThisCycle) && (fix.mode != .notSeen || fix.time != nil) {
             report(emit: emit, statistics: &statistics)
         }
         flush(emit: emit, statistics: &statistics)
@@ -520,13 +519,13 @@ struct EpochAssembler {
     }
 
     /// Rolls the date over midnight when a time of day jumps by more than twelve hours (unless
-    /// `keepsDateAsGpsd`).
+    /// `asGpsd`).
     ///
     /// A jump back by more than twelve hours rolls the date forward (midnight); one forward by
     /// more than twelve hours rolls it back, so a ZDA running a second past midnight cannot move
     /// its neighbours a day ahead.
     mutating func advanceDate(to timeOfDay: Int) {
-        guard let d = dateDays, !keepsDateAsGpsd else { return }
+        guard let d = dateDays, !asGpsd else { return }
         let half = 43_200_000
         if timeOfDay - dateTimeOfDay < -half {
             dateDays = d + 1

@@ -56,9 +56,7 @@ public struct NMEAFixReader: Sendable {
     public init(correctingWeekRollover: Bool, asGpsd: Bool = false) {
         self.init()
         assembler.weekRollover.enabled = correctingWeekRollover
-        assembler.keepsDateAsGpsd = asGpsd
-        assembler.endsAsGpsd = asGpsd
-        assembler.reportsOnlyAsGpsd = asGpsd
+        assembler.asGpsd = asGpsd
     }
 
     public mutating func feed(_ bytes: [UInt8], emit: (Fix) -> Void) {
