@@ -289,7 +289,8 @@ public final class TreeStore: Sendable {
     ///
     /// `direct`, with `bulk`, is for a write that ends within a second or so (a small file's
     /// import) into a store made unseen: its pages stay in memory until the commit, which writes
-    /// each once. It changes nothing for any other store.
+    /// each once. It changes nothing for any other store. A longer bulk write into a store made
+    /// unseen has the pages it writes out handed to the disk as it goes (`BackgroundWriteback`).
     public func write<T>(bulk: Bool = false, direct: Bool = false, _ body: (StoreWriter) throws -> T) throws -> T {
         if isReadOnly { throw StoreError.storage("\(path) is read-only for this user (the file or its folder cannot be written)") }
         do {
@@ -306,6 +307,10 @@ public final class TreeStore: Sendable {
                 // its WAL.
                 let direct = direct && bulk && unseenPath != nil
                 if direct { try db.execute(sql: "PRAGMA cache_size = -32768") }
+                // A long one writes pages out as they leave the cache: the disk takes them meanwhile,
+                // not all at once in `publish`'s sync.
+                let writeback = bulk && !direct ? unseenPath.flatMap { BackgroundWriteback(path: $0) } : nil
+                defer { writeback?.stop() }
                 return try transaction(db, now: now, bulk: bulk, direct: direct, body)
             }
         } catch let error as StoreError {

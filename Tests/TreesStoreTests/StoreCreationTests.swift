@@ -123,6 +123,24 @@ import TreesTestSupport
         #expect(try Self.strayNames(in: folder) == [])
     }
 
+    /// What a long bulk write into an unseen store runs beside it: writeback requests for the file at
+    /// the pace asked for, until `stop`, which ends them; a file that cannot be opened gives none.
+    @Test func writebackIsRequestedUntilStopped() throws {
+        let folder = try folder("writeback")
+        let path = folder + "/trees.sqlite"
+        try Data(repeating: 7, count: 1 << 20).write(to: URL(fileURLWithPath: path))
+        let writeback = try #require(BackgroundWriteback(path: path, every: 0.001))
+        let deadline = Date().addingTimeInterval(60)
+        while writeback.requestCount < 3, Date() < deadline { usleep(1_000) }
+        #expect(writeback.requestCount >= 3)
+        writeback.stop()
+        let stopped = writeback.requestCount
+        #expect(stopped >= 3)
+        // `stop` returns once the thread has ended: the count stays as it was.
+        #expect(writeback.requestCount == stopped)
+        #expect(BackgroundWriteback(path: folder + "/missing/trees.sqlite") == nil)
+    }
+
     /// An unseen store thrown away (an import that failed to publish) leaves nothing behind.
     @Test func aDiscardedUnseenStoreLeavesNoFile() throws {
         let folder = try folder("unseen-discarded")

@@ -218,14 +218,8 @@ public final class OutputFile {
 
     /// Asks the kernel to start writing a range to disk now, without waiting for it.
     private func startWriteback(_ offset: Int64, _ length: Int64) {
-        _ = Self.syncFileRange?(fd, offset, length, 2 /* SYNC_FILE_RANGE_WRITE */)
+        TreesStore.startWriteback(fd, offset: offset, length: length)
     }
-
-    /// `sync_file_range(2)`, which the Glibc module does not declare; nil where the C library lacks it.
-    private static let syncFileRange: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-    }()
 }
 
 /// Removes the temporary file of the output file being written when SIGINT, SIGTERM or SIGHUP ends
