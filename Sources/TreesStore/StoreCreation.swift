@@ -199,7 +199,7 @@ enum StoreCreation {
         }
         do {
             try makeSchema(queue, migrator: migrator, written: written)
-            try switchToWAL(queue, for: path)
+            _ = try switchToWAL(queue, for: path)
             try queue.close()
         } catch {
             throw .wrapping(error)
@@ -221,13 +221,28 @@ enum StoreCreation {
     }
 
     /// Switches the store of a connection that holds it alone to WAL mode, as every store is kept.
-    static func switchToWAL(_ queue: DatabaseQueue, for path: String) throws {
+    /// Returns the length in bytes of the store the file holds.
+    static func switchToWAL(_ queue: DatabaseQueue, for path: String) throws -> Int64 {
         try queue.writeWithoutTransaction { db in
             // The connection holds the file alone: nothing to wait for.
             guard try TreeStore.switchToWAL(db, waitingUpTo: 0) == "wal" else {
                 throw DatabaseError(message: "could not switch \(path) to WAL mode")
             }
+            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            return pages * size
         }
+    }
+
+    /// Cuts a closed store's file back to `length`, the store it holds, when it is longer.
+    ///
+    /// A bulk write that failed part way into a store made unseen (a full disk) leaves the pages it
+    /// had written past the store's end: SQLite never reads them again, and a first import of a
+    /// large file refused by a full disk kept the disk as full as it had made it.
+    static func cutBack(_ file: String, to length: Int64) {
+        var info = stat()
+        guard length > 0, stat(file, &info) == 0, Int64(info.st_size) > length else { return }
+        _ = truncate(file, off_t(length))
     }
 
     /// Syncs the complete file to disk, the one sync its content needs.

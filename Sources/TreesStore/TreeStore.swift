@@ -149,8 +149,9 @@ public final class TreeStore: Sendable {
         guard let temporary = unseenPath else { return true }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
-            try StoreCreation.switchToWAL(queue, for: path)
+            let length = try StoreCreation.switchToWAL(queue, for: path)
             try queue.close()
+            StoreCreation.cutBack(temporary, to: length)
         } catch {
             discardUnseen()
             if let e = error as? DatabaseError, StoreError.isStorageFailure(code: e.extendedResultCode.rawValue) {

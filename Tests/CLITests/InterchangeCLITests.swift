@@ -276,6 +276,41 @@ import TreesTestSupport
         #expect(!list.stdout.contains("Tree 1"))
     }
 
+    /// A first import of a file too large to be held until its commit (over 16 MiB), into a store
+    /// not made yet, on a disk that fills up: refused as an I/O failure; the store is left as every
+    /// command makes it, empty and no longer than a store made by `list`, and nothing else is left
+    /// in its folder.
+    @Test func aLargeFirstImportThatCannotBeWrittenLeavesAnEmptyStore() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let source = t.folder.appendingPathComponent("large.gpx")
+        let padding = String(repeating: "x", count: 400)
+        var gpx = "<gpx version=\"1.1\" creator=\"test\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        for i in 0..<36_000 {
+            gpx += "<wpt lat=\"47.\(String(format: "%06d", i))\" lon=\"8.5\"><name>Tree \(i)</name><desc>\(padding)</desc></wpt>\n"
+        }
+        try (gpx + "</gpx>\n").write(to: source, atomically: true, encoding: .utf8)
+        #expect(try Self.size(source.path) > 16 << 20)
+        let folder = t.folder.appendingPathComponent("first")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = folder.appendingPathComponent("trees.sqlite").path
+
+        let refused = try Self.runLimited(t, fileKiB: 4096, ["import", "--db", store, source.path])
+        #expect(refused.status == 74, "\(refused.stderr)")
+        #expect(refused.stderr == "trees: cannot write the database: disk I/O error; nothing was imported\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["trees.sqlite"])
+        let empty = t.folder.appendingPathComponent("empty.sqlite").path
+        #expect(try t.run(["list", "--db", empty]).status == 0)
+        #expect(try Self.size(store) == (try Self.size(empty)))
+        let list = try t.run(["list", "--json", "--db", store])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    }
+
+    static func size(_ path: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+    }
+
     @Test func inspectCountsGPX() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
