@@ -199,7 +199,7 @@ enum StoreCreation {
         }
         do {
             try makeSchema(queue, migrator: migrator, written: written)
-            _ = try switchToWAL(queue, for: path)
+            try switchToWAL(queue, for: path)
             try queue.close()
         } catch {
             throw .wrapping(error)
@@ -221,16 +221,19 @@ enum StoreCreation {
     }
 
     /// Switches the store of a connection that holds it alone to WAL mode, as every store is kept.
-    /// Returns the length in bytes of the store the file holds.
-    static func switchToWAL(_ queue: DatabaseQueue, for path: String) throws -> Int64 {
+    static func switchToWAL(_ queue: DatabaseQueue, for path: String) throws {
         try queue.writeWithoutTransaction { db in
             // The connection holds the file alone: nothing to wait for.
             guard try TreeStore.switchToWAL(db, waitingUpTo: 0) == "wal" else {
                 throw DatabaseError(message: "could not switch \(path) to WAL mode")
             }
-            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-            let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-            return pages * size
+        }
+    }
+
+    /// The length in bytes of the store a connection's file holds (its pages, as SQLite counts them).
+    static func storeLength(_ queue: DatabaseQueue) throws -> Int64 {
+        try queue.read { db in
+            try (Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0) * (Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
         }
     }
 

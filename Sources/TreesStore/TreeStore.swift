@@ -149,7 +149,8 @@ public final class TreeStore: Sendable {
         guard let temporary = unseenPath else { return true }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
-            let length = try StoreCreation.switchToWAL(queue, for: path)
+            try StoreCreation.switchToWAL(queue, for: path)
+            let length = try StoreCreation.storeLength(queue)
             try queue.close()
             StoreCreation.cutBack(temporary, to: length)
         } catch {

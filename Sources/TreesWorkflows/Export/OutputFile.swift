@@ -187,7 +187,7 @@ public final class OutputFile {
         if let code = writeAll(fd, bytes) { return code }
         written += Int64(bytes.count)
         if temporaryPath != nil, written - handedToWriteback >= Self.writebackStep {
-            startWriteback(handedToWriteback, written - handedToWriteback)
+            startWriteback(fd, offset: handedToWriteback, length: written - handedToWriteback)
             handedToWriteback = written
         }
         return nil
@@ -214,11 +214,6 @@ public final class OutputFile {
         unlink(temporaryPath)
         self.temporaryPath = nil
         InterruptCleanup.disarm()
-    }
-
-    /// Asks the kernel to start writing a range to disk now, without waiting for it.
-    private func startWriteback(_ offset: Int64, _ length: Int64) {
-        TreesStore.startWriteback(fd, offset: offset, length: length)
     }
 }
 
