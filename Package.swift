@@ -52,7 +52,7 @@ let package = Package(
             ]
         ),
         // Benchmarks: generates large inputs, runs the built `trees` and reports throughput and peak memory.
-        .executableTarget(name: "trees-bench", dependencies: ["TreesKit", "TreesStore"], exclude: ["README.md"]),
+        .executableTarget(name: "trees-bench", dependencies: ["TreesKit", "TreesStore", "Interchange"], exclude: ["README.md"]),
 
         // Test helpers every test target shares: programs, temporary folders, the chunking verifier, external tools and their tags.
         .target(name: "TreesTestSupport", path: "Tests/TreesTestSupport"),

@@ -26,23 +26,38 @@ public enum TextCodec {
     /// are written with a sign (`-0001`) or more digits (`12345`), as ISO 8601's expanded form;
     /// a date too far to break into fields (or not finite) is written as 1970-01-01T00:00:00Z.
     public static func appendISO8601(_ date: Date, fraction: Fraction = .milliseconds, to out: inout [UInt8]) {
+        out.appendWritten(maxCount: maxISO8601Count) { writeISO8601(date, fraction: fraction, into: $0) }
+    }
+
+    /// Bytes ``writeISO8601(_:fraction:into:)`` writes at most.
+    public static let maxISO8601Count = 32
+
+    /// Writes `date` as ``appendISO8601(_:fraction:to:)`` appends it, into memory with room for
+    /// ``maxISO8601Count`` bytes; returns how many it wrote.
+    public static func writeISO8601(_ date: Date, fraction: Fraction, into p: UnsafeMutablePointer<UInt8>) -> Int {
         var d = date
         if fraction == .wholeSeconds {
             let ms = (date.timeIntervalSince1970 * 1000).rounded()
             d = Date(timeIntervalSince1970: (ms / 1000).rounded(.down))
         }
         let f = UTCFields(d) ?? UTCFields(Date(timeIntervalSince1970: 0))!
-        if f.year < 0 { out.append(UInt8(ascii: "-")) }
-        appendPadded(abs(f.year), width: 4, to: &out)
-        out.append(UInt8(ascii: "-")); appendPadded(f.month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-")); appendPadded(f.day, width: 2, to: &out)
-        out.append(UInt8(ascii: "T")); appendPadded(f.hour, width: 2, to: &out)
-        out.append(UInt8(ascii: ":")); appendPadded(f.minute, width: 2, to: &out)
-        out.append(UInt8(ascii: ":")); appendPadded(f.second, width: 2, to: &out)
+        var n = 0
+        if f.year < 0 { p[0] = UInt8(ascii: "-"); n = 1 }
+        n += writePadded(abs(f.year), width: 4, into: p + n)
+        p[n] = UInt8(ascii: "-"); writeTwoDigits(f.month, into: p + n + 1)
+        p[n + 3] = UInt8(ascii: "-"); writeTwoDigits(f.day, into: p + n + 4)
+        p[n + 6] = UInt8(ascii: "T"); writeTwoDigits(f.hour, into: p + n + 7)
+        p[n + 9] = UInt8(ascii: ":"); writeTwoDigits(f.minute, into: p + n + 10)
+        p[n + 12] = UInt8(ascii: ":"); writeTwoDigits(f.second, into: p + n + 13)
+        n += 15
         if fraction == .milliseconds || (fraction == .whenPresent && f.millisecond != 0) {
-            out.append(UInt8(ascii: ".")); appendPadded(f.millisecond, width: 3, to: &out)
+            p[n] = UInt8(ascii: ".")
+            p[n + 1] = UInt8(ascii: "0") + UInt8(f.millisecond / 100)
+            writeTwoDigits(f.millisecond % 100, into: p + n + 2)
+            n += 4
         }
-        out.append(UInt8(ascii: "Z"))
+        p[n] = UInt8(ascii: "Z")
+        return n + 1
     }
 
     /// `date` as an ISO 8601 UTC time; see ``appendISO8601(_:fraction:to:)``.
@@ -162,24 +177,33 @@ public enum TextCodec {
     @discardableResult
     public static func appendDecimal(_ value: Double, to out: inout [UInt8]) -> Bool {
         guard value.isFinite else { return false }
-        if value == 0 { out.append(UInt8(ascii: "0")); return true }
-        if value == value.rounded(), value.magnitude < 1e15 {
-            appendInteger(Int(value), to: &out)
-            return true
-        }
-        var text = value.description
-        text.withUTF8 { p in
-            guard let e = p.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
-                if p.count > 2, p[p.count - 2] == UInt8(ascii: "."), p[p.count - 1] == UInt8(ascii: "0") {
-                    out.append(contentsOf: p[..<(p.count - 2)])
-                } else {
-                    out.append(contentsOf: p)
-                }
-                return
-            }
-            appendExpanded(mantissa: p[..<e], exponent: p[(e + 1)...], to: &out)
-        }
+        out.appendWritten(maxCount: maxDecimalCount) { writeDecimal(value, into: $0) }
         return true
+    }
+
+    /// Bytes ``writeDecimal(_:into:)`` writes at most: the digits of the smallest subnormal
+    /// written out in full, with its sign and point.
+    public static let maxDecimalCount = 352
+
+    /// Writes `value` as ``appendDecimal(_:to:)`` appends it, into memory with room for
+    /// ``maxDecimalCount`` bytes; returns how many it wrote (none for a NaN or an infinity).
+    public static func writeDecimal(_ value: Double, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard value.isFinite else { return 0 }
+        if value == 0 { p[0] = UInt8(ascii: "0"); return 1 }
+        if value == value.rounded(), value.magnitude < 1e15 { return writeInteger(Int(value), into: p) }
+        // The standard library's shortest form, handed over as ASCII bytes (no `String` is made).
+        var text = ShortestText()
+        value.write(to: &text)
+        return text.withBytes { t in
+            guard let e = t.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
+                var count = t.count
+                if count > 2, t[count - 2] == UInt8(ascii: "."), t[count - 1] == UInt8(ascii: "0") { count -= 2 }
+                p.update(from: t.baseAddress!, count: count)
+                return count
+            }
+            return writeExpanded(mantissa: UnsafeBufferPointer(rebasing: t[..<e]),
+                                 exponent: UnsafeBufferPointer(rebasing: t[(e + 1)...]), into: p)
+        }
     }
 
     /// The decimal text of `value` (see ``appendDecimal(_:to:)``); nil for a NaN or an infinity.
@@ -195,39 +219,63 @@ public enum TextCodec {
     @discardableResult
     public static func appendDecimal(_ value: Double, places: Int, to out: inout [UInt8]) -> Bool {
         guard value.isFinite else { return false }
-        let p = min(max(places, 0), 9)
-        let scaled = (value.magnitude * powersOfTen[p]).rounded()
-        guard scaled < 9e18 else { return appendDecimal(value.rounded(), to: &out) }
-        var units = Int64(scaled)
-        if value < 0 && units != 0 { out.append(UInt8(ascii: "-")) }
-        let divisor = Int64(powersOfTen[p])
-        appendInteger(Int(units / divisor), to: &out)
-        units %= divisor
-        guard units != 0 else { return true }
-        out.append(UInt8(ascii: "."))
-        var digits = p
-        while units % 10 == 0 { units /= 10; digits -= 1 }
-        let start = out.count
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        var i = start + digits - 1
-        while units > 0 { out[i] = UInt8(ascii: "0") + UInt8(units % 10); units /= 10; i -= 1 }
+        out.appendWritten(maxCount: maxDecimalCount) { writeDecimal(value, places: places, into: $0) }
         return true
+    }
+
+    /// Writes `value` as ``appendDecimal(_:places:to:)`` appends it, into memory with room for
+    /// ``maxDecimalCount`` bytes; returns how many it wrote (none for a NaN or an infinity).
+    public static func writeDecimal(_ value: Double, places: Int, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard value.isFinite else { return 0 }
+        let places = min(max(places, 0), 9)
+        let scaled = (value.magnitude * powersOfTen[places]).rounded()
+        guard scaled < 9e18 else { return writeDecimal(value.rounded(), into: p) }
+        var units = Int64(scaled)
+        var n = 0
+        if value < 0 && units != 0 { p[0] = UInt8(ascii: "-"); n = 1 }
+        let divisor = Int64(powersOfTen[places])
+        n += writeInteger(Int(units / divisor), into: p + n)
+        units %= divisor
+        guard units != 0 else { return n }
+        p[n] = UInt8(ascii: ".")
+        var digits = places
+        while units % 10 == 0 { units /= 10; digits -= 1 }
+        var i = n + digits
+        while i > n {
+            p[i] = UInt8(ascii: "0") + UInt8(units % 10)
+            units /= 10
+            i -= 1
+        }
+        return n + 1 + digits
     }
 
     /// Appends the decimal digits of `value`, with a `-` when negative.
     public static func appendInteger(_ value: Int, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { d in
-            var v = value.magnitude
-            var i = d.count
-            repeat {
-                i -= 1
-                d[i] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-            } while v > 0
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(contentsOf: d[i...])
+        out.appendWritten(maxCount: maxIntegerCount) { writeInteger(value, into: $0) }
+    }
+
+    /// Bytes ``writeInteger(_:into:)`` writes at most.
+    public static let maxIntegerCount = 20
+
+    /// Writes the decimal digits of `value`, with a `-` when negative, into memory with room for
+    /// ``maxIntegerCount`` bytes; returns how many it wrote.
+    public static func writeInteger(_ value: Int, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
+        if value < 0 { p[0] = UInt8(ascii: "-"); n = 1 }
+        var v = value.magnitude
+        var digits = 1
+        var scale: UInt = 10
+        while digits < 20 && v >= scale {
+            digits += 1
+            if digits < 20 { scale &*= 10 }
         }
+        var i = n + digits - 1
+        repeat {
+            p[i] = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+            i -= 1
+        } while v > 0
+        return n + digits
     }
 
     // MARK: - Escaping
@@ -235,28 +283,38 @@ public enum TextCodec {
     /// Appends a JSON string literal, quotes included: `"` and `\` escaped, newline, return and
     /// tab as `\n`, `\r`, `\t`, other control characters as `\u00XX`; everything else as UTF-8.
     public static func appendJSONString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { p in
-            if !p.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
-                out.append(contentsOf: p)
-                return
-            }
-            for b in p {
+        text.withUTF8 { t in out.appendWritten(maxCount: maxJSONStringCount(t.count)) { writeJSONString(t, into: $0) } }
+    }
+
+    /// Bytes ``writeJSONString(_:into:)`` writes at most for `count` bytes of text.
+    public static func maxJSONStringCount(_ count: Int) -> Int { count * 6 + 2 }
+
+    /// Writes UTF-8 `text` as ``appendJSONString(_:to:)`` appends it, into memory with room for
+    /// ``maxJSONStringCount(_:)`` bytes; returns how many it wrote.
+    public static func writeJSONString(_ text: UnsafeBufferPointer<UInt8>, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        p[0] = UInt8(ascii: "\"")
+        var n = 1
+        if !text.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            if let base = text.baseAddress { (p + 1).update(from: base, count: text.count) }
+            n += text.count
+        } else {
+            for b in text {
                 switch b {
-                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-                case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
-                case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): p[n] = UInt8(ascii: "\\"); p[n + 1] = b; n += 2
+                case 0x0A: p[n] = UInt8(ascii: "\\"); p[n + 1] = UInt8(ascii: "n"); n += 2
+                case 0x0D: p[n] = UInt8(ascii: "\\"); p[n + 1] = UInt8(ascii: "r"); n += 2
+                case 0x09: p[n] = UInt8(ascii: "\\"); p[n + 1] = UInt8(ascii: "t"); n += 2
                 case ..<0x20:
-                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    out.append(hexDigit(b >> 4)); out.append(hexDigit(b & 0xF))
-                default: out.append(b)
+                    p[n] = UInt8(ascii: "\\"); p[n + 1] = UInt8(ascii: "u"); p[n + 2] = UInt8(ascii: "0"); p[n + 3] = UInt8(ascii: "0")
+                    p[n + 4] = hexDigit(b >> 4); p[n + 5] = hexDigit(b & 0xF)
+                    n += 6
+                default: p[n] = b; n += 1
                 }
             }
         }
-        out.append(UInt8(ascii: "\""))
+        p[n] = UInt8(ascii: "\"")
+        return n + 1
     }
 
     /// A JSON string literal, quotes included; see ``appendJSONString(_:to:)``.
@@ -271,25 +329,38 @@ public enum TextCodec {
     /// are dropped.
     public static func appendXMLEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
-        text.withUTF8 { p in
-            if !p.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
-                || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 }) {
-                out.append(contentsOf: p)
-                return
-            }
-            for b in p {
-                switch b {
-                case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-                case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-                case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-                case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
-                case UInt8(ascii: "'"): out.append(contentsOf: "&apos;".utf8)
-                case 0x09, 0x0A, 0x0D: out.append(b)
-                case ..<0x20: break
-                default: out.append(b)
-                }
+        text.withUTF8 { t in out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, into: $0) } }
+    }
+
+    /// Bytes ``writeXMLEscaped(_:into:)`` writes at most for `count` bytes of text.
+    public static func maxXMLEscapedCount(_ count: Int) -> Int { count * 6 }
+
+    /// Writes UTF-8 `text` as ``appendXMLEscaped(_:to:)`` appends it, into memory with room for
+    /// ``maxXMLEscapedCount(_:)`` bytes; returns how many it wrote.
+    public static func writeXMLEscaped(_ text: UnsafeBufferPointer<UInt8>, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        if !text.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
+            || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 }) {
+            if let base = text.baseAddress { p.update(from: base, count: text.count) }
+            return text.count
+        }
+        var n = 0
+        func put(_ reference: StaticString) {
+            (p + n).update(from: reference.utf8Start, count: reference.utf8CodeUnitCount)
+            n += reference.utf8CodeUnitCount
+        }
+        for b in text {
+            switch b {
+            case UInt8(ascii: "&"): put("&amp;")
+            case UInt8(ascii: "<"): put("&lt;")
+            case UInt8(ascii: ">"): put("&gt;")
+            case UInt8(ascii: "\""): put("&quot;")
+            case UInt8(ascii: "'"): put("&apos;")
+            case 0x09, 0x0A, 0x0D: p[n] = b; n += 1
+            case ..<0x20: break
+            default: p[n] = b; n += 1
             }
         }
+        return n
     }
 
     /// Text escaped for XML; see ``appendXMLEscaped(_:to:)``.
@@ -380,43 +451,101 @@ public enum TextCodec {
     static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10 }
 
     static func appendPadded(_ value: Int, width: Int, to out: inout [UInt8]) {
+        out.appendWritten(maxCount: maxIntegerCount + width) { writePadded(value, width: width, into: $0) }
+    }
+
+    /// The digits of `value` (not negative), with leading zeros to `width`.
+    static func writePadded(_ value: Int, width: Int, into p: UnsafeMutablePointer<UInt8>) -> Int {
         var digits = 1
         var v = value
         while v >= 10 { v /= 10; digits += 1 }
-        if digits < width { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits)) }
-        appendInteger(value, to: &out)
+        var n = 0
+        while n < width - digits { p[n] = UInt8(ascii: "0"); n += 1 }
+        return n + writeInteger(value, into: p + n)
+    }
+
+    /// Two digits of `value` (0…99).
+    @inline(__always)
+    static func writeTwoDigits(_ value: Int, into p: UnsafeMutablePointer<UInt8>) {
+        p[0] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / 10)
+        p[1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
     }
 
     /// `1.5` and `-7` → `0.00000015`: the digits of a mantissa moved by an exponent, as plain text.
-    private static func appendExpanded(mantissa m: Slice<UnsafeBufferPointer<UInt8>>, exponent e: Slice<UnsafeBufferPointer<UInt8>>,
-                                       to out: inout [UInt8]) {
+    private static func writeExpanded(mantissa m: UnsafeBufferPointer<UInt8>, exponent e: UnsafeBufferPointer<UInt8>,
+                                      into p: UnsafeMutablePointer<UInt8>) -> Int {
         var exponent = 0
         var negativeExponent = false
         for b in e {
             if b == UInt8(ascii: "-") { negativeExponent = true } else if b != UInt8(ascii: "+") { exponent = exponent * 10 + Int(b &- 48) }
         }
         if negativeExponent { exponent = -exponent }
-        var digits: [UInt8] = []
-        var point = -1
-        var negative = false
-        for b in m {
-            if b == UInt8(ascii: "-") { negative = true } else if b == UInt8(ascii: ".") { point = digits.count } else { digits.append(b) }
+        // At most 17 significant digits: kept on the stack.
+        var digitStore: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &digitStore) { store in
+            var count = 0
+            var point = -1
+            var negative = false
+            for b in m {
+                if b == UInt8(ascii: "-") { negative = true } else if b == UInt8(ascii: ".") { point = count } else if count < store.count {
+                    store[count] = b; count += 1
+                }
+            }
+            if point < 0 { point = count }
+            var n = 0
+            if negative { p[0] = UInt8(ascii: "-"); n = 1 }
+            let position = point + exponent
+            // Digit `i` of the number as written: the mantissa's, or a zero it is moved across.
+            func digit(_ i: Int) -> UInt8 {
+                let k = i - (position <= 0 ? 1 - position : 0)
+                return k >= 0 && k < count ? store[k] : UInt8(ascii: "0")
+            }
+            let leading = position <= 0 ? 1 - position : 0
+            let integerDigits = max(position, 1)
+            let total = max(count + leading, integerDigits)
+            var fractionEnd = total
+            while fractionEnd > integerDigits && digit(fractionEnd - 1) == UInt8(ascii: "0") { fractionEnd -= 1 }
+            for i in 0..<integerDigits { p[n] = digit(i); n += 1 }
+            if fractionEnd > integerDigits {
+                p[n] = UInt8(ascii: "."); n += 1
+                for i in integerDigits..<fractionEnd { p[n] = digit(i); n += 1 }
+            }
+            return n
         }
-        if point < 0 { point = digits.count }
-        var position = point + exponent
-        if position <= 0 {
-            digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: 1 - position), at: 0)
-            position = 1
-        } else if position > digits.count {
-            digits.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: position - digits.count))
+    }
+}
+
+/// Receives the text `Double.write(to:)` makes (at most 24 ASCII bytes), without a `String`.
+private struct ShortestText: TextOutputStream {
+    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var count = 0
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { _writeASCII($0) }
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        let start = count
+        withUnsafeMutableBytes(of: &storage) { s in
+            for (i, b) in buffer.enumerated() where start + i < s.count { s[start + i] = b }
         }
-        var fractionEnd = digits.count
-        while fractionEnd > position && digits[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
-        if negative { out.append(UInt8(ascii: "-")) }
-        out.append(contentsOf: digits[..<position])
-        if fractionEnd > position {
-            out.append(UInt8(ascii: "."))
-            out.append(contentsOf: digits[position..<fractionEnd])
+        count = min(start + buffer.count, 32)
+    }
+
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeBytes(of: storage) { body(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends what `body` writes into memory with room for `maxCount` bytes (it returns how many
+    /// it wrote): the text codec writes into memory, and arrays take its bytes this way.
+    @inlinable
+    public mutating func appendWritten(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(maxCount, 1)) { buffer in
+            let n = body(buffer.baseAddress!)
+            append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
         }
     }
 }

@@ -11,25 +11,9 @@ func runRowsBenchmark(arguments: [String]) throws {
     let count = Int(Harness.option("--count", in: arguments) ?? "") ?? 100_000
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-rows-\(getpid())").path
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let species = ["Apple", "Pear", "Plum", "Cherry", "Walnut", "Quince", "Apricot", "Peach", "Fig", "Medlar"]
-    let varieties = ["Gala", "Cox", "Braeburn", "Conference", "Victoria", "Stella", "Morello", "Franquette"]
     let base = Date(timeIntervalSince1970: 1_700_000_000.25)
     let collection = TreeCollection(id: UUID(), name: "Block 1", createdAt: base)
-    var generator = TrackRandom(seed: 7)
-    var trees: [Tree] = []
-    trees.reserveCapacity(count)
-    for i in 0..<count {
-        let at: Date = base + Double(i) * 0.5
-        let capture = CaptureInfo(fixTime: at - 1, fixMode: .threeD, satellites: 9 + i % 5, hdop: 0.7 + generator.unit(),
-                                  averagedEpochs: 10, locationSource: "gpsd://localhost:2947")
-        let coordinate = Coordinate(latitude: 50 + generator.unit() * 0.1, longitude: 8 + generator.unit() * 0.1)
-        let accuracy: Double = 1 + generator.unit() * 25
-        let altitude: Double = 120 + generator.unit() * 10
-        trees.append(Tree(coordinate: coordinate, horizontalAccuracy: accuracy, accuracySource: .gst, altitude: altitude,
-                          ellipsoidHeight: altitude + 48, species: species[i % species.count],
-                          variety: varieties[i % varieties.count], rootstock: "M\(i % 27)", notes: "row \(i / 40) position \(i % 40)",
-                          collectionID: collection.id, createdAt: at, updatedAt: at + 3, capture: capture))
-    }
+    let trees = realisticTrees(count: count, collection: collection, base: base)
     func fill(_ way: String, _ run: Int) throws -> Double {
         let store = try TreeStore(path: "\(folder)/\(way)-\(run)/trees.sqlite")
         let start = DispatchTime.now().uptimeNanoseconds
@@ -64,4 +48,28 @@ func runRowsBenchmark(arguments: [String]) throws {
     }
     print(Harness.row(["read back every tree (decoder)", String(Int(median(reads))), reads.map { String(Int($0)) }.joined(separator: " ")]))
     print(String(format: "bulk / single: %.2fx", median(rates["bulk"]!) / median(rates["single"]!)))
+}
+
+/// `count` trees with every column filled as a field survey fills it: a 3D fix averaged over ten
+/// epochs, its accuracy from GST, species and variety from short lists, a rootstock, a note, and
+/// times half a second apart from `base` (with a fraction of a second, as captures have).
+func realisticTrees(count: Int, collection: TreeCollection, base: Date) -> [Tree] {
+    let species = ["Apple", "Pear", "Plum", "Cherry", "Walnut", "Quince", "Apricot", "Peach", "Fig", "Medlar"]
+    let varieties = ["Gala", "Cox", "Braeburn", "Conference", "Victoria", "Stella", "Morello", "Franquette"]
+    var generator = TrackRandom(seed: 7)
+    var trees: [Tree] = []
+    trees.reserveCapacity(count)
+    for i in 0..<count {
+        let at: Date = base + Double(i) * 0.5
+        let capture = CaptureInfo(fixTime: at - 1, fixMode: .threeD, satellites: 9 + i % 5, hdop: 0.7 + generator.unit(),
+                                  averagedEpochs: 10, locationSource: "gpsd://localhost:2947")
+        let coordinate = Coordinate(latitude: 50 + generator.unit() * 0.1, longitude: 8 + generator.unit() * 0.1)
+        let accuracy: Double = 1 + generator.unit() * 25
+        let altitude: Double = 120 + generator.unit() * 10
+        trees.append(Tree(coordinate: coordinate, horizontalAccuracy: accuracy, accuracySource: .gst, altitude: altitude,
+                          ellipsoidHeight: altitude + 48, species: species[i % species.count],
+                          variety: varieties[i % varieties.count], rootstock: "M\(i % 27)", notes: "row \(i / 40) position \(i % 40)",
+                          collectionID: collection.id, createdAt: at, updatedAt: at + 3, capture: capture))
+    }
+    return trees
 }

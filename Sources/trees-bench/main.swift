@@ -5,7 +5,7 @@ import Foundation
 /// Build in release first, as `make install` does (`swift build -c release --static-swift-stdlib --product trees`,
 /// the same for `--product trees-bench`), then `.build/release/trees-bench store`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: trees-bench store|rows|nmea|extras|interchange|imports|growth|gis|sync|care [--trees PATH] [options]"
+let usage = "usage: trees-bench store|rows|writers|nmea|extras|interchange|imports|growth|gis|sync|care [--trees PATH] [options]"
 do {
     if let what = arguments.first, ["store", "nmea", "extras", "interchange", "imports", "growth", "gis", "sync", "care"].contains(what) {
         print(Harness.linkage(of: Harness.treesBinary(arguments)))
@@ -14,6 +14,7 @@ do {
     switch arguments.first {
     case "store": try runStoreBenchmark(arguments: Array(arguments.dropFirst()))
     case "rows": try runRowsBenchmark(arguments: Array(arguments.dropFirst()))
+    case "writers": try runWritersBenchmark(arguments: Array(arguments.dropFirst()))
     case "nmea": try await runNMEABenchmark(arguments: Array(arguments.dropFirst()))
     case "extras": try runExtrasBenchmark(arguments: Array(arguments.dropFirst()))
     case "interchange": try await runInterchangeBenchmark(arguments: Array(arguments.dropFirst()))

@@ -95,6 +95,49 @@ import TreesKit
         #expect(Double(try #require(TextCodec.decimal(value))) == value)
     }
 
+    @Test func writesTheExtremesInFull() throws {
+        let largest = try #require(TextCodec.decimal(.greatestFiniteMagnitude))
+        #expect(largest.hasPrefix("17976931348623157") && largest.count == 309 && largest.allSatisfy(\.isNumber))
+        #expect(Double(largest) == .greatestFiniteMagnitude)
+        let smallestNormal = try #require(TextCodec.decimal(-.leastNormalMagnitude))
+        #expect(smallestNormal.hasPrefix("-0." + String(repeating: "0", count: 307) + "22250738585072014"))
+        #expect(Double(smallestNormal) == -.leastNormalMagnitude)
+        // The longest text of all fits the room the codec asks for.
+        #expect(try #require(TextCodec.decimal(-.leastNonzeroMagnitude)).utf8.count <= TextCodec.maxDecimalCount)
+    }
+
+    /// Numbers of every size and sign, whole bit patterns included: each is written as the standard
+    /// library's shortest form (exponent spelt out, `.0` dropped) and reads back as the same number.
+    @Test func everyDecimalIsTheShortestFormAndReadsBack() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var checked = 0
+        for i in 0..<60_000 {
+            let bits = next()
+            let value: Double
+            switch i % 3 {
+            case 0: value = Double(bitPattern: bits)
+            case 1: value = Double(Int64(bitPattern: bits) % 360_000_000_000) / 1e9  // coordinates
+            default: value = Double(bits % 100_000_000) / 1e6 * (bits & 1 == 0 ? 1 : -1)
+            }
+            guard value.isFinite else { continue }
+            let text = try #require(TextCodec.decimal(value))
+            #expect(Double(text) == value, "\(value) written as \(text)")
+            let shortest = value.description
+            if !shortest.contains("e") {
+                #expect(text == (shortest.hasSuffix(".0") ? String(shortest.dropLast(2)) : shortest))
+            }
+            checked += 1
+        }
+        #expect(checked > 55_000)
+    }
+
     @Test func refusesNaNAndInfinities() {
         for v in [Double.nan, .infinity, -.infinity, .signalingNaN] {
             var out: [UInt8] = [1]
@@ -120,6 +163,18 @@ import TreesKit
         var out: [UInt8] = []
         TextCodec.appendInteger(value, to: &out)
         #expect(String(decoding: out, as: UTF8.self) == text)
+    }
+
+    @Test func writesIntegersAtEveryPowerOfTen() {
+        var power = 1
+        for _ in 0..<19 {
+            for v in [power - 1, power, power + 1, -power, -(power - 1)] {
+                var out: [UInt8] = [UInt8(ascii: "x")]
+                TextCodec.appendInteger(v, to: &out)
+                #expect(String(decoding: out, as: UTF8.self) == "x" + String(v))
+            }
+            if power <= Int.max / 10 { power *= 10 }
+        }
     }
 
     // MARK: Escaping

@@ -74,9 +74,9 @@ public struct CSVWriter: TreeWriter {
         number(tree.longitude); out.append(",")
         if let grid {
             let p = try grid.position(tree.coordinate)
-            out.appendEncoded { _ = TextCodec.appendDecimal(p.x, places: grid.places, to: &$0) }
+            out.appendWritten(maxCount: TextCodec.maxDecimalCount) { TextCodec.writeDecimal(p.x, places: grid.places, into: $0) }
             out.append(",")
-            out.appendEncoded { _ = TextCodec.appendDecimal(p.y, places: grid.places, to: &$0) }
+            out.appendWritten(maxCount: TextCodec.maxDecimalCount) { TextCodec.writeDecimal(p.y, places: grid.places, into: $0) }
             out.append(",")
         }
         number(tree.horizontalAccuracy); out.append(",")
@@ -95,13 +95,13 @@ public struct CSVWriter: TreeWriter {
         if let t = c.fixTime { out.appendISO8601(t) }
         out.append(",")
         text(c.fixMode.map(FixModeText.text)); out.append(",")
-        if let s = c.satellites { out.append(String(s)) }
+        if let s = c.satellites { out.appendInteger(s) }
         out.append(",")
         number(c.hdop); out.append(",")
-        if let a = c.averagedEpochs { out.append(String(a)) }
+        if let a = c.averagedEpochs { out.appendInteger(a) }
         out.append(",")
         text(c.locationSource); out.append(",")
-        out.append(String(photos.count)); out.append(",")
+        out.appendInteger(photos.count); out.append(",")
         text(c.fixStatus?.name); out.append(",")
         number(c.correctionAge); out.append(",")
         number(c.verticalAccuracy); out.append(",")

@@ -53,7 +53,7 @@ public struct GPXWriter: TreeWriter {
             out.append("\n")
         } else if context.reserveBounds {
             boundsPlaceholder = out.byteCount..<(out.byteCount + Self.boundsWidth)
-            out.append(bytes: repeatElement(UInt8(ascii: " "), count: Self.boundsWidth))
+            out.append(UInt8(ascii: " "), repeating: Self.boundsWidth)
             out.append("\n")
         }
         out.append("  </metadata>\n")
@@ -179,7 +179,7 @@ public struct GPXWriter: TreeWriter {
         for s in care.schedules {
             out.append("      <trees:schedule id=\""); out.appendUUID(s.id)
             out.append("\" kind=\""); out.appendXMLEscaped(s.kind.name)
-            out.append("\" everyDays=\""); out.append(String(s.everyDays))
+            out.append("\" everyDays=\""); out.appendInteger(s.everyDays)
             out.append("\" from=\""); out.append(s.from.description)
             if let season = s.season { out.append("\" season=\""); out.append(season.description) }
             out.append("\" createdAt=\""); out.appendISO8601(s.createdAt, fraction: .milliseconds)

@@ -62,7 +62,7 @@ extension ByteOutput {
             var f = true
             appendJSONKey("id", first: &f); appendJSONString(s.id.uuidString)
             appendJSONKey("kind", first: &f); appendJSONString(s.kind.name)
-            appendJSONKey("everyDays", first: &f); append(String(s.everyDays))
+            appendJSONKey("everyDays", first: &f); appendInteger(s.everyDays)
             appendJSONKey("from", first: &f); appendJSONString(s.from.description)
             if let season = s.season { appendJSONKey("season", first: &f); appendJSONString(season.description) }
             appendJSONKey("createdAt", first: &f); appendJSONDate(s.createdAt)

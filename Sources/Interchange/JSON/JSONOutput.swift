@@ -4,7 +4,8 @@ import TreesKit
 extension ByteOutput {
     /// A JSON string literal, quotes included (`TextCodec.appendJSONString`).
     mutating func appendJSONString(_ s: String) {
-        appendEncoded { TextCodec.appendJSONString(s, to: &$0) }
+        var s = s
+        s.withUTF8 { t in appendWritten(maxCount: TextCodec.maxJSONStringCount(t.count)) { TextCodec.writeJSONString(t, into: $0) } }
     }
 
     /// Writes `"key":` with a leading comma unless it is the first member.
@@ -84,7 +85,7 @@ extension ByteOutput {
         if let v = tree.variety, !v.isEmpty { appendJSONKey("variety", first: &first); appendJSONString(v) }
         if let v = tree.rootstock, !v.isEmpty { appendJSONKey("rootstock", first: &first); appendJSONString(v) }
         appendJSONKey("notes", first: &first); appendJSONString(tree.notes ?? "")
-        appendJSONKey("photoCount", first: &first); append(String(photos.count))
+        appendJSONKey("photoCount", first: &first); appendInteger(photos.count)
         if photos.contains(where: { $0.data != nil }) {
             appendJSONKey("photos", first: &first)
             append("[")
@@ -133,9 +134,9 @@ extension ByteOutput {
             var f = true
             if let v = c.fixTime { appendJSONKey("fixTime", first: &f); appendJSONDate(v) }
             if let v = c.fixMode { appendJSONKey("fixMode", first: &f); appendJSONString(FixModeText.text(v)) }
-            if let v = c.satellites { appendJSONKey("satellites", first: &f); append(String(v)) }
+            if let v = c.satellites { appendJSONKey("satellites", first: &f); appendInteger(v) }
             if let v = c.hdop, v.isFinite { appendJSONKey("hdop", first: &f); appendJSONNumber(v) }
-            if let v = c.averagedEpochs { appendJSONKey("averagedEpochs", first: &f); append(String(v)) }
+            if let v = c.averagedEpochs { appendJSONKey("averagedEpochs", first: &f); appendInteger(v) }
             if let v = c.locationSource { appendJSONKey("locationSource", first: &f); appendJSONString(v) }
             if let v = c.fixStatus { appendJSONKey("fixStatus", first: &f); appendJSONString(v.name) }
             if let v = c.correctionAge, v.isFinite { appendJSONKey("correctionAge", first: &f); appendJSONNumber(v) }
@@ -241,7 +242,7 @@ public struct CollectionJSONWriter: TreeWriter {
         out.append("{\"format\":\"")
         out.append(Self.formatName)
         out.append("\",\"version\":")
-        out.append(String(Self.version))
+        out.appendInteger(Self.version)
         out.append(",\"exportedAt\":")
         out.appendJSONString(TextCodec.iso8601(context.exportedAt, fraction: .whenPresent))
         out.append(",\n\"collections\":[")

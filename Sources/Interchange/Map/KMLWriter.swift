@@ -52,7 +52,7 @@ public struct KMLWriter: TreeWriter {
     private mutating func data(_ name: StaticString, integer value: Int?) {
         guard let value else { return }
         dataOpen(name)
-        out.append(String(value))
+        out.appendInteger(value)
         out.append("</value></Data>\n")
     }
 

@@ -2,21 +2,42 @@ import TreesKit
 
 /// A reusable output buffer that hands full blocks of bytes to a sink.
 ///
-/// Writers append text here; the bytes reach the sink every 64 KiB and at `flush()`, so an
+/// Writers append text here; the bytes reach the sink every 256 KiB and at `flush()`, so an
 /// export of any size needs only one small buffer.
+///
+/// The text codec writes numbers, times and escaped text straight into the buffer's memory, and
+/// an append is a capacity check and a copy: an export's writing thread spends its time making
+/// text, not growing arrays. Copies of a `ByteOutput` share one buffer, so each is kept by one
+/// writer and used by one thread at a time.
 public struct ByteOutput {
-    public typealias Sink = ([UInt8]) throws -> Void
+    public typealias Sink = (UnsafeBufferPointer<UInt8>) throws -> Void
 
-    private var buffer: [UInt8] = []
+    /// Owns the buffer's memory: freed when the last copy of the output goes.
+    private final class Memory {
+        var start: UnsafeMutablePointer<UInt8>
+        init(capacity: Int) { start = .allocate(capacity: capacity) }
+        deinit { start.deallocate() }
+    }
+
+    private let memory: Memory
+    private var start: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Bytes in the buffer.
+    private var used = 0
+    /// Bytes handed to the sink so far.
+    private var handedOver = 0
     private let sink: Sink
     private let blockSize: Int
+
     /// Bytes handed to the sink so far plus those still buffered.
-    public private(set) var byteCount = 0
+    public var byteCount: Int { handedOver + used }
 
     public init(blockSize: Int = 1 << 18, sink: @escaping Sink) {
         self.sink = sink
         self.blockSize = blockSize
-        buffer.reserveCapacity(blockSize + 4096)
+        capacity = blockSize + 16_384
+        memory = Memory(capacity: capacity)
+        start = memory.start
     }
 
     /// Collects into a string (for tests and small documents).
@@ -24,56 +45,85 @@ public struct ByteOutput {
         ByteOutput { box.bytes.append(contentsOf: $0) }
     }
 
+    /// Room for `count` more bytes: where they go.
+    @inline(__always) private mutating func room(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if used + count > capacity { grow(toHold: used + count) }
+        return start + used
+    }
+
+    /// A buffer twice as large (or as large as asked), for a record larger than a block (a tree
+    /// with its photos embedded).
+    @inline(never) private mutating func grow(toHold count: Int) {
+        let larger = max(capacity * 2, count)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: start, count: used)
+        start.deallocate()
+        memory.start = moved
+        start = moved
+        capacity = larger
+    }
+
+    /// Lets the text codec write straight into the buffer: `body` gets room for `maxCount` bytes
+    /// and returns how many it wrote.
+    @inline(__always) mutating func appendWritten(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        used += body(room(maxCount))
+    }
+
     @inline(__always) mutating func append(_ s: StaticString) {
-        buffer.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-        byteCount += s.utf8CodeUnitCount
+        let count = s.utf8CodeUnitCount
+        room(count).initialize(from: s.utf8Start, count: count)
+        used += count
     }
 
     @inline(__always) mutating func append(_ s: String) {
         var s = s
-        s.withUTF8 { buffer.append(contentsOf: $0); byteCount += $0.count }
+        s.withUTF8 { append(bytes: $0) }
     }
 
     @inline(__always) mutating func append(byte: UInt8) {
-        buffer.append(byte)
-        byteCount += 1
+        room(1).initialize(to: byte)
+        used += 1
     }
 
-    mutating func append(bytes: some Sequence<UInt8>) {
-        let before = buffer.count
-        buffer.append(contentsOf: bytes)
-        byteCount += buffer.count - before
+    @inline(__always) mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        room(bytes.count).initialize(from: base, count: bytes.count)
+        used += bytes.count
+    }
+
+    mutating func append(_ byte: UInt8, repeating count: Int) {
+        guard count > 0 else { return }
+        room(count).initialize(repeating: byte, count: count)
+        used += count
     }
 
     /// Passes a full block to the sink; call between records.
     @inline(__always) mutating func flushIfFull() throws {
-        if buffer.count >= blockSize { try flush() }
+        if used >= blockSize { try flush() }
     }
 
     public mutating func flush() throws {
-        guard !buffer.isEmpty else { return }
-        try sink(buffer)
-        buffer.removeAll(keepingCapacity: true)
+        guard used > 0 else { return }
+        try sink(UnsafeBufferPointer(start: start, count: used))
+        handedOver += used
+        used = 0
     }
 
     /// Text escaped for XML content or attribute values (`TextCodec.appendXMLEscaped`).
     mutating func appendXMLEscaped(_ s: String) {
-        appendEncoded { TextCodec.appendXMLEscaped(s, to: &$0) }
+        var s = s
+        s.withUTF8 { t in appendWritten(maxCount: TextCodec.maxXMLEscapedCount(t.count)) { TextCodec.writeXMLEscaped(t, into: $0) } }
+    }
+
+    /// The decimal digits of `value` (`TextCodec.appendInteger`).
+    mutating func appendInteger(_ value: Int) {
+        appendWritten(maxCount: TextCodec.maxIntegerCount) { TextCodec.writeInteger(value, into: $0) }
     }
 
     /// Hands the buffered bytes to a sink that cannot fail (`collecting(into:)`).
     mutating func flushToBox() {
-        guard !buffer.isEmpty else { return }
         // A collecting sink only appends to memory: it has no error to throw.
-        try? sink(buffer)
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Lets the text codec append straight into the buffer.
-    @inline(__always) mutating func appendEncoded(_ body: (inout [UInt8]) -> Void) {
-        let before = buffer.count
-        body(&buffer)
-        byteCount += buffer.count - before
+        try? flush()
     }
 }
 

@@ -150,22 +150,24 @@ extension ByteOutput {
 
     /// A UUID in text form, lower or upper case, without building a `String`.
     mutating func appendUUID(_ id: UUID, uppercase: Bool = false) {
-        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &text) { raw in
-            let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        appendWritten(maxCount: 36) { p in
             id.writeText(into: p, uppercase: uppercase)
-            append(bytes: UnsafeBufferPointer(start: p, count: 36))
+            return 36
         }
     }
 
     /// A decimal number as `TextCodec.appendDecimal` writes it (`0` for a NaN or an infinity,
     /// which every caller leaves out before).
     mutating func appendDecimal(_ value: Double) {
-        appendEncoded { if !TextCodec.appendDecimal(value, to: &$0) { $0.append(UInt8(ascii: "0")) } }
+        appendWritten(maxCount: TextCodec.maxDecimalCount) { p in
+            let n = TextCodec.writeDecimal(value, into: p)
+            if n == 0 { p[0] = UInt8(ascii: "0"); return 1 }
+            return n
+        }
     }
 
     /// An ISO 8601 UTC time with milliseconds only when it has a fraction of a second.
     mutating func appendISO8601(_ date: Date, fraction: TextCodec.Fraction = .whenPresent) {
-        appendEncoded { TextCodec.appendISO8601(date, fraction: fraction, to: &$0) }
+        appendWritten(maxCount: TextCodec.maxISO8601Count) { TextCodec.writeISO8601(date, fraction: fraction, into: $0) }
     }
 }

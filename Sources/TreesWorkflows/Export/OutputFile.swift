@@ -177,6 +177,10 @@ public final class OutputFile {
         if let code = bytes.withUnsafeBytes({ write($0) }) { throw writeFailure(code) }
     }
 
+    public func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(WorkflowError) {
+        if let code = write(UnsafeRawBufferPointer(bytes)) { throw writeFailure(code) }
+    }
+
     public func write(_ text: String) throws(WorkflowError) {
         var text = text
         if let code = text.withUTF8({ write(UnsafeRawBufferPointer($0)) }) { throw writeFailure(code) }
