@@ -80,10 +80,7 @@ public final class TreeStore: Sendable {
             }
         }
         unseenPath = nil
-        if exists {
-            if isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
-            try Self.checkExisting(path: path, busyTimeout: busyTimeout)
-        }
+        if exists, isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
         let readOnly = exists && !Self.isWritable(path: path, folder: folder)
         isReadOnly = readOnly
         isNew = !exists
@@ -95,7 +92,11 @@ public final class TreeStore: Sendable {
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(busyTimeout)
         config.label = "trees"
+        let existed = exists
         config.prepareDatabase { db in
+            // An existing file is known for a store before anything is written to it: another
+            // program's database is refused as it is, never switched to WAL.
+            if existed { try Self.checkExisting(db, path: path, busyTimeout: busyTimeout) }
             // WAL is set here rather than with `journalMode = .wal`, which also writes a throw-away
             // table on every open whose WAL file is absent (as it is after every clean close), so
             // that each command, even a read, cost a write transaction and a checkpoint.
@@ -107,8 +108,13 @@ public final class TreeStore: Sendable {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
+        } catch let error as StoreError {
+            throw error
         } catch let error as DatabaseError where exists && StoreError.isStorageFailure(code: error.extendedResultCode.rawValue) {
             throw .storage("\(path): \(Self.reason(error))")
+        } catch let error as DatabaseError where exists && [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            // Found as the connection opened, before the check above could read the file.
+            throw .notATreesDatabase(path: path, reason: Self.reason(error))
         } catch {
             throw .cannotCreate(path: path, reason: Self.reason(error))
         }
@@ -200,8 +206,16 @@ public final class TreeStore: Sendable {
     /// folder or mount) and that has no pending `-wal` is opened as immutable, which SQLite reads
     /// without shared memory.
     private static func openReadOnly(path: String, folder: String, busyTimeout: TimeInterval) throws(StoreError) -> DatabaseQueue {
+        let queue: DatabaseQueue
         do {
-            let queue = try readOnlyQueue(path: path, busyTimeout: busyTimeout)
+            queue = try readOnlyQueue(path: path, busyTimeout: busyTimeout)
+            try queue.read { db in try checkExisting(db, path: path, busyTimeout: busyTimeout) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .notATreesDatabase(path: path, reason: reason(error))
+        }
+        do {
             try queue.read { db in
                 if try Schema.migrator.hasBeenSuperseded(db) {
                     let applied = try Schema.migrator.appliedIdentifiers(db)
@@ -236,19 +250,16 @@ public final class TreeStore: Sendable {
         return try DatabaseQueue(path: uri.string ?? path, configuration: config)
     }
 
-    /// Refuses a file that is not SQLite, or is another program's SQLite database, without changing it.
-    private static func checkExisting(path: String, busyTimeout: TimeInterval) throws(StoreError) {
+    /// Refuses a file that is not SQLite, or is another program's SQLite database, without changing
+    /// it: read on the connection that opens the store, before that connection writes anything.
+    private static func checkExisting(_ db: Database, path: String, busyTimeout: TimeInterval) throws(StoreError) {
         do {
-            let probe = try readOnlyQueue(path: path, busyTimeout: busyTimeout)
-            defer { try? probe.close() }
-            try probe.read { db in
-                let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                if appID == Schema.applicationID { return }
-                if appID != 0 { throw StoreError.notATreesDatabase(path: path, reason: String(format: "application id 0x%08x", appID)) }
-                if !tables.isEmpty {
-                    throw StoreError.notATreesDatabase(path: path, reason: "it holds tables \(tables.sorted().prefix(5).joined(separator: ", "))")
-                }
+            let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+            if appID == Schema.applicationID { return }
+            if appID != 0 { throw StoreError.notATreesDatabase(path: path, reason: String(format: "application id 0x%08x", appID)) }
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            if !tables.isEmpty {
+                throw StoreError.notATreesDatabase(path: path, reason: "it holds tables \(tables.sorted().prefix(5).joined(separator: ", "))")
             }
         } catch let error as StoreError {
             throw error
