@@ -15,13 +15,14 @@ public enum OutputDestination: Equatable, Sendable {
 
     /// The destination an `--out` value names: `-` is standard output; a folder (or no value, for
     /// the current folder) gets `generatedName` inside it; anything else is the file itself.
-    public static func resolve(_ out: String?, generatedName: String) throws(WorkflowError) -> OutputDestination {
-        guard let out else { return .file(generatedName) }
+    /// `generatedName` is made only for a folder (it reads the local time zone).
+    public static func resolve(_ out: String?, generatedName: @autoclosure () -> String) throws(WorkflowError) -> OutputDestination {
+        guard let out else { return .file(generatedName()) }
         if out == "-" { return .standardOutput }
         guard !out.isEmpty else { throw .emptyDestination }
         var st = stat()
         if stat(out, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
-            return .file(out.hasSuffix("/") ? out + generatedName : out + "/" + generatedName)
+            return .file(out.hasSuffix("/") ? out + generatedName() : out + "/" + generatedName())
         }
         if out.hasSuffix("/") { throw .cannotCreate(path: out, reason: "the folder does not exist") }
         return .file(out)
