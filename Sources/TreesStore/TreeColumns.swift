@@ -136,20 +136,20 @@ extension Tree {
         guard let created = try row.date(.createdAt) else { throw row.damaged(.createdAt) }
         guard let updated = try row.date(.updatedAt) else { throw row.damaged(.updatedAt) }
         var status: FixStatus?
-        if let name = try row.text(.fixStatus) {
-            guard let s = StoredValue.fixStatus(named: name) else { throw row.damaged(.fixStatus) }
+        if let named = try row.name(.fixStatus, among: StoredNames.fixStatuses) {
+            guard let s = named else { throw row.damaged(.fixStatus) }
             status = s
         }
         var verticalSource: AccuracySource?
-        if let name = try row.text(.verticalAccuracySource) {
-            guard let s = AccuracySource(rawValue: name) else { throw row.damaged(.verticalAccuracySource) }
+        if let named = try row.name(.verticalAccuracySource, among: StoredNames.accuracySources) {
+            guard let s = named else { throw row.damaged(.verticalAccuracySource) }
             verticalSource = s
         }
         self.init(
             id: id,
             coordinate: Coordinate(latitude: latitude, longitude: longitude),
             horizontalAccuracy: accuracy,
-            accuracySource: try row.text(.accuracySource).flatMap(AccuracySource.init(rawValue:)),
+            accuracySource: try row.name(.accuracySource, among: StoredNames.accuracySources) ?? nil,
             altitude: try row.finite(.altitude),
             ellipsoidHeight: try row.finite(.ellipsoidHeight),
             species: species,
@@ -250,10 +250,33 @@ private struct StatementRow {
         return id
     }
 
+    /// A column holding one of a few names (a source, a status), matched by its bytes, so the
+    /// usual row makes no `String` for it: nil for NULL, `.some(nil)` for a name not among them.
+    func name<T>(_ c: TreeColumn, among names: [(T, [UInt8])]) throws -> T?? {
+        let t = type(c)
+        if t == SQLITE_NULL { return nil }
+        if t == SQLITE_TEXT {
+            let b = bytes(c)
+            for (value, text) in names where text.count == b.count {
+                if text.elementsEqual(b) { return .some(value) }
+            }
+        }
+        // Any other text (or a value of another type) the way every text column is read.
+        guard let text = try text(c) else { return nil }
+        return .some(names.first { String(decoding: $0.1, as: UTF8.self) == text }?.0)
+    }
+
     func date(_ c: TreeColumn) throws -> Date? {
-        guard type(c) != SQLITE_NULL else { return nil }
-        if type(c) == SQLITE_TEXT, let d = BulkText.parseDate(bytes(c)) { return d }
+        let t = type(c)
+        guard t != SQLITE_NULL else { return nil }
+        if t == SQLITE_TEXT, let d = BulkText.parseDate(bytes(c)) { return d }
         guard case .success(let d) = StoredValue.date(value(c)) else { throw damaged(c) }
         return d
     }
+}
+
+/// The names stored for a tree's sources and statuses, as bytes to match a row's text against.
+private enum StoredNames {
+    static let accuracySources = AccuracySource.allCases.map { ($0, Array($0.rawValue.utf8)) }
+    static let fixStatuses = FixStatus.allCases.map { ($0, Array($0.name.utf8)) }
 }

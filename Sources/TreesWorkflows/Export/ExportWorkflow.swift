@@ -215,7 +215,7 @@ public struct ExportWorkflow: Sendable {
                     batch.reserveCapacity(BatchQueue<ExportItem>.batchSize)
                     try r.forEachTree(filter) { tree in
                         var list: [ExportPhoto] = []
-                        if withPhotos.contains(tree.id) {
+                        if !withPhotos.isEmpty, withPhotos.contains(tree.id) {
                             for p in try r.photos(of: tree.id) {
                                 var data: [UInt8]?
                                 if embedPhotos {
