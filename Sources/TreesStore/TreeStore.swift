@@ -210,10 +210,8 @@ public final class TreeStore: Sendable {
         do {
             queue = try readOnlyQueue(path: path, busyTimeout: busyTimeout)
             try queue.read { db in try checkExisting(db, path: path, busyTimeout: busyTimeout) }
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .notATreesDatabase(path: path, reason: reason(error))
+            throw refusal(error, path: path, busyTimeout: busyTimeout)
         }
         do {
             try queue.read { db in
@@ -261,16 +259,22 @@ public final class TreeStore: Sendable {
             if !tables.isEmpty {
                 throw StoreError.notATreesDatabase(path: path, reason: "it holds tables \(tables.sorted().prefix(5).joined(separator: ", "))")
             }
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-            throw .database("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
-        } catch let error as DatabaseError where StoreError.isStorageFailure(code: error.extendedResultCode.rawValue) {
-            // A full disk or a failing file system says nothing about what the file holds.
-            throw .storage("\(path): \(reason(error))")
         } catch {
-            throw .notATreesDatabase(path: path, reason: reason(error))
+            throw refusal(error, path: path, busyTimeout: busyTimeout)
         }
+    }
+
+    /// Why an existing file was not opened as a store: another process holding it too long, a
+    /// failing disk (which says nothing about what the file holds), or a file that is no trees store.
+    private static func refusal(_ error: any Error, path: String, busyTimeout: TimeInterval) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError {
+            if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                return .database("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
+            }
+            if StoreError.isStorageFailure(code: error.extendedResultCode.rawValue) { return .storage("\(path): \(reason(error))") }
+        }
+        return .notATreesDatabase(path: path, reason: reason(error))
     }
 
     static func reason(_ error: any Error) -> String {
