@@ -174,35 +174,29 @@ private struct StatementRow {
 
     init(_ s: OpaquePointer) { self.s = s }
 
-    func type(_ c: TreeColumn) -> Int32 { sqlite3_column_type(s, c.rawValue) }
-
-    func bytes(_ c: TreeColumn) -> UnsafeBufferPointer<UInt8> {
-        // sqlite3_column_text before sqlite3_column_bytes, as SQLite asks.
-        let p = sqlite3_column_text(s, c.rawValue)
-        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(s, c.rawValue)))
-    }
-
     func value(_ c: TreeColumn) -> DatabaseValue { DatabaseValue(sqliteStatement: s, index: c.rawValue) }
 
     func damaged(_ c: TreeColumn) -> StoreError {
         // The slow path: the checked reading of the same value says why.
         let reason: String
-        if c.kind.holdsText, type(c) == SQLITE_TEXT || type(c) == SQLITE_BLOB, StoredValue.hasNUL(bytes(c)) {
+        let held = cell(c)
+        if c.kind.holdsText, held.type == SQLITE_TEXT || held.type == SQLITE_BLOB, StoredValue.hasNUL(held.bytes) {
             reason = StoredValue.nulReason
         } else if case .failure(let p) = StoredValue.check(value(c), as: c.kind) {
             reason = p.reason
         } else {
             reason = "unreadable value"
         }
-        let id = type(.id) == SQLITE_NULL ? nil : String(decoding: bytes(.id), as: UTF8.self)
+        let idCell = cell(.id)
+        let id = idCell.type == SQLITE_NULL ? nil : String(decoding: idCell.bytes, as: UTF8.self)
         let rowid = sqlite3_column_int64(s, Int32(TreeColumn.allCases.count))
         return .damagedRow(table: Tree.databaseTable, row: rowid, id: id, column: c.name, reason: reason)
     }
 
     /// One column of the row as SQLite holds it: asked of the statement once, after which its
     /// type, text and number are read from the value itself. Each `sqlite3_column_…` call takes
-    /// the connection's lock and checks for a failed allocation; three of them a column were a
-    /// fifth of the time a tree took to read.
+    /// the connection's lock and checks for a failed allocation; with three of them a column,
+    /// reading a tree took 1.15 times as long (`trees-bench rows`).
     struct Cell {
         let value: OpaquePointer?
 
@@ -286,7 +280,8 @@ private struct StatementRow {
         }
         // Any other text (or a value of another type) the way every text column is read.
         guard let text = try text(c) else { return nil }
-        return .some(names.first { String(decoding: $0.1, as: UTF8.self) == text }?.0)
+        let bytes = Array(text.utf8)
+        return .some(names.first { $0.1 == bytes }?.0)
     }
 
     func date(_ c: TreeColumn) throws -> Date? {
