@@ -343,6 +343,36 @@ import TreesTestSupport
         #expect(!FileManager.default.fileExists(atPath: t.database + "-shm"))
     }
 
+    /// A file this user may only read is opened read-only, and checked there as any other: another
+    /// program's database and a file that is no database are refused, and neither is changed.
+    @Test(.enabled(if: Tool.setpriv.shouldRun)) func anotherFileThisUserMayOnlyReadIsRefusedUntouched() throws {
+        let t = try TreesProcess()
+        defer {
+            chmod(t.folder.path, 0o755)
+            t.cleanUp()
+        }
+        let other = t.folder.appendingPathComponent("other.sqlite").path
+        try Program.run("/usr/bin/sqlite3", [other, "CREATE TABLE invoices (id INTEGER);"])
+        let text = t.folder.appendingPathComponent("notes.txt").path
+        try Data("just some text\n".utf8).write(to: URL(fileURLWithPath: text))
+        for path in [other, text] { #expect(chmod(path, 0o444) == 0) }
+        #expect(chmod(t.folder.path, 0o555) == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: t.folder.path).sorted()
+        let bytes = try [other, text].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        func run(_ args: [String]) throws -> TreesProcess.Result {
+            guard getuid() == 0 else { return try t.run(args) }
+            return try Self.runAsNobody(t, args)
+        }
+        let r1 = try run(["list", "--db", other])
+        #expect(r1.status == 73)
+        #expect(r1.stderr == "trees: \(other) is not a trees database (it holds tables invoices); choose another path with --db or TREES_DB\n")
+        let r2 = try run(["list", "--db", text])
+        #expect(r2.status == 73)
+        #expect(r2.stderr == "trees: \(text) is not a trees database (file is not a database); choose another path with --db or TREES_DB\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.folder.path).sorted() == before)
+        #expect(try [other, text].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == bytes)
+    }
+
     /// Runs the built binary as user nobody through setpriv, with the test's environment.
     static func runAsNobody(_ t: TreesProcess, _ arguments: [String]) throws -> TreesProcess.Result {
         try t.run(arguments, launcher: ["/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"])
