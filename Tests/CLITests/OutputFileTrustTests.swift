@@ -156,6 +156,34 @@ import TreesTestSupport
         #expect(Self.hidden(in: t.folder.path) == [] && Self.hidden(in: targets.path) == [])
     }
 
+    /// A large file is replaced as a small one is (it is let go of on a thread of its own, see
+    /// `ReplacedFile`): the new content under its name, its mode kept; another hard link to it
+    /// keeps the old content.
+    @Test(arguments: writers.map(\.0))
+    func aLargeFileIsReplacedAndItsOtherNameKeepsTheOldContent(writer: String) throws {
+        let arguments = try #require(Self.writers.first { $0.0 == writer }).1
+        let t = try populated()
+        defer { t.cleanUp() }
+        let old = Data(repeating: 0x78, count: 3 << 20)
+        let single = t.folder.appendingPathComponent("single.out").path
+        let linked = t.folder.appendingPathComponent("linked.out").path
+        let other = t.folder.appendingPathComponent("other-name.out").path
+        for path in [single, linked] { try old.write(to: URL(fileURLWithPath: path)) }
+        chmod(single, 0o640)
+        #expect(link(linked, other) == 0)
+
+        for path in [single, linked] {
+            let r = try t.run(arguments + ["--out", path])
+            #expect(r.status == 0, "\(r)")
+            let content = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(content.hasSuffix(writer == "map" ? "</html>\n" : "</gpx>\n") && content.count < 100_000)
+        }
+        #expect(Self.status(single).map { $0.st_mode & 0o7777 } == 0o640)
+        #expect(FileManager.default.contents(atPath: other) == old)
+        #expect(Self.status(other)?.st_nlink == 1)
+        #expect(Self.hidden(in: t.folder.path) == [])
+    }
+
     // MARK: Permissions
 
     /// A replaced file keeps its mode (0600 stays private) and, where this user may set it, its

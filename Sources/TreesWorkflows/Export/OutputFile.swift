@@ -205,12 +205,20 @@ public final class OutputFile {
     }
 
     /// Makes the file durable and renames it to its final name; nothing to do for standard output and devices.
+    ///
+    /// A large file it replaces is let go of on a thread of its own: see `ReplacedFile`.
     public func commit() throws(WorkflowError) {
         guard let finalPath, let temporaryPath else { return }
         guard fdatasync(fd) == 0 else { throw writeFailure(errno) }
-        guard rename(temporaryPath, finalPath) == 0 else { throw writeFailure(errno) }
+        let replaced = ReplacedFile(finalPath)
+        guard rename(temporaryPath, finalPath) == 0 else {
+            let code = errno
+            replaced?.release()
+            throw writeFailure(code)
+        }
         self.temporaryPath = nil
         InterruptCleanup.disarm()
+        replaced?.releaseElsewhere()
     }
 
     /// Removes the temporary file after a failure (the destination is left as it was).
@@ -219,6 +227,53 @@ public final class OutputFile {
         unlink(temporaryPath)
         self.temporaryPath = nil
         InterruptCleanup.disarm()
+    }
+}
+
+/// The file an output file is renamed over, held open across the rename.
+///
+/// Renaming onto a file frees its blocks and its cached pages as part of the rename: for a 9 MB
+/// export about 3 ms of the kernel's time, in a command that takes about 40. Held open (`O_PATH`,
+/// which needs no permission to read it and opens no device or pipe), the old file is freed when the
+/// last descriptor to it closes instead, and that close happens on a short-lived thread, beside what
+/// the command still does (closing the store, exiting). What the user sees is the same: the new file
+/// under the name once `commit` returns, the old one gone with no name. Files under 1 MiB, and files
+/// with other names (hard links), which the rename does not free, are not held.
+struct ReplacedFile {
+    private let fd: Int32
+    /// Below this, freeing the file costs less than starting a thread.
+    static let threshold = 1 << 20
+    /// Linux's `O_PATH` (the same on x86-64, ARM and RISC-V), which Swift's Glibc module leaves out.
+    private static let pathOnly: Int32 = 0o10000000
+
+    init?(_ path: String) {
+        let d = open(path, Self.pathOnly | O_NOFOLLOW | O_CLOEXEC)
+        guard d >= 0 else { return nil }
+        var st = stat()
+        guard fstat(d, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_nlink == 1, st.st_size >= Self.threshold else {
+            close(d)
+            return nil
+        }
+        fd = d
+    }
+
+    /// Closes it here (the rename failed: the file keeps its name and nothing is freed).
+    func release() { close(fd) }
+
+    /// Closes it on a detached thread; here if no thread can be started.
+    func releaseElsewhere() {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        pthread_attr_setstacksize(&attributes, 64 << 10)
+        var thread = pthread_t()
+        // The descriptor travels as the thread's argument: descriptors of 0 are standard input, never this one.
+        let started = pthread_create(&thread, &attributes, { argument in
+            close(Int32(truncatingIfNeeded: Int(bitPattern: argument)))
+            return nil
+        }, UnsafeMutableRawPointer(bitPattern: Int(fd)))
+        if started != 0 { close(fd) }
     }
 }
 
