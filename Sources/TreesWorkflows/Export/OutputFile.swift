@@ -268,7 +268,7 @@ struct ReplacedFile {
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         pthread_attr_setstacksize(&attributes, 64 << 10)
         var thread = pthread_t()
-        // The descriptor travels as the thread's argument: descriptors of 0 are standard input, never this one.
+        // The descriptor travels as the thread's argument (0, with standard input closed, as nil, which reads back as 0).
         let started = pthread_create(&thread, &attributes, { argument in
             close(Int32(truncatingIfNeeded: Int(bitPattern: argument)))
             return nil
