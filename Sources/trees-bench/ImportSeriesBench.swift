@@ -12,7 +12,14 @@ import Foundation
 /// random, in no order). Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
 /// to xmllint and GPSBabel, and the child's peak memory (wait4). Median of `runs` (default 3).
 /// Targets: µs a tree at the largest size within 10% of the smallest; peak under 50 MB.
+///
+/// With `--rounds N` it measures linearity alone, in rounds: each round imports every file once at
+/// the smallest size and once at the largest, one after the other, so that a machine slower in one
+/// part of the run than in another moves both sizes of a round alike. See `runLinearityRounds`.
 func runImportSeriesBenchmark(arguments: [String]) throws {
+    if let rounds = Harness.option("--rounds", in: arguments).flatMap({ Int($0) }) {
+        return try runLinearityRounds(arguments: arguments, rounds: max(1, rounds))
+    }
     let sizes = (Harness.option("--sizes", in: arguments) ?? "100000,500000,1000000")
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     let runs = Int(Harness.option("--runs", in: arguments) ?? "") ?? 3
@@ -91,6 +98,85 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         report("trees import json (Tree Tracker, random ids)", m)
         removeStore(other)
         try? FileManager.default.removeItem(atPath: app)
+    }
+}
+
+/// `trees-bench imports --rounds N [--sizes SMALL,LARGE]` (100000,1000000): the µs a tree at the
+/// large size over that at the small one, for each import, round by round.
+///
+/// The inputs are written once: the surveyed GPX, our JSON and CSV of the same trees (with ids),
+/// and the Tree Tracker app's JSON (ids made at random). Each round then runs, for the small size
+/// and then the large one: the survey into an empty store, the same file again into that store
+/// (all duplicates), the JSON and CSV into empty stores, and the Tree Tracker file into an empty
+/// store. Prints every round's ratio for each import, their median, the median seconds at each
+/// size and the largest peak.
+func runLinearityRounds(arguments: [String], rounds: Int) throws {
+    let sizes = (Harness.option("--sizes", in: arguments) ?? "100000,1000000")
+        .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    guard let small = sizes.min(), let large = sizes.max(), small < large else {
+        throw BenchError("--rounds needs two sizes, e.g. --sizes 100000,1000000")
+    }
+    let trees = Harness.treesBinary(arguments)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-rounds-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    func removeStore(_ db: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+    }
+    func run(_ arguments: [String]) throws -> Measurement {
+        let m = try Harness.measure(trees, arguments)
+        guard m.status == 0 else { throw BenchError("trees \(arguments.joined(separator: " ")) exited with \(m.status)") }
+        return m
+    }
+
+    // The inputs, written once for each size.
+    for n in [small, large] {
+        let gpx = folder + "/survey-\(n).gpx", db = folder + "/source-\(n).sqlite"
+        try writeSurveyGPX(count: n, path: gpx)
+        _ = try run(["import", gpx, "--db", db])
+        for format in ["json", "csv"] {
+            _ = try run(["export", "--format", format, "--out", folder + "/survey-\(n).\(format)", "--db", db])
+        }
+        removeStore(db)
+        try writeTreeTrackerJSON(count: n, path: folder + "/tracker-\(n).json")
+    }
+
+    let steps = ["import gpx (survey, no ids)", "import gpx again (all duplicates)", "import json (with ids)",
+                 "import csv (with ids)", "import json (Tree Tracker, random ids)"]
+    // seconds[step][size]: one figure a round.
+    var seconds = [[Int: [Double]]](repeating: [:], count: steps.count)
+    var peak = [Double](repeating: 0, count: steps.count)
+    for round in 1...rounds {
+        for n in [small, large] {
+            let db = folder + "/store-\(n).sqlite"
+            func record(_ step: Int, _ m: Measurement) {
+                seconds[step][n, default: []].append(m.seconds)
+                peak[step] = max(peak[step], m.peakMB)
+            }
+            removeStore(db)
+            record(0, try run(["import", folder + "/survey-\(n).gpx", "--db", db]))
+            record(1, try run(["import", folder + "/survey-\(n).gpx", "--db", db]))
+            for (step, file) in [(2, "survey-\(n).json"), (3, "survey-\(n).csv"), (4, "tracker-\(n).json")] {
+                removeStore(db)
+                record(step, try run(["import", folder + "/" + file, "--db", db]))
+            }
+            removeStore(db)
+        }
+        FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
+    }
+
+    func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+    print("\(rounds) rounds of (\(small), \(large)); ratio = µs a tree at \(large) over µs a tree at \(small), within a round")
+    print(Harness.row(["step", "ratio (median of rounds)", "rounds", "s at \(small) (median)", "s at \(large) (median)", "peak MB (max)"]))
+    for (i, step) in steps.enumerated() {
+        let a = seconds[i][small] ?? [], b = seconds[i][large] ?? []
+        let ratios = zip(a, b).map { ($1 / Double(large)) / ($0 / Double(small)) }
+        print(Harness.row([step, String(format: "%.2f×", median(ratios)),
+                           ratios.map { String(format: "%.2f", $0) }.joined(separator: " "),
+                           String(format: "%.3f", median(a)), String(format: "%.3f", median(b)), String(format: "%.1f", peak[i])]))
     }
 }
 
