@@ -10,6 +10,13 @@ import TreesTestSupport
         FileManager.default.createFile(atPath: path, contents: Data(repeating: byte, count: bytes))
     }
 
+    /// The folder's path as the kernel names it (symbolic links resolved), as `/proc/self/fd` shows it.
+    static func canonical(_ folder: TemporaryFolder) -> String {
+        guard let resolved = realpath(folder.path, nil) else { return folder.path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The descriptors of this process that name `path` after it lost its name (`… (deleted)`).
     static func descriptorsOfDeleted(_ path: String) -> Int {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -20,7 +27,8 @@ import TreesTestSupport
 
     @Test func aLargeFileIsHeldAcrossTheRenameAndLetGoAfterwards() throws {
         let folder = try TemporaryFolder("replaced")
-        let target = folder.path + "/trees.kml", next = folder.path + "/.trees.kml.tmp"
+        let base = Self.canonical(folder)
+        let target = base + "/trees.kml", next = base + "/.trees.kml.tmp"
         Self.write(target, bytes: ReplacedFile.threshold, byte: 0x61)
         Self.write(next, bytes: 10, byte: 0x62)
         let held = try #require(ReplacedFile(target))
@@ -36,7 +44,7 @@ import TreesTestSupport
 
     @Test func aFailedRenameReleasesTheFileWhereItIs() throws {
         let folder = try TemporaryFolder("replaced")
-        let target = folder.path + "/trees.kml"
+        let target = Self.canonical(folder) + "/trees.kml"
         Self.write(target, bytes: ReplacedFile.threshold + 1, byte: 0x61)
         let held = try #require(ReplacedFile(target))
         #expect(rename(folder.path + "/missing", target) != 0)
