@@ -100,10 +100,6 @@ func runGrowthBenchmark(arguments: [String]) throws {
         },
     ]
 
-    func median(_ xs: [Double]) -> Double {
-        let s = xs.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-    }
     func measure(_ executable: String, _ args: [String]) throws -> (seconds: Double, peakMB: Double) {
         var times: [Double] = []
         var peak = 0.0
@@ -113,7 +109,7 @@ func runGrowthBenchmark(arguments: [String]) throws {
             times.append(m.seconds)
             peak = max(peak, m.peakMB)
         }
-        return (median(times), peak)
+        return (Harness.median(times), peak)
     }
 
     print("growth: median of \(runs) runs; time ratio per 10x input must be <= 11x")

@@ -46,6 +46,13 @@ enum Harness {
         return result
     }
 
+    /// The median of `values`: the middle one, or the mean of the two middle ones of an even number.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
     /// The `trees` binary: `--trees PATH`, else beside this benchmark binary.
     static func treesBinary(_ arguments: [String]) -> String {
         if let i = arguments.firstIndex(of: "--trees"), i + 1 < arguments.count { return arguments[i + 1] }

@@ -40,9 +40,6 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         m.peakBytes = all.map(\.peakBytes).max() ?? m.peakBytes
         return m
     }
-    func removeStore(_ db: String) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
-    }
 
     print(Harness.row(["size", "step", "seconds (median)", "µs/tree", "vs smallest", "vs xmllint", "vs gpsbabel", "peak MB (max)"]))
     var firstPerTree: [String: Double] = [:]
@@ -120,9 +117,6 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-rounds-\(getpid())").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    func removeStore(_ db: String) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
-    }
     func run(_ arguments: [String]) throws -> Measurement {
         let m = try Harness.measure(trees, arguments)
         guard m.status == 0 else { throw BenchError("trees \(arguments.joined(separator: " ")) exited with \(m.status)") }
@@ -165,19 +159,20 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
         FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
     }
 
-    func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
     print("\(rounds) rounds of (\(small), \(large)); ratio = µs a tree at \(large) over µs a tree at \(small), within a round")
     print(Harness.row(["step", "ratio (median of rounds)", "rounds", "s at \(small) (median)", "s at \(large) (median)", "peak MB (max)"]))
     for (i, step) in steps.enumerated() {
         let a = seconds[i][small] ?? [], b = seconds[i][large] ?? []
         let ratios = zip(a, b).map { ($1 / Double(large)) / ($0 / Double(small)) }
-        print(Harness.row([step, String(format: "%.2f×", median(ratios)),
+        print(Harness.row([step, String(format: "%.2f×", Harness.median(ratios)),
                            ratios.map { String(format: "%.2f", $0) }.joined(separator: " "),
-                           String(format: "%.3f", median(a)), String(format: "%.3f", median(b)), String(format: "%.1f", peak[i])]))
+                           String(format: "%.3f", Harness.median(a)), String(format: "%.3f", Harness.median(b)), String(format: "%.1f", peak[i])]))
     }
+}
+
+/// Removes a store and the files SQLite keeps beside it.
+private func removeStore(_ db: String) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
 }
 
 /// A collection JSON file as the iOS Tree Tracker app exports it (its layout: pretty-printed, keys
