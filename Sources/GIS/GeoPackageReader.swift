@@ -167,13 +167,16 @@ public final class GeoPackageReader {
     /// Reads the trees of the point layer `layer` (the first one when nil), positions carried into
     /// WGS 84; `mapping` names the column for a field where the default names do not fit. Rows
     /// without a position or a species are passed to `skipped` with their fid; a row that cannot be
-    /// read stops everything with `GISError.badRow`.
+    /// read stops everything with `GISError.badRow`. `projecting` is told the layer's CRS (its code,
+    /// else its name) before the first tree when positions are carried through PROJ.
     public func readTrees(layer: String?, mapping: [GeoPackageField: String] = [:],
                           progress: (Double) -> Void = { _ in },
+                          projecting: (_ crs: String) throws -> Void = { _ in },
                           skipped: (_ row: Int, _ reason: String) throws -> Void,
                           _ body: (ImportedTree) throws -> Void) throws {
         let layer = try pointLayer(layer)
         let projection = try projection(of: layer)
+        if let projection { try projecting(projection.target.code ?? projection.target.name) }
         let crsName = layer.crs ?? "its CRS"
         guard let geometryColumn = layer.geometryColumn else { throw GISError.badLayer(file: name, layer: layer.name, reason: "no geometry column") }
 

@@ -1,5 +1,6 @@
 import CPROJ
 import Foundation
+import GRDBSQLite
 import TreesKit
 
 /// A coordinate reference system as PROJ knows it: its code, name, definition and area of use.
@@ -177,6 +178,7 @@ enum LibPROJ {
     private struct Unloadable: Error { var why: String }
 
     private static let loaded: Result<trees_proj, Unloadable> = {
+        ProjDatabaseCache.cap()
         var why: UnsafePointer<CChar>?
         guard let functions = trees_proj_load(&why) else { return .failure(Unloadable(why: why.map { String(cString: $0) } ?? "unknown error")) }
         return .success(functions.pointee)
@@ -188,5 +190,21 @@ enum LibPROJ {
         case .success(let functions): return functions
         case .failure(let failure): throw .projUnavailable(reason: failure.why)
         }
+    }
+}
+
+/// PROJ's own connection to its database (`proj.db`, through the SQLite this process shares with
+/// the store) keeps a page cache of 2 MB by default, pages it read once to build a transformation.
+enum ProjDatabaseCache {
+    /// Gives every connection opened from now on to a file named `proj.db` a page cache of 128 KiB
+    /// (an automatic extension: SQLite calls it for each new connection of the process).
+    static func cap() {
+        let hook: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, OpaquePointer?) -> Int32 = { db, _, _ in
+            guard let db, let name = sqlite3_db_filename(db, "main") else { return SQLITE_OK }
+            let path = String(cString: name)
+            if path == "proj.db" || path.hasSuffix("/proj.db") { sqlite3_exec(db, "PRAGMA cache_size = -128", nil, nil, nil) }
+            return SQLITE_OK
+        }
+        sqlite3_auto_extension(unsafeBitCast(hook, to: (@convention(c) () -> Void).self))
     }
 }

@@ -13,13 +13,15 @@ import Foundation
 /// to xmllint and GPSBabel, and the child's peak memory (wait4). Median of `runs` (default 3).
 /// Targets: µs a tree at the largest size within 10% of the smallest; peak under 50 MB.
 ///
-/// With `--rounds N` it measures linearity alone, in rounds: each round imports every file once at
+/// With `--peaks` it measures peak memory alone, across the sizes a small file's import spans
+/// (see `runImportPeaks`). With `--rounds N` it measures linearity alone, in rounds: each round imports every file once at
 /// the smallest size and once at the largest, one after the other, so that a machine slower in one
 /// part of the run than in another moves both sizes of a round alike. See `runLinearityRounds`.
 func runImportSeriesBenchmark(arguments: [String]) throws {
     if let rounds = Harness.option("--rounds", in: arguments).flatMap({ Int($0) }) {
         return try runLinearityRounds(arguments: arguments, rounds: max(1, rounds))
     }
+    if arguments.contains("--peaks") { return try runImportPeaks(arguments: arguments) }
     let sizes = (Harness.option("--sizes", in: arguments) ?? "100000,500000,1000000")
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     let runs = Int(Harness.option("--runs", in: arguments) ?? "") ?? 3
@@ -281,3 +283,79 @@ func writeSurveyGPX(count: Int, path: String) throws {
     block += "</gpx>\n"
     handle.write(Data(block.utf8))
 }
+
+/// `trees-bench imports --peaks [--sizes 10000,20000,40000,69000,100000,1000000]`: the peak memory
+/// of imports into an empty store, at sizes on both sides of 16 MB of input (up to which an import
+/// into a new store keeps its pages in memory until the commit): the surveyed GPX; our JSON and CSV
+/// of the same trees (with ids); and a surveyor's CSV of as many trees in the Swiss grid
+/// (EPSG:2056, `;` between fields and decimal commas, imported with `--crs`: PROJ loaded). One run
+/// each; prints the input's size, seconds and the child's peak (wait4). Target: under 50 MB at
+/// every size.
+func runImportPeaks(arguments: [String]) throws {
+    let sizes = (Harness.option("--sizes", in: arguments) ?? "10000,20000,40000,69000,100000,1000000")
+        .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    let trees = Harness.treesBinary(arguments)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-peaks-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    func run(_ arguments: [String]) throws -> Measurement {
+        let m = try Harness.measure(trees, arguments)
+        guard m.status == 0 else { throw BenchError("trees \(arguments.joined(separator: " ")) exited with \(m.status)") }
+        return m
+    }
+    print(Harness.row(["size", "import", "input MB", "seconds", "peak MB"]))
+    var largest = 0.0
+    for n in sizes {
+        let gpx = folder + "/survey-\(n).gpx", source = folder + "/source-\(n).sqlite", db = folder + "/store.sqlite"
+        try writeSurveyGPX(count: n, path: gpx)
+        _ = try run(["import", gpx, "--db", source])
+        for format in ["json", "csv"] {
+            _ = try run(["export", "--format", format, "--out", folder + "/survey-\(n).\(format)", "--db", source])
+        }
+        removeStore(source)
+        let grid = folder + "/grid-\(n).csv"
+        try writeGridCSV(count: n, path: grid)
+        let imports: [(String, String, [String])] = [
+            ("gpx (survey, no ids)", gpx, []), ("json (with ids)", folder + "/survey-\(n).json", []),
+            ("csv (with ids)", folder + "/survey-\(n).csv", []),
+            ("csv in EPSG:2056 (no ids, --crs)", grid, ["--crs", "EPSG:2056", "--columns", "species=Art,notes=Bemerkung"]),
+        ]
+        for (name, file, options) in imports {
+            removeStore(db)
+            let m = try run(["import", file] + options + ["--db", db])
+            largest = max(largest, m.peakMB)
+            print(Harness.row([String(n), name, String(format: "%.1f", Double(Harness.fileSize(file)) / 1_048_576),
+                               String(format: "%.3f", m.seconds), String(format: "%.1f", m.peakMB)]))
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        removeStore(db)
+    }
+    print("largest peak: \(String(format: "%.1f", largest)) MB")
+}
+
+/// A surveyor's CSV of `count` trees in the Swiss grid (EPSG:2056): point number, easting, northing,
+/// height, species and a remark, `;` between fields and decimal commas, rows of 400 trees 4 m apart.
+func writeGridCSV(count: Int, path: String) throws {
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        throw BenchError("cannot create \(path)")
+    }
+    defer { try? handle.close() }
+    var generator = TrackRandom(seed: 31)
+    let species = ["Malus domestica", "Pyrus communis", "Prunus avium"]
+    func comma(_ value: Double, _ digits: Int) -> String {
+        String(format: "%.\(digits)f", value).replacingOccurrences(of: ".", with: ",")
+    }
+    var block = "Punkt;E;N;H;Art;Bemerkung\n"
+    for i in 0..<count {
+        let row = i / 400, inRow = i % 400
+        let e = 2_680_000 + Double(inRow) * 1.5 + (generator.unit() - 0.5) * 0.04
+        let n = 1_240_000 + Double(row) * 4 + (generator.unit() - 0.5) * 0.04
+        block += "\(i + 1);\(comma(e, 3));\(comma(n, 3));\(comma(412 + generator.unit() * 3, 2));\(species[row % species.count]);Reihe \(row + 1) Baum \(inRow + 1)\n"
+        if block.utf8.count > 1 << 20 {
+            handle.write(Data(block.utf8))
+            block = ""
+        }
+    }
+    handle.write(Data(block.utf8))
+}
+

@@ -2,7 +2,7 @@ import Foundation
 
 /// `trees-bench interchange [--sizes 10000,100000,1000000] [--runs N] [--keep]`: generates GPX files of
 /// N waypoints (as `trees export` writes them, with the `trees` extension), then measures
-/// `trees import` into an empty store, `trees export` of the same trees to each format, and the
+/// `trees import` into an empty store (of that file, and of a survey's GPX of as many trees), `trees export` of the same trees to each format, and the
 /// yardsticks `gpsbabel -i gpx -f X -o FORMAT -F Y` and `xmllint --stream --noout X`.
 ///
 /// Reports seconds, records/s, MB/s (of the GPX file for readers, of the output for exports) and the
@@ -55,6 +55,21 @@ func runInterchangeBenchmark(arguments: [String]) async throws {
         }
         let imported = try measured(trees, ["import", gpx, "--db", db], before: removeStore)
         report("trees import gpx", imported, megabytes: gpxMB, yardstick: babel)
+
+        // The other GPX a user imports: a survey's (name, desc, ele and time a point, no ids), where
+        // each tree is a third of the bytes and GPSBabel has less to read.
+        let survey = folder + "/survey-\(n).gpx", surveyDB = folder + "/survey-\(n).sqlite"
+        try writeSurveyGPX(count: n, path: survey)
+        let surveyMB = Double(Harness.fileSize(survey)) / 1_048_576
+        let surveyBabel = try measured(gpsbabel, ["-i", "gpx", "-f", survey, "-o", "unicsv", "-F", babelOut])
+        report("gpsbabel gpx→unicsv (survey)", surveyBabel, megabytes: surveyMB, yardstick: nil)
+        let removeSurveyStore = {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: surveyDB + suffix) }
+        }
+        let surveyImported = try measured(trees, ["import", survey, "--db", surveyDB], before: removeSurveyStore)
+        report("trees import gpx (survey)", surveyImported, megabytes: surveyMB, yardstick: surveyBabel)
+        removeSurveyStore()
+        if !keep { try? FileManager.default.removeItem(atPath: survey) }
 
         // Each export against GPSBabel writing the same format from the same GPX; collection JSON,
         // which GPSBabel does not write, against its unicsv.

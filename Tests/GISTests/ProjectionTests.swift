@@ -94,3 +94,31 @@ import TreesTestSupport
         }
     }
 }
+
+/// A GeoPackage's reader says, before its first tree, when its positions are carried through PROJ,
+/// and only then: an import makes room for PROJ's memory on that word.
+@Suite struct GeoPackageProjectingTests {
+    /// The CRS `readTrees` reported and the number of trees it read before doing so.
+    static func read(_ projection: Projection?) throws -> (crs: [String], treesBefore: Int, trees: Int) {
+        let folder = try TemporaryFolder("gpkg-projecting")
+        let path = folder.path("trees.gpkg")
+        let writer = try GeoPackageWriter(path: path, name: "trees.gpkg", projection: projection, collections: [])
+        for i in 0..<3 {
+            try writer.write(Tree(coordinate: Coordinate(latitude: 47.3 + Double(i) * 1e-4, longitude: 8.5), species: "Apple",
+                                  createdAt: Date(timeIntervalSince1970: 1_777_777_777)))
+        }
+        try writer.finish()
+        var crs: [String] = []
+        var trees = 0, treesBefore = -1
+        try GeoPackageReader(path: path, name: "trees.gpkg").readTrees(layer: nil, projecting: { crs.append($0); treesBefore = trees },
+                                                                      skipped: { _, _ in }, { _ in trees += 1 })
+        return (crs, treesBefore, trees)
+    }
+
+    @Test func aGridLayerSaysSoBeforeItsFirstTree() throws {
+        let grid = try Self.read(try Projection("EPSG:2056"))
+        #expect(grid.crs == ["EPSG:2056"] && grid.treesBefore == 0 && grid.trees == 3)
+        let wgs84 = try Self.read(nil)
+        #expect(wgs84.crs == [] && wgs84.trees == 3)
+    }
+}

@@ -109,6 +109,30 @@ import TreesTestSupport
         #expect(Self.permissions(path) == Self.permissions(scratch.path("unseen-migrated.sqlite")))
     }
 
+    /// A direct write (a small file's import into a new store) keeps 8 MiB of pages at most: a
+    /// store that outgrows them has the rest written out as they leave the cache, and is whole.
+    @Test func aDirectWriteKeepsAtMostEightMiBOfPagesAndStoresWhatOutgrowsThem() throws {
+        let folder = try folder("direct")
+        let path = folder + "/trees.sqlite"
+        let store = try TreeStore(path: path, clock: .fixed(Self.t0), unseenWhenNew: true)
+        let count = 30_000
+        try store.write(bulk: true, direct: true) { w in
+            #expect(try Int.fetchOne(w.db, sql: "PRAGMA cache_size") == -8192)
+            let bulk = w.bulkTrees()
+            for i in 0..<count { _ = try bulk.queueIfNew(Self.tree(["Apple", "Pear", "Plum"][i % 3], i)) }
+        }
+        #expect(try store.publish())
+        let opened = try TreeStore(path: path)
+        let (trees, versions, integrity) = try opened.queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM tree"), try Int.fetchOne(db, sql: "SELECT count(*) FROM treeVersion"),
+             try String.fetchOne(db, sql: "PRAGMA integrity_check"))
+        }
+        #expect(trees == count && versions == count && integrity == "ok")
+        // The store is larger than the pages kept: some were written before the commit.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 8 << 20)
+    }
+
     /// A store another process made while an unseen one was filled is kept as it is: publishing
     /// says so and removes the unseen one.
     @Test func anUnseenStoreGivesWayToOneMadeMeanwhile() throws {

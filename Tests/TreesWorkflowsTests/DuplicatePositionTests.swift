@@ -29,6 +29,30 @@ import TreesTestSupport
         #expect(!index.overflowed)
     }
 
+    /// Told how many trees it will hold, the index adds one table for all those the first cannot
+    /// take, not a series of tables each half as large as the others, and finds every tree.
+    @Test func anExpectedTotalSizesTheNextTableForTheRest() {
+        func filled(expecting total: Int) -> PositionIndex {
+            var index = PositionIndex(capacity: 3_000)
+            index.expectedTotal = total
+            for i in 1...10_000 {
+                index.insert(latitude: 47 + Double(i / 100) * 4e-5, longitude: 8 + Double(i % 100) * 2e-5, species: "Apple", rowID: Int64(i))
+            }
+            return index
+        }
+        let told = filled(expecting: 10_000), untold = filled(expecting: 0), wild = filled(expecting: 10_000_000)
+        #expect(told.tableCount == 2)
+        #expect(told.slotCount <= 12_600)       // 10,000 trees at 80% full: 12,500 slots
+        #expect(untold.tableCount >= 4)
+        #expect(untold.slotCount > told.slotCount)
+        // An estimate far off makes a table at most four times the others, not 12.5 million slots.
+        #expect(wild.tableCount == 2 && wild.slotCount < 20_000)
+        for i in stride(from: 1, through: 10_000, by: 7) {
+            let lat = 47 + Double(i / 100) * 4e-5, lon = 8 + Double(i % 100) * 2e-5
+            #expect(told.candidates(latitude: lat, longitude: lon, species: "apple").contains(Int64(i)))
+        }
+    }
+
     /// Pairs of points up to 1e-7° apart in each axis, many of them across cell edges and near
     /// cells' middles, at coordinates of every size and sign: every stored one is a candidate.
     @Test func noPointWithinTheToleranceIsMissedAtCellEdgesOrMiddles() {

@@ -63,6 +63,10 @@ struct PositionIndex {
     /// False once a tree could not be indexed (a rowid past 32 bits): answers are then incomplete.
     private(set) var overflowed = false
 
+    /// The tables and the slots in all of them (what the index's memory is, 6 bytes a slot).
+    var tableCount: Int { tables.count }
+    var slotCount: Int { tables.reduce(0) { $0 + $1.fingerprints.count } }
+
     /// The cell a coordinate lies in: cells are 2e-7° wide.
     static func cell(_ degrees: Double) -> Int64 { Int64((degrees * 5e6).rounded(.down)) }
 
@@ -92,12 +96,22 @@ struct PositionIndex {
         return x
     }
 
+    /// About how many trees the index will hold in all (0 when unknown): a table added when the
+    /// last is full is sized for the rest of them (but at most 4 times the others: an estimate
+    /// from the start of a file can be far off), not only half as large as the others.
+    ///
+    /// Sized from the file's bytes alone, the first table of a dense CSV (70 bytes a tree) held a
+    /// quarter of its trees, and tables half as large as the others took a million trees to 11 MB
+    /// of index where 7.5 MB hold them.
+    var expectedTotal = 0
+
     /// Remembers a stored tree.
     mutating func insert(latitude: Double, longitude: Double, species: String, rowID: Int64) {
         guard rowID > 0, rowID <= Int64(UInt32.max) else { overflowed = true; return }
         if tables[tables.count - 1].isFull {
             let total = tables.reduce(0) { $0 + $1.fingerprints.count }
-            tables.append(Table(size: total / 2 + 1))
+            let held = tables.reduce(0) { $0 + $1.count }
+            tables.append(Table(size: max(total / 2, min(total * 4, (expectedTotal - held) * 5 / 4)) + 1))
         }
         tables[tables.count - 1].place(Self.hash(Self.cell(latitude), Self.cell(longitude), Self.speciesHash(species)), UInt32(rowID))
     }
@@ -131,6 +145,12 @@ enum ImportItem: Sendable {
     case warning(line: Int, reason: String)
     /// How the file was read (a CSV's separator, decimal commas, position columns, CRS).
     case detected(String)
+    /// Positions are carried from this CRS to WGS 84 through PROJ, whose libraries and database
+    /// then take about 13 MB of the process. Sent before the first tree.
+    case projecting(crs: String)
+    /// About how many trees the whole file holds, from the trees and bytes read so far: sent once,
+    /// when the first chunk of at least 1,000 trees has been read.
+    case expected(trees: Int)
 }
 
 /// Reads and parses the input file on its own thread, so parsing and storing overlap.
@@ -155,15 +175,33 @@ final class ImportReadJob: @unchecked Sendable {
     func run(into pipeline: ImportPipeline) {
         var batch: [ImportItem] = []
         batch.reserveCapacity(ImportPipeline.batchSize)
-        func emit(_ item: ImportItem) throws {
+        func put(_ item: ImportItem) throws {
             batch.append(item)
             if batch.count >= ImportPipeline.batchSize {
                 guard pipeline.put(batch) else { throw ImportPipeline.Cancelled() }
                 batch.removeAll(keepingCapacity: true)
             }
         }
+        var trees = 0
+        var estimated = false
+        var estimate: Int?
+        func emit(_ item: ImportItem) throws {
+            if case .tree = item {
+                if let e = estimate { estimate = nil; try put(.expected(trees: e)) }
+                trees += 1
+            }
+            try put(item)
+        }
+        let report = progress
+        func paced(_ fraction: Double) {
+            report(fraction)
+            if !estimated, trees >= 1000, fraction > 0, fraction < 1 {
+                estimated = true
+                estimate = Int((Double(trees) / fraction).rounded(.up))
+            }
+        }
         do {
-            try read(emit)
+            try read(emit, progress: paced)
             if !batch.isEmpty { _ = pipeline.put(batch) }
             pipeline.finish(nil)
         } catch {
@@ -171,7 +209,7 @@ final class ImportReadJob: @unchecked Sendable {
         }
     }
 
-    private func read(_ emit: (ImportItem) throws -> Void) throws {
+    private func read(_ emit: (ImportItem) throws -> Void, progress: @escaping (Double) -> Void) throws {
         let source = speciesSource
         switch format {
         case .gpx:
@@ -206,6 +244,7 @@ final class ImportReadJob: @unchecked Sendable {
                 let grid = try CSVGrid(crs)
                 crsName = grid.name
                 reader.transform = grid.transform
+                try emit(.projecting(crs: grid.name))
             }
             try input.forEachChunk(progress: progress) { try reader.read($0) { try emit(.tree($0)) } }
             try reader.finish { try emit(.tree($0)) }
@@ -219,6 +258,7 @@ final class ImportReadJob: @unchecked Sendable {
             guard input.path != "-" else { throw WorkflowError.notAStream(format: "a GeoPackage", reading: true) }
             let reader = try GeoPackageReader(path: input.path, name: input.displayName)
             try reader.readTrees(layer: layer, mapping: columnMap, progress: progress,
+                                 projecting: { try emit(.projecting(crs: $0)) },
                                  skipped: { row, reason in try emit(.skipped(line: row, reason: reason)) },
                                  { try emit(.tree($0)) })
         }

@@ -36,6 +36,15 @@ struct TreeImporter {
     var expectedTrees = 0
     /// True when the workflow gave the connection a larger page cache for a large file.
     var enlargedCache = false
+    /// The trees stored when the duplicate index was built.
+    private var storedBeforeIndex = 0
+
+    /// The reading thread's estimate of the file's trees (`ImportItem.expected`): the duplicate
+    /// index, built or to be built, is sized by it rather than by the file's bytes.
+    mutating func expect(trees: Int) {
+        expectedTrees = trees
+        positions?.expectedTotal = storedBeforeIndex + trees
+    }
 
     init(writer: StoreWriter, conflict: ImportWorkflow.ConflictPolicy, collection: String?, photos: PhotoLibrary) throws {
         w = writer
@@ -299,9 +308,12 @@ struct TreeImporter {
             // well as a larger one (1,000,000 surveyed trees took no longer), and the index takes
             // the memory a large file's cache would have.
             if enlargedCache { try w.reserveBulkCache(megabytes: 2) }
-            var index = PositionIndex(capacity: try w.reader.count() + expectedTrees)
+            let stored = try w.reader.count()
+            var index = PositionIndex(capacity: stored + expectedTrees)
+            index.expectedTotal = stored + expectedTrees
             try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2, rowID: $3) }
             positions = index
+            storedBeforeIndex = stored
         }
         guard let index = positions, !index.overflowed else {
             return try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05).contains { same($0.latitude, $0.longitude, $0.species) }
