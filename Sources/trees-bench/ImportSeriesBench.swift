@@ -173,7 +173,7 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
 }
 
 /// Removes a store and the files SQLite keeps beside it.
-private func removeStore(_ db: String) {
+func removeStore(_ db: String) {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
 }
 

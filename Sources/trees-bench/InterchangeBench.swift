@@ -2,8 +2,9 @@ import Foundation
 
 /// `trees-bench interchange [--sizes 10000,100000,1000000] [--runs N] [--keep]`: generates GPX files of
 /// N waypoints (as `trees export` writes them, with the `trees` extension), then measures
-/// `trees import` into an empty store (of that file, and of a survey's GPX of as many trees), `trees export` of the same trees to each format, and the
-/// yardsticks `gpsbabel -i gpx -f X -o FORMAT -F Y` and `xmllint --stream --noout X`.
+/// `trees import` into an empty store (of that file, and of a survey's GPX of as many trees),
+/// `trees export` of the same trees to each format, and the yardsticks
+/// `gpsbabel -i gpx -f X -o FORMAT -F Y` and `xmllint --stream --noout X`.
 ///
 /// Reports seconds, records/s, MB/s (of the GPX file for readers, of the output for exports) and the
 /// peak resident memory of the child (wait4's rusage). Targets: import ≥ 3× GPSBabel's throughput
@@ -50,10 +51,7 @@ func runInterchangeBenchmark(arguments: [String]) async throws {
         report("xmllint --stream", lint, megabytes: gpxMB, yardstick: nil)
 
         let db = folder + "/bench-\(n).sqlite"
-        let removeStore = {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
-        }
-        let imported = try measured(trees, ["import", gpx, "--db", db], before: removeStore)
+        let imported = try measured(trees, ["import", gpx, "--db", db], before: { removeStore(db) })
         report("trees import gpx", imported, megabytes: gpxMB, yardstick: babel)
 
         // The other GPX a user imports: a survey's (name, desc, ele and time a point, no ids), where
@@ -63,12 +61,9 @@ func runInterchangeBenchmark(arguments: [String]) async throws {
         let surveyMB = Double(Harness.fileSize(survey)) / 1_048_576
         let surveyBabel = try measured(gpsbabel, ["-i", "gpx", "-f", survey, "-o", "unicsv", "-F", babelOut])
         report("gpsbabel gpx→unicsv (survey)", surveyBabel, megabytes: surveyMB, yardstick: nil)
-        let removeSurveyStore = {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: surveyDB + suffix) }
-        }
-        let surveyImported = try measured(trees, ["import", survey, "--db", surveyDB], before: removeSurveyStore)
+        let surveyImported = try measured(trees, ["import", survey, "--db", surveyDB], before: { removeStore(surveyDB) })
         report("trees import gpx (survey)", surveyImported, megabytes: surveyMB, yardstick: surveyBabel)
-        removeSurveyStore()
+        removeStore(surveyDB)
         if !keep { try? FileManager.default.removeItem(atPath: survey) }
 
         // Each export against GPSBabel writing the same format from the same GPX; collection JSON,
@@ -89,7 +84,7 @@ func runInterchangeBenchmark(arguments: [String]) async throws {
             if !keep { try? FileManager.default.removeItem(atPath: out) }
         }
         if !keep {
-            removeStore()
+            removeStore(db)
             try? FileManager.default.removeItem(atPath: babelOut)
             try? FileManager.default.removeItem(atPath: gpx)
         }
