@@ -63,26 +63,31 @@ func runInterchangeBenchmark(arguments: [String]) async throws {
         report("gpsbabel gpx→unicsv (survey)", surveyBabel, megabytes: surveyMB, yardstick: nil)
         let surveyImported = try measured(trees, ["import", survey, "--db", surveyDB], before: { removeStore(surveyDB) })
         report("trees import gpx (survey)", surveyImported, megabytes: surveyMB, yardstick: surveyBabel)
+
+        // Each export against GPSBabel writing the same format from the GPX the store was made from;
+        // collection JSON, which GPSBabel does not write, against its unicsv. For both stores: the
+        // one of our GPX, and the survey's.
+        func exports(from store: String, source: String, unicsv: Measurement, label: String) throws {
+            for (format, babelFormat) in [("gpx", "gpx"), ("json", "unicsv"), ("csv", "unicsv"), ("geojson", "geojson"), ("kml", "kml")] {
+                let yardstick: Measurement
+                if babelFormat == "unicsv" {
+                    yardstick = unicsv
+                } else {
+                    let babelExport = folder + "/babel-\(n).\(format)"
+                    yardstick = try measured(gpsbabel, ["-i", "gpx", "-f", source, "-o", babelFormat, "-F", babelExport])
+                    report("gpsbabel gpx→\(babelFormat)\(label)", yardstick, megabytes: Double(Harness.fileSize(babelExport)) / 1_048_576, yardstick: nil)
+                    if !keep { try? FileManager.default.removeItem(atPath: babelExport) }
+                }
+                let out = folder + "/export-\(n).\(format)"
+                let m = try measured(trees, ["export", "--format", format, "--out", out, "--db", store])
+                report("trees export \(format)\(label)", m, megabytes: Double(Harness.fileSize(out)) / 1_048_576, yardstick: yardstick)
+                if !keep { try? FileManager.default.removeItem(atPath: out) }
+            }
+        }
+        try exports(from: db, source: gpx, unicsv: babel, label: "")
+        try exports(from: surveyDB, source: survey, unicsv: surveyBabel, label: " (survey)")
         removeStore(surveyDB)
         if !keep { try? FileManager.default.removeItem(atPath: survey) }
-
-        // Each export against GPSBabel writing the same format from the same GPX; collection JSON,
-        // which GPSBabel does not write, against its unicsv.
-        for (format, babelFormat) in [("gpx", "gpx"), ("json", "unicsv"), ("csv", "unicsv"), ("geojson", "geojson"), ("kml", "kml")] {
-            let yardstick: Measurement
-            if babelFormat == "unicsv" {
-                yardstick = babel
-            } else {
-                let babelExport = folder + "/babel-\(n).\(format)"
-                yardstick = try measured(gpsbabel, ["-i", "gpx", "-f", gpx, "-o", babelFormat, "-F", babelExport])
-                report("gpsbabel gpx→\(babelFormat)", yardstick, megabytes: Double(Harness.fileSize(babelExport)) / 1_048_576, yardstick: nil)
-                if !keep { try? FileManager.default.removeItem(atPath: babelExport) }
-            }
-            let out = folder + "/export-\(n).\(format)"
-            let m = try measured(trees, ["export", "--format", format, "--out", out, "--db", db])
-            report("trees export \(format)", m, megabytes: Double(Harness.fileSize(out)) / 1_048_576, yardstick: yardstick)
-            if !keep { try? FileManager.default.removeItem(atPath: out) }
-        }
         if !keep {
             removeStore(db)
             try? FileManager.default.removeItem(atPath: babelOut)
