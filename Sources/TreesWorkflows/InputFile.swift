@@ -73,7 +73,7 @@ public struct InputFile: @unchecked Sendable {
     }
 
     /// Passes the file's bytes in chunks; `progress` gets the fraction read so far (when the size is known).
-    public func forEachChunk(progress: ((Double) -> Void)? = nil, _ body: (Data) throws -> Void) throws {
+    public func forEachChunk(progress: (Double) -> Void = { _ in }, _ body: (Data) throws -> Void) throws {
         var done = head.count
         try body(Data(head))
         while true {
@@ -90,7 +90,7 @@ public struct InputFile: @unchecked Sendable {
             let chunk = buffer
             done += chunk.count
             try body(chunk)
-            if let size, size > 0 { progress?(Double(done) / Double(size)) }
+            if let size, size > 0 { progress(Double(done) / Double(size)) }
         }
     }
 

@@ -106,9 +106,9 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
 /// The inputs are written once: the surveyed GPX, our JSON and CSV of the same trees (with ids),
 /// and the Tree Tracker app's JSON (ids made at random). Each round then runs, for the small size
 /// and then the large one: the survey into an empty store, the same file again into that store
-/// (all duplicates), the JSON and CSV into empty stores, and the Tree Tracker file into an empty
-/// store. Prints every round's ratio for each import, their median, the median seconds at each
-/// size and the largest peak.
+/// (all duplicates), the JSON and CSV into empty stores, the Tree Tracker file into an empty
+/// store, and the survey again from standard input into an empty store. Prints every round's
+/// ratio for each import, their median, the median seconds at each size and the largest peak.
 func runLinearityRounds(arguments: [String], rounds: Int) throws {
     let sizes = (Harness.option("--sizes", in: arguments) ?? "100000,1000000")
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -138,7 +138,7 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
     }
 
     let steps = ["import gpx (survey, no ids)", "import gpx again (all duplicates)", "import json (with ids)",
-                 "import csv (with ids)", "import json (Tree Tracker, random ids)"]
+                 "import csv (with ids)", "import json (Tree Tracker, random ids)", "import gpx from standard input (survey)"]
     // seconds[step][size]: one figure a round.
     var seconds = [[Int: [Double]]](repeating: [:], count: steps.count)
     var peak = [Double](repeating: 0, count: steps.count)
@@ -156,6 +156,11 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
                 removeStore(db)
                 record(step, try run(["import", folder + "/" + file, "--db", db]))
             }
+            // Standard input has no size: no estimate of its trees, no direct write.
+            removeStore(db)
+            let piped = try Harness.measure("/bin/sh", ["-c", "exec \"$0\" import - --format gpx --db \"$1\" < \"$2\"", trees, db, folder + "/survey-\(n).gpx"])
+            guard piped.status == 0 else { throw BenchError("trees import - < survey-\(n).gpx exited with \(piped.status)") }
+            record(5, piped)
             removeStore(db)
         }
         FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))

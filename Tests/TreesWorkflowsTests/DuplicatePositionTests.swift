@@ -80,6 +80,28 @@ import TreesTestSupport
         #expect(missed == 0)
     }
 
+    /// From standard input (no size, so no estimate of its trees) the index is built again as its
+    /// tables pile up (here at about 1,800 and 6,000 trees): a survey whose last 1,000 points repeat
+    /// its first 1,000 has them found, and the same survey again is found whole.
+    @Test func aSurveyFromStandardInputIsFoundAcrossRebuiltIndexes() throws {
+        let folder = try TemporaryFolder("duplicates-stdin")
+        var rows = ""
+        for i in 0..<8_000 {
+            let k = i < 7_000 ? i : i - 7_000
+            let lat = 47.3 + Double(k / 100) * 3.6e-5, lon = 8.5 + Double(k % 100) * 2e-5
+            rows += "<wpt lat=\"\(TextCodec.decimal(lat) ?? "")\" lon=\"\(TextCodec.decimal(lon) ?? "")\"><name>\(k % 3 == 0 ? "Apple" : "Pear")</name></wpt>\n"
+        }
+        let survey = try folder.write("survey.gpx", "<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n\(rows)</gpx>\n")
+        func standardInput() throws -> InputFile {
+            try InputFile(standardInput: try #require(FileHandle(forReadingAtPath: survey)))
+        }
+        let first = try ImportWorkflow().run(try standardInput(), opening: { try folder.store() })
+        #expect(first.imported == 7_000 && first.alreadyPresent == 1_000)
+        let again = try ImportWorkflow().run(try standardInput(), opening: { try folder.store() })
+        #expect(again.imported == 0 && again.alreadyPresent == 8_000)
+        #expect(try folder.store().trees().count == 7_000)
+    }
+
     @Test func reimportingASurveyFindsEveryTreeAndOnlyThose() throws {
         let folder = try TemporaryFolder("duplicates")
         var rows = ""

@@ -149,7 +149,7 @@ enum ImportItem: Sendable {
     /// then take about 13 MB of the process. Sent before the first tree.
     case projecting(crs: String)
     /// About how many trees the whole file holds, from the trees and bytes read so far: sent once,
-    /// when the first chunk of at least 1,000 trees has been read.
+    /// between chunks, when at least 1,000 trees have been read.
     case expected(trees: Int)
 }
 
@@ -175,29 +175,23 @@ final class ImportReadJob: @unchecked Sendable {
     func run(into pipeline: ImportPipeline) {
         var batch: [ImportItem] = []
         batch.reserveCapacity(ImportPipeline.batchSize)
-        func put(_ item: ImportItem) throws {
+        var handedOver = 0
+        func emit(_ item: ImportItem) throws {
             batch.append(item)
             if batch.count >= ImportPipeline.batchSize {
                 guard pipeline.put(batch) else { throw ImportPipeline.Cancelled() }
+                handedOver += batch.count
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        var trees = 0
+        // Between chunks: the items so far (nearly all trees) over the share of the file read.
         var estimated = false
-        var estimate: Int?
-        func emit(_ item: ImportItem) throws {
-            if case .tree = item {
-                if let e = estimate { estimate = nil; try put(.expected(trees: e)) }
-                trees += 1
-            }
-            try put(item)
-        }
-        let report = progress
         func paced(_ fraction: Double) {
-            report(fraction)
-            if !estimated, trees >= 1000, fraction > 0, fraction < 1 {
+            progress(fraction)
+            let items = handedOver + batch.count
+            if !estimated, items >= 1000, fraction > 0, fraction < 1 {
                 estimated = true
-                estimate = Int((Double(trees) / fraction).rounded(.up))
+                batch.append(.expected(trees: Int((Double(items) / fraction).rounded(.up))))
             }
         }
         do {
@@ -209,7 +203,7 @@ final class ImportReadJob: @unchecked Sendable {
         }
     }
 
-    private func read(_ emit: (ImportItem) throws -> Void, progress: @escaping (Double) -> Void) throws {
+    private func read(_ emit: (ImportItem) throws -> Void, progress: (Double) -> Void) throws {
         let source = speciesSource
         switch format {
         case .gpx:
