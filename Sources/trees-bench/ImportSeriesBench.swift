@@ -26,8 +26,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     let runs = Int(Harness.option("--runs", in: arguments) ?? "") ?? 3
     let trees = Harness.treesBinary(arguments)
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-imports-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try scratchFolder("imports")
     defer { try? FileManager.default.removeItem(atPath: folder) }
 
     func median(_ body: () throws -> Measurement) throws -> Measurement {
@@ -116,14 +115,9 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
         throw BenchError("--rounds needs two sizes, e.g. --sizes 100000,1000000")
     }
     let trees = Harness.treesBinary(arguments)
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-rounds-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try scratchFolder("rounds")
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    func run(_ arguments: [String]) throws -> Measurement {
-        let m = try Harness.measure(trees, arguments)
-        guard m.status == 0 else { throw BenchError("trees \(arguments.joined(separator: " ")) exited with \(m.status)") }
-        return m
-    }
+    func run(_ arguments: [String]) throws -> Measurement { try runTrees(trees, arguments) }
 
     // The inputs, written once for each size.
     for n in [small, large] {
@@ -175,6 +169,21 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
                            ratios.map { String(format: "%.2f", $0) }.joined(separator: " "),
                            String(format: "%.3f", Harness.median(a)), String(format: "%.3f", Harness.median(b)), String(format: "%.1f", peak[i])]))
     }
+}
+
+/// A new folder for one benchmark's files, `trees-bench-NAME-PID` in the temporary folder; the
+/// caller removes it.
+func scratchFolder(_ name: String) throws -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-\(name)-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// Runs `trees` with `arguments`; an exit other than 0 stops the benchmark, naming the command.
+func runTrees(_ trees: String, _ arguments: [String]) throws -> Measurement {
+    let m = try Harness.measure(trees, arguments)
+    guard m.status == 0 else { throw BenchError("trees \(arguments.joined(separator: " ")) exited with \(m.status)") }
+    return m
 }
 
 /// Removes a store and the files SQLite keeps beside it.
@@ -300,14 +309,9 @@ func runImportPeaks(arguments: [String]) throws {
     let sizes = (Harness.option("--sizes", in: arguments) ?? "10000,20000,40000,69000,100000,1000000")
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     let trees = Harness.treesBinary(arguments)
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-peaks-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try scratchFolder("peaks")
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    func run(_ arguments: [String]) throws -> Measurement {
-        let m = try Harness.measure(trees, arguments)
-        guard m.status == 0 else { throw BenchError("trees \(arguments.joined(separator: " ")) exited with \(m.status)") }
-        return m
-    }
+    func run(_ arguments: [String]) throws -> Measurement { try runTrees(trees, arguments) }
     print(Harness.row(["size", "import", "input MB", "seconds", "peak MB"]))
     var largest = 0.0
     for n in sizes {
