@@ -12,7 +12,7 @@ extension StoreWriter {
     /// Gives this connection a larger page cache for a bulk import, so the indexes of a large
     /// table are not spilled to disk mid-transaction. Costs up to `megabytes` of memory.
     public func reserveBulkCache(megabytes: Int) throws {
-        try db.execute(sql: "PRAGMA cache_size = -\(max(2, megabytes) * 1024)")
+        try db.execute(sql: "PRAGMA cache_size = -\(max(1, megabytes) * 1024)")
     }
 
     /// Prepared statements for storing many trees in this transaction (an import). What it has

@@ -180,9 +180,9 @@ public struct ImportWorkflow: Sendable {
                             case .detected(let how): importer.report.detected = how
                             case .projecting:
                                 // PROJ's 13 MB come out of the cache, so the import still peaks
-                                // under 50 MB: 2 MiB serves ids that increase (a survey's, ours)
+                                // under 50 MB: 1 MiB serves ids that increase (a survey's, ours)
                                 // as well as 12; ids made at random then cost a page read more often.
-                                try w.reserveBulkCache(megabytes: 2)
+                                try w.reserveBulkCache(megabytes: 1)
                                 importer.enlargedCache = false
                             case .expected(let trees): importer.expect(trees: trees)
                             }

@@ -38,7 +38,7 @@ struct TreeImporter {
     var enlargedCache = false
     /// The trees stored when the duplicate index was first built.
     private var storedBeforeIndex = 0
-    /// The duplicate index is built again, whole and with room for a quarter more trees than are
+    /// The duplicate index is built again, whole and with room for half as many trees again as are
     /// stored, once it has more tables than this: a file of unknown size (standard input) gives no
     /// estimate of its trees, and every table is probed on every lookup. A million surveyed trees
     /// from standard input had grown 17 tables and took 1.7 times as long as from the file.
@@ -322,7 +322,7 @@ struct TreeImporter {
             let stored = try w.reader.count()
             if first { storedBeforeIndex = stored }
             let total = storedBeforeIndex + expectedTrees
-            var index = PositionIndex(capacity: first ? stored + expectedTrees : max(total, stored + stored / 4))
+            var index = PositionIndex(capacity: first ? stored + expectedTrees : max(total, stored + stored / 2))
             index.expectedTotal = total
             try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2, rowID: $3) }
             positions = index
