@@ -18,8 +18,7 @@ func runGISBenchmark(arguments: [String]) throws {
     let trees = Harness.treesBinary(arguments)
     let ogr2ogr = "/usr/bin/ogr2ogr"
     guard FileManager.default.isExecutableFile(atPath: ogr2ogr) else { throw BenchError("ogr2ogr is missing (Debian package gdal-bin)") }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-gis-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Harness.scratchFolder("gis")
     defer { try? FileManager.default.removeItem(atPath: folder) }
 
     func median(_ all: [Measurement]) -> Measurement {

@@ -46,6 +46,14 @@ enum Harness {
         return result
     }
 
+    /// A new folder for one benchmark's files, `trees-bench-NAME-PID` in the temporary folder; the
+    /// caller removes it.
+    static func scratchFolder(_ name: String) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-\(name)-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     /// The median of `values`: the middle one, or the mean of the two middle ones of an even number.
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()

@@ -14,9 +14,10 @@ import Foundation
 /// Targets: µs a tree at the largest size within 10% of the smallest; peak under 50 MB.
 ///
 /// With `--peaks` it measures peak memory alone, across the sizes a small file's import spans
-/// (see `runImportPeaks`). With `--rounds N` it measures linearity alone, in rounds: each round imports every file once at
-/// the smallest size and once at the largest, one after the other, so that a machine slower in one
-/// part of the run than in another moves both sizes of a round alike. See `runLinearityRounds`.
+/// (see `runImportPeaks`). With `--rounds N` it measures linearity alone, in rounds: each round
+/// imports every file once at the smallest size and once at the largest, one after the other, so
+/// that a machine slower in one part of the run than in another moves both sizes of a round alike.
+/// See `runLinearityRounds`.
 func runImportSeriesBenchmark(arguments: [String]) throws {
     if let rounds = Harness.option("--rounds", in: arguments).flatMap({ Int($0) }) {
         return try runLinearityRounds(arguments: arguments, rounds: max(1, rounds))
@@ -26,7 +27,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     let runs = Int(Harness.option("--runs", in: arguments) ?? "") ?? 3
     let trees = Harness.treesBinary(arguments)
-    let folder = try scratchFolder("imports")
+    let folder = try Harness.scratchFolder("imports")
     defer { try? FileManager.default.removeItem(atPath: folder) }
 
     func median(_ body: () throws -> Measurement) throws -> Measurement {
@@ -115,7 +116,7 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
         throw BenchError("--rounds needs two sizes, e.g. --sizes 100000,1000000")
     }
     let trees = Harness.treesBinary(arguments)
-    let folder = try scratchFolder("rounds")
+    let folder = try Harness.scratchFolder("rounds")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     func run(_ arguments: [String]) throws -> Measurement { try runTrees(trees, arguments) }
 
@@ -169,14 +170,6 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
                            ratios.map { String(format: "%.2f", $0) }.joined(separator: " "),
                            String(format: "%.3f", Harness.median(a)), String(format: "%.3f", Harness.median(b)), String(format: "%.1f", peak[i])]))
     }
-}
-
-/// A new folder for one benchmark's files, `trees-bench-NAME-PID` in the temporary folder; the
-/// caller removes it.
-func scratchFolder(_ name: String) throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-\(name)-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    return folder
 }
 
 /// Runs `trees` with `arguments`; an exit other than 0 stops the benchmark, naming the command.
@@ -309,7 +302,7 @@ func runImportPeaks(arguments: [String]) throws {
     let sizes = (Harness.option("--sizes", in: arguments) ?? "10000,20000,40000,69000,100000,1000000")
         .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     let trees = Harness.treesBinary(arguments)
-    let folder = try scratchFolder("peaks")
+    let folder = try Harness.scratchFolder("peaks")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     func run(_ arguments: [String]) throws -> Measurement { try runTrees(trees, arguments) }
     print(Harness.row(["size", "import", "input MB", "seconds", "peak MB"]))

@@ -19,8 +19,7 @@ func runInterchangeBenchmark(arguments: [String]) async throws {
     let gpsbabel = "/usr/bin/gpsbabel"
     let xmllint = "/usr/bin/xmllint"
     let keep = arguments.contains("--keep")
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-interchange-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Harness.scratchFolder("interchange")
     defer { if !keep { try? FileManager.default.removeItem(atPath: folder) } }
     if keep { print("files kept in \(folder)") }
 

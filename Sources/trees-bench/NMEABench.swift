@@ -20,8 +20,7 @@ func runNMEABenchmark(arguments: [String]) async throws {
     guard FileManager.default.isExecutableFile(atPath: trees) else {
         throw BenchError("no trees binary at \(trees); build it (swift build -c release) or pass --trees PATH")
     }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-nmea-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Harness.scratchFolder("nmea")
     defer { if !arguments.contains("--keep") { try? FileManager.default.removeItem(atPath: folder) } }
     let log = folder + "/large.nmea"
 

@@ -19,8 +19,7 @@ func runSyncBenchmark(arguments: [String]) throws {
     let serverSize = Int(Harness.option("--server", in: arguments) ?? "") ?? 1_000_000
     let changes = Int(Harness.option("--changes", in: arguments) ?? "") ?? 100
     let rounds = max(1, Int(Harness.option("--rounds", in: arguments) ?? "") ?? 5)
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trees-bench-sync-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let folder = try Harness.scratchFolder("sync")
     defer { try? FileManager.default.removeItem(atPath: folder) }
 
     let scratch: ScratchPostgres?

@@ -182,6 +182,7 @@ public struct ImportWorkflow: Sendable {
                                 // PROJ's 13 MB come out of the cache, so the import still peaks
                                 // under 50 MB: 1 MiB serves ids that increase (a survey's, ours)
                                 // as well as 12; ids made at random then cost a page read more often.
+                                // (Not the importer's 2 MiB for trees without ids either.)
                                 try w.reserveBulkCache(megabytes: 1)
                                 importer.enlargedCache = false
                             case .expected(let trees): importer.expect(trees: trees)

@@ -322,7 +322,7 @@ struct TreeImporter {
             let stored = try w.reader.count()
             if first { storedBeforeIndex = stored }
             let total = storedBeforeIndex + expectedTrees
-            var index = PositionIndex(capacity: first ? stored + expectedTrees : max(total, stored + stored / 2))
+            var index = PositionIndex(capacity: first ? total : max(total, stored + stored / 2))
             index.expectedTotal = total
             try w.reader.forEachPosition { index.insert(latitude: $0, longitude: $1, species: $2, rowID: $3) }
             positions = index
