@@ -14,6 +14,8 @@ public enum GISError: Error, Equatable, CustomStringConvertible, Sendable {
     case badLayer(file: String, layer: String, reason: String)
     /// SQLite failed while reading or writing the file.
     case sqlite(file: String, reason: String)
+    /// A scratch file the writer needs (beside the file it builds) cannot be made, written or read.
+    case scratch(file: String, reason: String)
     /// PROJ, the library that knows coordinate reference systems, cannot be loaded.
     case projUnavailable(reason: String)
 
@@ -25,7 +27,7 @@ public enum GISError: Error, Equatable, CustomStringConvertible, Sendable {
         case .noPointLayer(let file, let reason): "\(file): \(reason)"
         case .badRow(let file, let layer, let row, let reason): "\(file): layer \(layer), row \(row): \(reason)"
         case .badLayer(let file, let layer, let reason): "\(file): layer \(layer): \(reason)"
-        case .sqlite(let file, let reason): "\(file): \(reason)"
+        case .sqlite(let file, let reason), .scratch(let file, let reason): "\(file): \(reason)"
         case .projUnavailable(let reason): "coordinate reference systems need PROJ, which cannot be loaded: \(reason)"
         }
     }

@@ -34,8 +34,10 @@ public final class GeoPackageWriter {
     private let crsName: String
     private let collections: [UUID: TreeCollection]
     private var insert: SQLiteFile.Statement?
-    /// The spatial index, packed at the end (see `RTreeBuilder`); 24 bytes a tree meanwhile.
+    /// The spatial index, packed at the end (see `RTreeBuilder`) from each row's point, which
+    /// `points` keeps meanwhile (20 bytes a tree, in bounded memory).
     private var index = RTreeBuilder(nodeSize: 0)
+    private let points: RTreeEntrySorter
     private var geometry: [UInt8] = []
     /// Text written without a `String` on the way: ids and dates.
     private let idText = UnsafeMutablePointer<UInt8>.allocate(capacity: 36)
@@ -48,8 +50,16 @@ public final class GeoPackageWriter {
     ///   - path: where the file is built (an empty or missing file).
     ///   - name: the file as errors name it.
     ///   - projection: WGS 84 to the CRS of the layer; nil for WGS 84 longitude, latitude.
-    public init(path: String, name: String, projection: Projection?, collections: [TreeCollection]) throws(GISError) {
+    public convenience init(path: String, name: String, projection: Projection?, collections: [TreeCollection]) throws(GISError) {
+        try self.init(path: path, name: name, projection: projection, collections: collections, indexRunLength: 1 << 16)
+    }
+
+    /// `indexRunLength`: how many points of the spatial index are held in memory before they go
+    /// to a scratch file beside `path` (see `RTreeEntrySorter`).
+    package init(path: String, name: String, projection: Projection?, collections: [TreeCollection],
+                 indexRunLength: Int) throws(GISError) {
         db = try SQLiteFile(path: path, name: name, create: true)
+        points = RTreeEntrySorter(scratchPath: path + "-index-scratch", name: name, runLength: indexRunLength)
         self.projection = projection
         self.collections = Dictionary(collections.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         if let target = projection?.target, !(target.organization == "EPSG" && target.organizationCode == 4326) {
@@ -156,9 +166,6 @@ public final class GeoPackageWriter {
         }
     }
 
-    /// Makes room in the spatial index for `count` trees (the export's count, when known).
-    public func reserve(_ count: Int) { index.reserve(count) }
-
     /// Adds one tree; `photoPaths` are its photos' paths relative to the GeoPackage.
     public func write(_ tree: Tree, photoPaths: [String] = []) throws(GISError) {
         guard let insert else { return }
@@ -203,7 +210,7 @@ public final class GeoPackageWriter {
         insert.bind(29, photoPaths.first)
         insert.bind(30, photoPaths.isEmpty ? nil : photoPaths.joined(separator: ";"))
         try insert.run()
-        index.add(id: fid, x: x, y: y)
+        try points.add(RTreeBuilder.entry(id: fid, x: x, y: y))
         if var e = extent {
             e.minX = min(e.minX, x); e.maxX = max(e.maxX, x); e.minY = min(e.minY, y); e.maxY = max(e.maxY, y)
             extent = e
@@ -219,8 +226,11 @@ public final class GeoPackageWriter {
         let node = try db.prepare("INSERT OR REPLACE INTO \(t)_node (nodeno, data) VALUES (?, ?)")
         let rowid = try db.prepare("INSERT INTO \(t)_rowid (rowid, nodeno) VALUES (?, ?)")
         let parent = try db.prepare("INSERT INTO \(t)_parent (nodeno, parentnode) VALUES (?, ?)")
+        let sorted = try points.sorted()
         do {
             try index.build(
+                count: points.count,
+                sortedByX: sorted,
                 node: { number, data in node.bind(1, Int(number)); node.bind(2, blob: data); try node.run() },
                 rowLeaf: { row, leaf in rowid.bind(1, Int(row)); rowid.bind(2, Int(leaf)); try rowid.run() },
                 parent: { child, above in parent.bind(1, Int(child)); parent.bind(2, Int(above)); try parent.run() })

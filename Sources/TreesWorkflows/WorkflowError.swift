@@ -78,7 +78,7 @@ public enum WorkflowError: Error, Equatable, CustomStringConvertible, Sendable {
             switch e {
             case .unknownCRS: .usage
             case .cannotTransform, .notAGeoPackage, .noPointLayer, .badRow, .badLayer: .data
-            case .sqlite: .io
+            case .sqlite, .scratch: .io
             case .projUnavailable: .unavailable
             }
         }

@@ -76,7 +76,6 @@ public struct ExportWorkflow: Sendable {
                 var projection: Projection?
                 if let crs { projection = try Projection(crs.code(centre: try centre(r, filter))) }
                 let writer = try GeoPackageWriter(path: build, name: destination.displayName, projection: projection, collections: collections)
-                writer.reserve(try r.count(filter))
                 let withPhotos = try r.treeIDsWithPhotos()
                 try r.forEachTree(filter) { tree in
                     var paths: [String] = []
