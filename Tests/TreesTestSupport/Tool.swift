@@ -37,7 +37,9 @@ package struct Tool: Sendable {
         return Set(names.compactMap { tiers[$0.trimmingCharacters(in: .whitespaces)] })
     }
 
-    /// The tool's path; a recorded failure naming the Debian package when it is missing.
+    /// The tool's path; a recorded failure naming the Debian package when it is missing. Called
+    /// for the failure alone where the test reaches the tool by other means.
+    @discardableResult
     package func require() throws -> String {
         guard let path = paths.first(where: isPresent) else {
             throw Missing(description: "\(name) is not installed; scripts/setup-debian installs it (Debian package \(package))")

@@ -7,7 +7,7 @@ import TreesTestSupport
 /// it (a regular file of 1 MiB or more with no other name), and let go of afterwards.
 @Suite struct ReplacedFileTests {
     static func write(_ path: String, bytes: Int, byte: UInt8) {
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: byte, count: bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: byte, count: bytes)))
     }
 
     /// The folder's path as the kernel names it (symbolic links resolved), as `/proc/self/fd` shows it.

@@ -17,7 +17,7 @@ final class TmuxSession {
                                "sh", "-c", "trap true INT; \(exports) \(command); echo \"[exit $?] tty: $(stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' ')\"; sleep 600"])
     }
 
-    deinit { try? Self.tmux(socket, ["kill-server"]) }
+    deinit { _ = try? Self.tmux(socket, ["kill-server"]) }
 
     func send(_ keys: String...) throws { try Self.tmux(socket, ["send-keys", "-t", name] + keys) }
 
