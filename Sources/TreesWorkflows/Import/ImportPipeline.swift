@@ -5,11 +5,16 @@ import TreesKit
 
 /// The stored trees' positions and species, for finding duplicates of trees without ids: an
 /// open-addressing multimap from (species, 2e-7° cell) to the tree's rowid, 6 bytes a slot (a
-/// 16-bit fingerprint and the 32-bit rowid; the slot's place holds more of the hash). A cell is
-/// twice the 1e-7° a duplicate may be away, so a lookup needs only the point's cell and the
-/// neighbour on the side the point is nearer to, in each axis: four cells. It gives the rowids of
-/// the trees that may lie there (and, about once in 40,000 lookups, one that does not); the
-/// store confirms each by its rowid.
+/// 16-bit fingerprint of the cell and the 32-bit rowid). A cell is twice the 1e-7° a duplicate
+/// may be away, so a lookup needs only the point's cell and the neighbour on the side the point
+/// is nearer to, in each axis: four cells. It gives the rowids of the trees that may lie there
+/// (and, about once in 1,000 lookups when a table is at its fullest, one that does not: a run of
+/// slots checked against four fingerprints of 16 bits); the store confirms each by its rowid.
+///
+/// A tree's slot is found from its species and its block of 8 × 8 cells (about 17 cm), not its
+/// cell: the four cells of a lookup lie in one block three times in four, and their entries then
+/// share one run of slots, one or two cache lines, where four cells hashed apart cost four misses
+/// in a table larger than the processor's caches (7.5 MB for a million trees).
 ///
 /// The hashes are not kept, so a full table is never rebuilt: a new one, half as large as all the
 /// others together, takes the next trees, and a lookup probes each table.
@@ -29,25 +34,21 @@ struct PositionIndex {
 
         var isFull: Bool { (count + 1) * 5 > fingerprints.count * 4 }
 
-        /// The home slot (from the hash's high bits, by multiplication: any size will do) and the
-        /// fingerprint (its low 16 bits, never 0: 0 marks an empty slot).
-        func split(_ h: UInt64) -> (slot: Int, fingerprint: UInt16) {
-            let f = UInt16(truncatingIfNeeded: h)
-            return (Int(((h >> 32) &* UInt64(fingerprints.count)) >> 32), f == 0 ? 1 : f)
-        }
+        /// The home slot of a block's hash (from its high bits, by multiplication: any size will do).
+        func home(_ block: UInt64) -> Int { Int(((block >> 32) &* UInt64(fingerprints.count)) >> 32) }
 
-        mutating func place(_ h: UInt64, _ rowID: UInt32) {
-            var (i, f) = split(h)
+        mutating func place(_ block: UInt64, _ fingerprint: UInt16, _ rowID: UInt32) {
+            var i = home(block)
             while fingerprints[i] != 0 { i = i + 1 == fingerprints.count ? 0 : i + 1 }
-            fingerprints[i] = f
+            fingerprints[i] = fingerprint
             rowIDs[i] = rowID
             count += 1
         }
 
-        func collect(_ h: UInt64, into found: inout [Int64]) {
-            var (i, f) = split(h)
+        func collect(_ block: UInt64, _ fingerprint: UInt16, into found: inout [Int64]) {
+            var i = home(block)
             while fingerprints[i] != 0 {
-                if fingerprints[i] == f { found.append(Int64(rowIDs[i])) }
+                if fingerprints[i] == fingerprint { found.append(Int64(rowIDs[i])) }
                 i = i + 1 == fingerprints.count ? 0 : i + 1
             }
         }
@@ -96,6 +97,13 @@ struct PositionIndex {
         return x
     }
 
+    /// A cell's block hash (where its entries go) and fingerprint (the low 16 bits of its own
+    /// hash, never 0: 0 marks an empty slot). Blocks are cells divided by 8, rounded down.
+    private static func key(_ latCell: Int64, _ lonCell: Int64, _ species: UInt64) -> (block: UInt64, fingerprint: UInt16) {
+        let f = UInt16(truncatingIfNeeded: hash(latCell, lonCell, species))
+        return (hash(latCell >> 3, lonCell >> 3, species), f == 0 ? 1 : f)
+    }
+
     /// About how many trees the index will hold in all (0 when unknown): a table added when the
     /// last is full is sized for the rest of them (but at most 4 times the others: an estimate
     /// from the start of a file can be far off), not only half as large as the others.
@@ -107,24 +115,36 @@ struct PositionIndex {
 
     /// Remembers a stored tree.
     mutating func insert(latitude: Double, longitude: Double, species: String, rowID: Int64) {
+        insert(latitude: latitude, longitude: longitude, speciesHash: Self.speciesHash(species), rowID: rowID)
+    }
+
+    /// Remembers a stored tree whose species' `speciesHash` is known.
+    mutating func insert(latitude: Double, longitude: Double, speciesHash: UInt64, rowID: Int64) {
         guard rowID > 0, rowID <= Int64(UInt32.max) else { overflowed = true; return }
         if tables[tables.count - 1].isFull {
             let total = tables.reduce(0) { $0 + $1.fingerprints.count }
             let held = tables.reduce(0) { $0 + $1.count }
             tables.append(Table(size: max(total / 2, min(total * 4, (expectedTotal - held) * 5 / 4)) + 1))
         }
-        tables[tables.count - 1].place(Self.hash(Self.cell(latitude), Self.cell(longitude), Self.speciesHash(species)), UInt32(rowID))
+        let (block, fingerprint) = Self.key(Self.cell(latitude), Self.cell(longitude), speciesHash)
+        tables[tables.count - 1].place(block, fingerprint, UInt32(rowID))
     }
 
     /// The rowids of stored trees of this species that may lie within 1e-7° of the point, into
     /// `found` (emptied first; a buffer kept across lookups saves an allocation each).
     func candidates(latitude: Double, longitude: Double, species: String, into found: inout [Int64]) {
+        candidates(latitude: latitude, longitude: longitude, speciesHash: Self.speciesHash(species), into: &found)
+    }
+
+    /// The same, for a species whose `speciesHash` is known.
+    func candidates(latitude: Double, longitude: Double, speciesHash: UInt64, into found: inout [Int64]) {
         found.removeAll(keepingCapacity: true)
-        let sp = Self.speciesHash(species), longitudes = Self.cells(around: longitude)
+        let longitudes = Self.cells(around: longitude)
         for la in Self.cells(around: latitude) {
             for lo in longitudes {
-                let h = Self.hash(la, lo, sp)
-                for i in tables.indices { tables[i].collect(h, into: &found) }
+                // Cells of one block walk the same run of slots, found in the cache after the first.
+                let (block, fingerprint) = Self.key(la, lo, speciesHash)
+                for i in tables.indices { tables[i].collect(block, fingerprint, into: &found) }
             }
         }
     }

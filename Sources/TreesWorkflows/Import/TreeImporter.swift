@@ -208,12 +208,13 @@ struct TreeImporter {
         if t.id == nil, t.photos.isEmpty, t.care.isEmpty {
             // A surveyed tree: unless it is a duplicate, stored with the next trees in one statement,
             // under an id made here (which no stored tree has).
-            if conflict != .newID, try samePlaceAndSpecies(t) {
+            let speciesHash = PositionIndex.speciesHash(t.species)
+            if conflict != .newID, try samePlaceAndSpecies(t, speciesHash: speciesHash) {
                 report.alreadyPresent += 1
                 return
             }
             do {
-                queued.append(QueuedPosition(t))
+                queued.append(QueuedPosition(t, speciesHash: speciesHash))
                 count(try bulk.queueIfNew(t.tree(id: ids.next(at: w.now), collectionID: collectionID, now: w.now)))
             } catch let e as StoreError {
                 throw Self.refusal(e, line: t.line)
@@ -291,7 +292,7 @@ struct TreeImporter {
             }
             report.imported += 1
             rowID += 1
-            positions?.insert(latitude: position.latitude, longitude: position.longitude, species: position.species, rowID: rowID)
+            positions?.insert(latitude: position.latitude, longitude: position.longitude, speciesHash: position.speciesHash, rowID: rowID)
         }
         queued.removeAll(keepingCapacity: true)
         if let tables = positions?.tableCount, tables > Self.tablesBeforeRebuild { rebuildPositions = true }
@@ -301,7 +302,7 @@ struct TreeImporter {
     ///
     /// An in-memory index of stored positions (built on the first tree without an id) names the
     /// few stored trees that may be one; each is confirmed by its rowid.
-    private mutating func samePlaceAndSpecies(_ t: ImportedTree) throws -> Bool {
+    private mutating func samePlaceAndSpecies(_ t: ImportedTree, speciesHash: UInt64? = nil) throws -> Bool {
         let (lat, lon) = (t.coordinate.latitude, t.coordinate.longitude)
         func same(_ la: Double, _ lo: Double, _ species: String) -> Bool {
             abs(la - lat) <= 1e-7 && abs(lo - lon) <= 1e-7 && Self.sameIgnoringASCIICase(species, t.species)
@@ -330,7 +331,7 @@ struct TreeImporter {
         guard let index = positions, !index.overflowed else {
             return try w.reader.trees(species: t.species, near: t.coordinate, within: 0.05).contains { same($0.latitude, $0.longitude, $0.species) }
         }
-        index.candidates(latitude: lat, longitude: lon, species: t.species, into: &candidateRows)
+        index.candidates(latitude: lat, longitude: lon, speciesHash: speciesHash ?? PositionIndex.speciesHash(t.species), into: &candidateRows)
         for rowID in candidateRows {
             if let p = try w.reader.position(rowID: rowID), same(p.latitude, p.longitude, p.species) { return true }
         }
@@ -392,8 +393,11 @@ private struct QueuedPosition {
     var latitude: Double
     var longitude: Double
     var species: String
+    /// `PositionIndex.speciesHash(species)`, made once for the lookup and the insert.
+    var speciesHash: UInt64
 
-    init(_ t: ImportedTree) {
+    init(_ t: ImportedTree, speciesHash: UInt64? = nil) {
         (latitude, longitude, species) = (t.coordinate.latitude, t.coordinate.longitude, t.species)
+        self.speciesHash = speciesHash ?? PositionIndex.speciesHash(t.species)
     }
 }
