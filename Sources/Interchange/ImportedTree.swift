@@ -159,7 +159,15 @@ extension ImportedTree {
     }
 
     /// True when the text's first line, after white space, starts with `Variety:` or `Rootstock:`.
+    ///
+    /// Asked of every waypoint's description: spaces and tabs are skipped byte by byte, and only a
+    /// text opening with other characters (a no-break space) takes the slower path through
+    /// `CharacterSet`, whose every use costs a dynamic cast here.
     private static func opensWithAppLabel(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        while let b = bytes.first, b == 0x20 || b == 0x09 { bytes = bytes.dropFirst() }
+        guard let first = bytes.first else { return false }
+        if first < 0x80 { return bytes.starts(with: "Variety:".utf8) || bytes.starts(with: "Rootstock:".utf8) }
         var scalars = text.unicodeScalars[...]
         while let first = scalars.first, CharacterSet.whitespaces.contains(first) { scalars = scalars.dropFirst() }
         return scalars.starts(with: "Variety:".unicodeScalars) || scalars.starts(with: "Rootstock:".unicodeScalars)
