@@ -120,7 +120,7 @@ public final class BulkTreeWriter {
 
     private enum Kind: Int, CaseIterable {
         case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release
-        case syncTriggersOnly, lastRowID, versionsSorted, versionsByIDIndex, anyScheduleKept, staleDueCare
+        case syncTriggersOnly, lastRowID, versionsSorted, versionsByIDIndex, versionsInRowidOrder, anyScheduleKept, staleDueCare
     }
 
     init(db: Database, isDirect: Bool) { self.db = db; self.isDirect = isDirect }
@@ -308,7 +308,7 @@ public final class BulkTreeWriter {
     private func writeVersionsSoFar() throws {
         guard isDirect, let after = versionsAfter else { return }
         let last = lastRowID
-        try stepVersions(after: versionsWritten ?? after, last: last)
+        try step(.versionsInRowidOrder, versionsWritten ?? after)
         versionsWritten = last
     }
 
@@ -394,6 +394,12 @@ public final class BulkTreeWriter {
             """
             INSERT OR IGNORE INTO treeVersion (treeId, seq, version, device)
             SELECT t.id, s.seq, s.hlc, s.deviceId FROM tree t NOT INDEXED, syncState s WHERE t.rowid > ?1 ORDER BY t.id
+            """
+        case .versionsInRowidOrder:
+            // No sort: a statement's few rows land in pages all in the cache (see `writeVersionsSoFar`).
+            """
+            INSERT OR IGNORE INTO treeVersion (treeId, seq, version, device)
+            SELECT t.id, s.seq, s.hlc, s.deviceId FROM tree t NOT INDEXED, syncState s WHERE t.rowid > ?1
             """
         case .versionsByIDIndex:
             """
