@@ -111,6 +111,7 @@ package final class RTreeEntrySorter {
                 while done < raw.count {
                     let got = pread(fd, raw.baseAddress! + done, raw.count - done, off_t(c.next * entryBytes + done))
                     if got < 0, errno == EINTR { continue }
+                    if got == 0 { errno = EIO }
                     if got <= 0 { break }
                     done += got
                 }
