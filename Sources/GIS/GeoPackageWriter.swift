@@ -83,8 +83,11 @@ public final class GeoPackageWriter {
         try createTables(collections: collections)
     }
 
+    /// The definition of EPSG:4326 in OGC WKT 1, as the GeoPackage standard's own row for it has
+    /// one: written as it stands, so that a file in WGS 84 needs nothing of PROJ.
+    static let wgs84Definition = #"GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,AUTHORITY["EPSG","7030"]],AUTHORITY["EPSG","6326"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4326"]]"#
+
     private func createTables(collections: [TreeCollection]) throws(GISError) {
-        let wgs84 = try Projection("EPSG:4326").target
         try db.execute("""
             CREATE TABLE gpkg_spatial_ref_sys (
               srs_name TEXT NOT NULL, srs_id INTEGER PRIMARY KEY, organization TEXT NOT NULL,
@@ -108,7 +111,7 @@ public final class GeoPackageWriter {
             INSERT INTO gpkg_spatial_ref_sys VALUES
               ('Undefined cartesian SRS', -1, 'NONE', -1, 'undefined', 'undefined cartesian coordinate reference system'),
               ('Undefined geographic SRS', 0, 'NONE', 0, 'undefined', 'undefined geographic coordinate reference system'),
-              ('WGS 84 geodetic', 4326, 'EPSG', 4326, \(wgs84.wkt.sqlLiteral),
+              ('WGS 84 geodetic', 4326, 'EPSG', 4326, \(Self.wgs84Definition.sqlLiteral),
                'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid');
             """)
         if srsID != 4326, let target = projection?.target {

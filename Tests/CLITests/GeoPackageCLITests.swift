@@ -86,6 +86,21 @@ struct GeoPackageCLITests {
         #expect(collections.stdout.contains("name (String) = Kew Block"), "\(collections)")
     }
 
+    /// A GeoPackage in WGS 84 needs nothing of PROJ (its libraries and database are 12 MB of the
+    /// process): the dynamic loader's own log shows no libproj, where an export in a grid shows it.
+    @Test func aWGS84ExportLoadsNoPROJ() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let plain = try t.run(["export", "--format", "gpkg", "--out", t.scratch.path("plain.gpkg")], environment: ["LD_DEBUG": "files"])
+        #expect(plain.status == 0, "\(plain.stderr.suffix(500))")
+        #expect(!plain.stderr.contains("libproj"))
+        #expect(plain.stderr.contains("libsqlite3"), "the loader's log is there to read")
+        let grid = try t.run(["export", "--format", "gpkg", "--crs", "EPSG:27700", "--out", t.scratch.path("grid.gpkg")],
+                             environment: ["LD_DEBUG": "files"])
+        #expect(grid.status == 0 && grid.stderr.contains("libproj"))
+        // GDAL still knows the file's CRS as EPSG:4326 (`wgs84AndUTMExportsAreValid`).
+    }
+
     @Test func wgs84AndUTMExportsAreValid() throws {
         let t = try populated()
         defer { t.cleanUp() }
