@@ -33,6 +33,10 @@ public enum AccuracyClass: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The name of a stored tree's class. A tree without a figure has a position all the same:
+    /// its class is "Unknown", not the live view's "No fix".
+    public var treeTitle: String { self == .unknown ? "Unknown" : title }
+
     /// The colour the class is drawn in.
     public var colour: AccuracyColour {
         switch self {

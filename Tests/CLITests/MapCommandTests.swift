@@ -67,6 +67,8 @@ import TreesTestSupport
         #expect(!withoutNamespace.contains("http://") && !withoutNamespace.contains("https://") && !withoutNamespace.contains("//cdn"))
         #expect(!html.contains("<link") && !html.contains("@import") && !html.contains("<script src"))
         #expect(!html.contains("</script><b>"), "user text cannot end the data script early")
+        // A tree without an accuracy figure is of unknown class in its details as in the legend, not "No fix".
+        #expect(html.contains("\"accClass\":\"Unknown\"") && !html.contains("No fix"))
 
         let dom = try Self.dumpDOM(page.absoluteString, in: t.folder)
         #expect(dom.contains("data-ready=\"true\""), "the page's script ran")

@@ -104,6 +104,9 @@ import TreesTestSupport
         #expect(text.contains("<Style id=\"accuracy-poor\">\n    <IconStyle><color>ff2a33d6</color>"))
         #expect(text.contains("<styleUrl>#accuracy-excellent</styleUrl>"))
         #expect(text.contains("<styleUrl>#accuracy-unknown</styleUrl>"))
+        // A tree without an accuracy figure has a position all the same: its class is unknown, not "No fix".
+        #expect(text.contains("<Data name=\"accuracyClass\"><value>Unknown</value></Data>"))
+        #expect(!text.contains("No fix"))
         #expect(text.contains("<styleUrl>#accuracy-poor</styleUrl>"))
         #expect(text.contains("<Data name=\"variety\"><value>Boskoop &amp; &lt;Rote&gt;</value></Data>"))
         #expect(text.contains("<coordinates>-8.5417456,47.3769123,408.5</coordinates>"))

@@ -85,7 +85,7 @@ public struct KMLWriter: TreeWriter {
         data("rootstock", tree.rootstock)
         data("notes", tree.notes)
         data("horizontalAccuracy", number: tree.horizontalAccuracy)
-        data("accuracyClass", tree.accuracyClass.title)
+        data("accuracyClass", tree.accuracyClass.treeTitle)
         data("accuracySource", tree.accuracySource?.rawValue)
         data("altitude", number: tree.altitude)
         data("ellipsoidHeight", number: tree.ellipsoidHeight)

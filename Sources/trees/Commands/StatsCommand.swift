@@ -117,7 +117,7 @@ struct TreeStats {
     ]
 
     /// Stored trees without a figure are "Unknown" here rather than the live view's "No fix".
-    static func title(_ c: AccuracyClass) -> String { c == .unknown ? "Unknown" : c.title }
+    static func title(_ c: AccuracyClass) -> String { c.treeTitle }
 
     var median: Double? {
         guard !accuracies.isEmpty else { return nil }

@@ -94,7 +94,7 @@ struct MapPage {
                 ("lat", .number(t.latitude)),
                 ("lon", .number(t.longitude)),
                 ("acc", .optional(t.horizontalAccuracy.map(Self.rounded))),
-                ("accClass", .string(t.accuracyClass.title)),
+                ("accClass", .string(t.accuracyClass.treeTitle)),
                 ("accColour", .string(t.accuracyClass.colour.hex)),
                 ("spColour", .string(speciesColour[t.species.lowercased()] ?? Self.palette[0])),
                 ("species", .string(t.species)),
@@ -132,7 +132,7 @@ struct MapPage {
                     .object([("name", .string(value.name)), ("colour", .string(speciesColour[key] ?? "")), ("count", .int(value.count))])
                 })),
                 ("accuracy", .array(Self.classes.map { c, range in
-                    .object([("name", .string(c == .unknown ? "Unknown" : c.title)), ("range", .string(range)),
+                    .object([("name", .string(c.treeTitle)), ("range", .string(range)),
                              ("colour", .string(c.colour.hex)), ("count", .int(classCounts[c] ?? 0))])
                 })),
                 // Outlined statuses present on the page, in the order of the statuses.
