@@ -45,16 +45,54 @@ struct CSVRecordReader {
         try consume(chunk, onRecord)
     }
 
+    /// Reads the bytes through a pointer (a `Data` chunk's iterator cost more than the rest of the
+    /// record reading).
     private mutating func consume(_ chunk: some Collection<UInt8>, _ onRecord: ([String], Int, UInt8) throws -> Void) throws {
-        for b in chunk {
-            recordBytes += 1
-            if recordBytes > Self.maximumRecordBytes {
-                throw InterchangeError.invalidCSV(
-                    line: recordLine,
-                    reason: inQuotes
-                        ? "a quoted field runs on for more than \(Self.maximumRecordBytes >> 20) MiB; is a closing quote missing?"
-                        : "a record longer than \(Self.maximumRecordBytes >> 20) MiB")
+        let done: Void? = try chunk.withContiguousStorageIfAvailable { try consumeBytes($0, onRecord) }
+        if done == nil { try Array(chunk).withUnsafeBufferPointer { try consumeBytes($0, onRecord) } }
+    }
+
+    private func tooLong() -> InterchangeError {
+        InterchangeError.invalidCSV(
+            line: recordLine,
+            reason: inQuotes
+                ? "a quoted field runs on for more than \(Self.maximumRecordBytes >> 20) MiB; is a closing quote missing?"
+                : "a record longer than \(Self.maximumRecordBytes >> 20) MiB")
+    }
+
+    private mutating func consumeBytes(_ p: UnsafeBufferPointer<UInt8>, _ onRecord: ([String], Int, UInt8) throws -> Void) throws {
+        var i = 0
+        while i < p.count {
+            // A run of bytes that are only text (no quote, separator, line end or NUL) is appended at
+            // once; the byte that ends it goes through the rules below.
+            if !pendingCR && !quoteJustClosed {
+                var j = i
+                if inQuotes {
+                    while j < p.count, p[j] != UInt8(ascii: "\""), p[j] != 0 {
+                        if p[j] == 0x0A { line += 1 }
+                        j += 1
+                    }
+                } else {
+                    let separator = separator
+                    while j < p.count {
+                        let c = p[j]
+                        if c == separator || c == 0x0A || c == 0x0D || c == UInt8(ascii: "\"") || c == 0 { break }
+                        j += 1
+                    }
+                }
+                if j > i {
+                    recordBytes += j - i
+                    if recordBytes > Self.maximumRecordBytes { throw tooLong() }
+                    field.append(contentsOf: UnsafeBufferPointer(rebasing: p[i..<j]))
+                    if !inQuotes { fieldStarted = true }
+                    i = j
+                    continue
+                }
             }
+            let b = p[i]
+            i += 1
+            recordBytes += 1
+            if recordBytes > Self.maximumRecordBytes { throw tooLong() }
             if b == 0 { throw InterchangeError.invalidCSV(line: line, reason: "a NUL byte; a CSV file is text and no field may hold one") }
             if pendingCR {
                 pendingCR = false
@@ -82,10 +120,9 @@ struct CSVRecordReader {
                 endField()
             case 0x0A, 0x0D:
                 endField()
-                let r = record
-                record.removeAll(keepingCapacity: true)
                 fieldStarted = false
-                if !(r.count == 1 && r[0].isEmpty) { try onRecord(r, recordLine, separator) }
+                if !(record.count == 1 && record[0].isEmpty) { try onRecord(record, recordLine, separator) }
+                record.removeAll(keepingCapacity: true)
                 line += 1
                 recordLine = line
                 recordBytes = 0
@@ -181,7 +218,8 @@ public struct CSVTreeReader {
     private var headerRead = false
     private var header: [String] = []
 
-    enum Field: String, CaseIterable {
+    /// A field of a tree a column can give; its raw value indexes `fieldColumn`.
+    enum Field: Int, CaseIterable {
         case id, latitude, longitude, horizontalAccuracy, accuracySource, altitude, ellipsoidHeight, species, variety
         case rootstock, notes, collection, collectionId, createdAt, updatedAt, fixTime, fixMode, satellites, hdop
         case averagedEpochs, locationSource, photoCount
@@ -192,11 +230,17 @@ public struct CSVTreeReader {
         case pointID
         /// The iOS Tree Tracker app's `accuracy_meters`: the phone's figure, converted to the 95% radius.
         case phoneAccuracy
+
+        /// The field's name, as our CSV's header writes it.
+        var name: String { String(describing: self) }
     }
+
+    /// The column of each field (by `Field.rawValue`), -1 for a field the file has no column for.
+    private var fieldColumn: [Int] = []
 
     static let aliases: [String: Field] = {
         var a: [String: Field] = [:]
-        for f in Field.allCases where f != .phoneAccuracy { a[normalise(f.rawValue)] = f }
+        for f in Field.allCases where f != .phoneAccuracy { a[normalise(f.name)] = f }
         let extra: [String: Field] = [
             "uuid": .id, "lat": .latitude, "y": .latitude, "lon": .longitude, "lng": .longitude, "long": .longitude,
             "x": .longitude, "accuracy": .horizontalAccuracy, "hacc": .horizontalAccuracy, "ele": .altitude,
@@ -259,18 +303,20 @@ public struct CSVTreeReader {
                 }
             }
         }
-        var values: [Field: (String, Int)] = [:]
-        for (i, cell) in cells.enumerated() where i < columns.count {
-            guard let f = columns[i] else { continue }
-            values[f] = (Self.unneutralise(cell), i)
+        // Each field's cell is found through `fieldColumn`: a dictionary of the row's cells by
+        // field, made for every row, took a fifth of a CSV import's reading.
+        func cell(_ f: Field) -> String? {
+            let i = fieldColumn[f.rawValue]
+            guard i >= 0, i < cells.count else { return nil }
+            return Self.unneutralise(cells[i])
         }
         func text(_ f: Field) -> String? {
-            guard let v = values[f]?.0, !v.isEmpty else { return nil }
+            guard let v = cell(f), !v.isEmpty else { return nil }
             return v
         }
         func problem(_ f: Field, _ what: String) -> InterchangeError {
-            let value = values[f]?.0 ?? ""
-            let col = (values[f]?.1 ?? 0) + 1
+            let value = cell(f) ?? ""
+            let col = max(0, fieldColumn[f.rawValue]) + 1
             return .invalidCSV(line: line, reason: "column \(col) (\(header[col - 1])): \"\(value.prefix(40))\" is not \(what)")
         }
         let decimalCommas = separator != UInt8(ascii: ",")
@@ -400,6 +446,8 @@ public struct CSVTreeReader {
             seen.insert(f)
             columns[i] = f
         }
+        fieldColumn = Array(repeating: -1, count: Field.allCases.count)
+        for (i, f) in columns.enumerated() { if let f { fieldColumn[f.rawValue] = i } }
         func column(_ f: Field) -> String { columns.firstIndex(of: f).map { cells[$0] } ?? "" }
         detection.separator = CSVDetection.name(of: String(Character(Unicode.Scalar(separator))))
         if transform != nil {
@@ -417,16 +465,16 @@ public struct CSVTreeReader {
             throw InterchangeError.invalidCSV(line: line, reason: "columns \(column(.easting)) and \(column(.northing)) are grid positions: give their coordinate reference system with --crs (EPSG:27700 for the British National Grid)")
         }
         for required in [Field.latitude, .longitude] where !seen.contains(required) {
-            throw InterchangeError.invalidCSV(line: line, reason: "missing required column \"\(required.rawValue)\" (or an alias such as \(required == .latitude ? "lat" : "lon"))")
+            throw InterchangeError.invalidCSV(line: line, reason: "missing required column \"\(required.name)\" (or an alias such as \(required == .latitude ? "lat" : "lon"))")
         }
         detection.position = "latitude from \(column(.latitude)), longitude from \(column(.longitude))"
     }
 
     /// Removes the `'` that export puts before a cell a spreadsheet would run as a formula.
     static func unneutralise(_ cell: String) -> String {
-        let u = Array(cell.utf8)
-        if u.count >= 2, u[0] == UInt8(ascii: "'"), CSVWriter.isFormulaStart(u[1]) { return String(cell.dropFirst()) }
-        return cell
+        var bytes = cell.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "'"), let second = bytes.next(), CSVWriter.isFormulaStart(second) else { return cell }
+        return String(cell.dropFirst())
     }
 }
 
