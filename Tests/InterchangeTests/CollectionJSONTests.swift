@@ -41,6 +41,20 @@ func jsonError(_ text: String) -> InterchangeError? {
         return [Fixtures.full, Fixtures.bare, edge]
     }()
 
+    /// A date that is empty or white space (the app writes "") is no date; any other text that is
+    /// not ISO 8601 refuses the file.
+    @Test(arguments: ["", "  ", #"\t\n "#, #"\u00A0"#])
+    func aBlankDateIsNoDate(_ blank: String) throws {
+        func file(_ updated: String) -> String {
+            #"{"collections":[],"trees":[{"id":"5A1B9C3D-2E4F-4A6B-8C7D-9E0F1A2B3C4D","latitude":47.5,"longitude":8.5,"#
+                + #""species":"Apple","createdAt":"2025-05-01T10:00:00Z","updatedAt":"\#(updated)"}]}"#
+        }
+        let read = try readJSON(file(blank))
+        #expect(read.trees.count == 1 && read.trees[0].updatedAt == nil && read.trees[0].createdAt != nil)
+        let refused = jsonError(file(" 2025 "))
+        #expect(refused?.description.contains("\"updatedAt\" is not an ISO 8601 date") == true, "\(String(describing: refused))")
+    }
+
     @Test func exportImportExportIsIdenticalApartFromExportedAt() throws {
         let photos: [UUID: [ExportPhoto]] = [Fixtures.full.id: [
             ExportPhoto(capturedAt: TextCodec.parseISO8601("2024-05-01T10:01:00Z")!),
