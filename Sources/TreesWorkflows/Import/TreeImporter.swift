@@ -292,7 +292,10 @@ struct TreeImporter {
             }
             report.imported += 1
             rowID += 1
-            positions?.insert(latitude: position.latitude, longitude: position.longitude, speciesHash: position.speciesHash, rowID: rowID)
+            // The hash is made only when there is an index (the arguments of an optional chain are
+            // not evaluated without one).
+            positions?.insert(latitude: position.latitude, longitude: position.longitude,
+                              speciesHash: position.speciesHash ?? PositionIndex.speciesHash(position.species), rowID: rowID)
         }
         queued.removeAll(keepingCapacity: true)
         if let tables = positions?.tableCount, tables > Self.tablesBeforeRebuild { rebuildPositions = true }
@@ -393,11 +396,12 @@ private struct QueuedPosition {
     var latitude: Double
     var longitude: Double
     var species: String
-    /// `PositionIndex.speciesHash(species)`, made once for the lookup and the insert.
-    var speciesHash: UInt64
+    /// `PositionIndex.speciesHash(species)` when the duplicate check made it (a tree without an
+    /// id); nil otherwise, and made only if the tree goes into an index.
+    var speciesHash: UInt64?
 
     init(_ t: ImportedTree, speciesHash: UInt64? = nil) {
         (latitude, longitude, species) = (t.coordinate.latitude, t.coordinate.longitude, t.species)
-        self.speciesHash = speciesHash ?? PositionIndex.speciesHash(t.species)
+        self.speciesHash = speciesHash
     }
 }
