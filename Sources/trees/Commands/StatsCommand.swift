@@ -116,9 +116,6 @@ struct TreeStats {
         (.poor, "≥ 20 m"), (.unknown, "no figure"),
     ]
 
-    /// Stored trees without a figure are "Unknown" here rather than the live view's "No fix".
-    static func title(_ c: AccuracyClass) -> String { c.treeTitle }
-
     var median: Double? {
         guard !accuracies.isEmpty else { return nil }
         let s = accuracies.sorted()
@@ -141,13 +138,13 @@ struct TreeStats {
 
         out += "\n" + terminal.bold("ACCURACY (radius of the 95% circle)") + "\n"
         let maxClass = classes.values.max() ?? 0
-        let titleWidth = Self.classRows.map { Self.title($0.0).count }.max() ?? 0
+        let titleWidth = Self.classRows.map { $0.0.treeTitle.count }.max() ?? 0
         let rangeWidth = Self.classRows.map { $0.1.count }.max() ?? 0
         let countWidth = String(maxClass).count
         for (c, range) in Self.classRows {
             let n = classes[c] ?? 0
             let bar = Self.bar(n, of: maxClass, width: Self.barWidth)
-            let line = Self.pad(Self.title(c), titleWidth) + "  " + Self.pad(range, rangeWidth) + "  "
+            let line = Self.pad(c.treeTitle, titleWidth) + "  " + Self.pad(range, rangeWidth) + "  "
                 + Self.pad(String(n), countWidth, right: true) + (bar.isEmpty ? "" : "  " + terminal.paint(bar, c.colour))
             out += line + "\n"
         }
@@ -193,7 +190,7 @@ struct TreeStats {
             ("collections", tally(collections)),
             ("accuracy", .object([
                 ("classes", .array(Self.classRows.map { c, _ in
-                    .object([("class", .string(c.rawValue)), ("title", .string(Self.title(c))), ("count", .int(classes[c] ?? 0))])
+                    .object([("class", .string(c.rawValue)), ("title", .string(c.treeTitle)), ("count", .int(classes[c] ?? 0))])
                 })),
                 ("medianMetres", .optional(median)),
                 ("bestMetres", .optional(accuracies.min())),
