@@ -12,6 +12,8 @@ public final class TreeStore: Sendable {
     public let path: String
     /// Folder of photo files (content-addressed), beside the database.
     public let photoFolder: String
+    /// The SQLite file and the files SQLite keeps beside it: an output must never replace one.
+    public var files: [String] { [path, path + "-wal", path + "-shm", path + "-journal"] }
     let queue: DatabaseQueue
     let clock: WallClock
     /// True when the store was opened for reading only: the file (or its folder, which must hold

@@ -317,6 +317,69 @@ import TreesTestSupport
         #expect(empty.stderr == "trees: --out needs a file, a folder or - for standard output\n")
     }
 
+    /// A made name never replaces a file: two exports into one folder in the same second (the
+    /// clock is fixed) get `_2` and `_3`, and the first export is still there, byte for byte.
+    @Test(arguments: writers.map(\.0))
+    func aMadeNameNeverReplacesAFile(writer: String) throws {
+        let arguments = try #require(Self.writers.first { $0.0 == writer }).1
+        let ext = writer == "map" ? "html" : "gpx"
+        let t = try populated()
+        defer { t.cleanUp() }
+        let out = t.folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let first = try t.run(arguments + ["--out", out.path])
+        try #require(first.status == 0, "\(first)")
+        let firstName = out.appendingPathComponent("trees_2026-05-01_100000.\(ext)")
+        let firstBytes = try Data(contentsOf: firstName)
+        #expect(try t.run(["add", "--lat", "51.6", "--lon", "-0.1", "--species", "Quince", "--collection", "none"]).status == 0)
+        let second = try t.run(arguments + ["--out", out.path])
+        #expect(second.status == 0, "\(second)")
+        #expect(second.stdout.contains(out.path + "/trees_2026-05-01_100000_2.\(ext)"), "\(second)")
+        // Without --out, in the current folder: the same rule.
+        try FileManager.default.copyItem(at: firstName, to: t.folder.appendingPathComponent("trees_2026-05-01_100000.\(ext)"))
+        let here = try run(t, arguments)
+        #expect(here.status == 0, "\(here)")
+        #expect(here.stdout.contains("trees_2026-05-01_100000_2.\(ext)"), "\(here)")
+        let third = try t.run(arguments + ["--out", out.path])
+        #expect(third.stdout.contains("_3.\(ext)"), "\(third)")
+        #expect(try Data(contentsOf: firstName) == firstBytes, "the first file is untouched")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == [
+            "trees_2026-05-01_100000.\(ext)", "trees_2026-05-01_100000_2.\(ext)", "trees_2026-05-01_100000_3.\(ext)",
+        ])
+        #expect(Self.hidden(in: out.path) == [])
+        // A name the user gives is replaced, as before.
+        let named = try t.run(arguments + ["--out", firstName.path])
+        #expect(named.status == 0, "\(named)")
+        #expect(try Data(contentsOf: firstName) != firstBytes)
+    }
+
+    /// No output replaces the store it is made from, under any of its names (a symbolic link, a
+    /// hard link) or the files SQLite keeps beside it: exit 73, the store unchanged.
+    @Test(arguments: ["gpx", "csv", "json", "gpkg", "care", "map"])
+    func anOutputNeverReplacesItsStore(kind: String) throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let arguments: [String] = switch kind {
+        case "map": ["map"]
+        case "care": ["export", "--format", "csv", "--care"]
+        default: ["export", "--format", kind]
+        }
+        let link = t.folder.appendingPathComponent("link.sqlite").path
+        let hard = t.folder.appendingPathComponent("hard.sqlite").path
+        try #require(symlink(t.database, link) == 0)
+        try #require(Glibc.link(t.database, hard) == 0)
+        let before = t.snapshot()
+        for target in [t.database, link, hard, t.database + "-wal"] where FileManager.default.fileExists(atPath: target) {
+            let r = try t.run(arguments + ["--out", target])
+            #expect(r.status == 73, "\(kind) --out \(target): \(r)")
+            #expect(r.stderr == "trees: cannot write \(target): it is the store the output is made from; choose another path\n", "\(r)")
+            #expect(t.snapshot() == before, "\(kind) --out \(target): the store is unchanged")
+            #expect(Self.hidden(in: t.folder.path) == [])
+        }
+        let list = try t.run(["list", "--json"])
+        #expect(list.status == 0 && list.stdout.contains("Plum"), "\(list)")
+    }
+
     // MARK: Signals
 
     /// SIGINT, SIGTERM or SIGHUP in the middle of an export remove its temporary file; the

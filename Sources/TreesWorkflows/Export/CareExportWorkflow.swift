@@ -15,7 +15,7 @@ public struct CareExportWorkflow: Sendable {
     public func run(from store: TreeStore, to destination: OutputDestination) throws -> Int {
         var written = 0
         var sinkError: WorkflowError?
-        let output = try OutputFile(destination)
+        let output = try OutputFile(destination, protecting: store.files)
         do {
             try store.read { r in
                 var filter = CareFilter()

@@ -53,8 +53,8 @@ public struct ExportWorkflow: Sendable {
     /// Photos are copied into a folder beside it (`NAME_photos/`), named by their SHA-256, and
     /// the layer holds their paths relative to the GeoPackage.
     private func writeGeoPackage(from store: TreeStore, to destination: OutputDestination) throws -> Report {
-        guard case .file = destination else { throw WorkflowError.notAStream(format: "a GeoPackage") }
-        let output = try OutputFile(destination)
+        guard destination.path != nil else { throw WorkflowError.notAStream(format: "a GeoPackage") }
+        let output = try OutputFile(destination, protecting: store.files)
         guard let build = output.buildPath, let finalPath = output.destinationPath else {
             output.abandon()
             throw WorkflowError.cannotCreate(path: destination.displayName, reason: "a GeoPackage must be a regular file")
@@ -151,7 +151,7 @@ public struct ExportWorkflow: Sendable {
         }
         var written = 0
         var sinkError: WorkflowError?
-        let output = try OutputFile(destination)
+        let output = try OutputFile(destination, protecting: store.files)
         do {
             try store.read { r in
                 let (filter, name) = try filter(r)

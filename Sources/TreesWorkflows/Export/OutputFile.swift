@@ -4,28 +4,61 @@ import TreesStore
 /// Where a command writes its output: standard output, or a path (a regular file, a device, a pipe).
 public enum OutputDestination: Equatable, Sendable {
     case standardOutput
+    /// A file the user named: a file already there is replaced.
     case file(String)
+    /// A name `trees` made: it never replaces a file (see `resolve`).
+    case newFile(String)
 
     public var displayName: String {
         switch self {
         case .standardOutput: "standard output"
-        case .file(let path): path
+        case .file(let path), .newFile(let path): path
+        }
+    }
+
+    /// The path of a file destination, nil for standard output.
+    public var path: String? {
+        switch self {
+        case .standardOutput: nil
+        case .file(let path), .newFile(let path): path
         }
     }
 
     /// The destination an `--out` value names: `-` is standard output; a folder (or no value, for
     /// the current folder) gets `generatedName` inside it; anything else is the file itself.
     /// `generatedName` is made only for a folder (it reads the local time zone).
+    ///
+    /// A made name never replaces a file: two exports in one second (or of two collections whose
+    /// names make the same slug) would otherwise get one name, and the second would silently
+    /// replace the first. The first of `NAME.ext`, `NAME_2.ext`, `NAME_3.ext` … that is free is
+    /// taken, and `OutputFile` refuses to rename over a file that appears there meanwhile.
     public static func resolve(_ out: String?, generatedName: @autoclosure () -> String) throws(WorkflowError) -> OutputDestination {
-        guard let out else { return .file(generatedName()) }
+        guard let out else { return .newFile(try freeName(in: "", generatedName())) }
         if out == "-" { return .standardOutput }
         guard !out.isEmpty else { throw .emptyDestination }
         var st = stat()
         if stat(out, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
-            return .file(out.hasSuffix("/") ? out + generatedName() : out + "/" + generatedName())
+            return .newFile(try freeName(in: out.hasSuffix("/") ? out : out + "/", generatedName()))
         }
         if out.hasSuffix("/") { throw .cannotCreate(path: out, reason: "the folder does not exist") }
         return .file(out)
+    }
+
+    /// Most suffixes tried before giving up.
+    static let suffixLimit = 10_000
+
+    /// `folder` + `name`, or with `_2`, `_3` … before its extension: the first that names nothing
+    /// (not even a dangling symbolic link).
+    static func freeName(in folder: String, _ name: String) throws(WorkflowError) -> String {
+        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let ext = dot.map { String(name[$0...]) } ?? ""
+        var st = stat()
+        for n in 1...suffixLimit {
+            let candidate = folder + (n == 1 ? name : "\(stem)_\(n)\(ext)")
+            if lstat(candidate, &st) != 0 && errno == ENOENT { return candidate }
+        }
+        throw .cannotCreate(path: folder + name, reason: "\(suffixLimit) files of that name are already there")
     }
 }
 
@@ -51,21 +84,32 @@ public final class OutputFile {
     /// Set until the temporary file is renamed into place or removed.
     private var temporaryPath: String?
     private let ownsDescriptor: Bool
+    /// False for a name `trees` made (`OutputDestination.newFile`): `commit` then never renames over a file.
+    private let replaces: Bool
     private var written: Int64 = 0
     private var handedToWriteback: Int64 = 0
     /// Bytes written between two writeback requests.
     private static let writebackStep: Int64 = 1 << 20
 
-    public init(_ destination: OutputDestination) throws(WorkflowError) {
+    /// Opens the output. A file that is one of `protected` (the store the output is made from,
+    /// and the files SQLite keeps beside it), under any name, is never written or replaced.
+    public init(_ destination: OutputDestination, protecting protected: [String] = []) throws(WorkflowError) {
         name = destination.displayName
-        guard case .file(let path) = destination else {
-            (fd, finalPath, temporaryPath, ownsDescriptor) = (STDOUT_FILENO, nil, nil, false)
+        guard let path = destination.path else {
+            (fd, finalPath, temporaryPath, ownsDescriptor, replaces) = (STDOUT_FILENO, nil, nil, false, true)
             return
         }
+        if case .newFile = destination { replaces = false } else { replaces = true }
         let target: String
         var existing: stat?
         var st = stat()
         if stat(path, &st) == 0 {
+            for p in protected {
+                var other = stat()
+                if stat(p, &other) == 0, other.st_dev == st.st_dev, other.st_ino == st.st_ino {
+                    throw Self.cannotCreate(path, "it is the store the output is made from; choose another path")
+                }
+            }
             switch st.st_mode & S_IFMT {
             case S_IFREG:
                 existing = st
@@ -210,6 +254,12 @@ public final class OutputFile {
     public func commit() throws(WorkflowError) {
         guard let finalPath, let temporaryPath else { return }
         guard fdatasync(fd) == 0 else { throw writeFailure(errno) }
+        if !replaces {
+            try publishWithoutReplacing(temporaryPath, as: finalPath)
+            self.temporaryPath = nil
+            InterruptCleanup.disarm()
+            return
+        }
         let replaced = ReplacedFile(finalPath)
         guard rename(temporaryPath, finalPath) == 0 else {
             let code = errno
@@ -219,6 +269,26 @@ public final class OutputFile {
         self.temporaryPath = nil
         InterruptCleanup.disarm()
         replaced?.releaseElsewhere()
+    }
+
+    /// Gives the temporary file its final name unless a file of that name is there: a second
+    /// name is linked to it, which fails if the name is taken, then the temporary name is removed.
+    /// Where the file system has no hard links (FAT on a memory stick), it is renamed if the name
+    /// is still free just before.
+    private func publishWithoutReplacing(_ temporaryPath: String, as finalPath: String) throws(WorkflowError) {
+        if link(temporaryPath, finalPath) == 0 {
+            unlink(temporaryPath)
+            return
+        }
+        let code = errno
+        var st = stat()
+        if code == EEXIST || lstat(finalPath, &st) == 0 {
+            throw Self.cannotCreate(name, "a file of that name appeared while it was written; nothing was replaced")
+        }
+        guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EMLINK || code == ENOSYS else {
+            throw writeFailure(code)
+        }
+        guard rename(temporaryPath, finalPath) == 0 else { throw writeFailure(errno) }
     }
 
     /// Removes the temporary file after a failure (the destination is left as it was).

@@ -12,7 +12,8 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Export trees as GPX, collection JSON, CSV, GeoJSON, KML or GeoPackage.",
         discussion: """
             Without --out, or with --out naming a folder, the file is named \
-            {prefix}_{yyyy-MM-dd_HHmmss}.{ext}: prefix 'trees', or the collection's name as a slug. \
+            {prefix}_{yyyy-MM-dd_HHmmss}.{ext}: prefix 'trees', or the collection's name as a slug; \
+            a name already taken gets _2, _3 … before the extension, so no file is replaced. \
             --out - writes to standard output. A file is written under a temporary name beside its \
             destination and renamed when complete, so no half-written export is ever left behind.
 
@@ -80,12 +81,12 @@ struct ExportCommand: AsyncParsableCommand {
             let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(collection.map { $0 + " care" } ?? "care",
                                                                                                        at: now, extension: "csv"))
             let events = try CareExportWorkflow(collection: collection).run(from: db, to: destination)
-            if case .file(let path) = destination { Output.line("Exported \(events) care event\(events == 1 ? "" : "s") to \(path)") }
+            if let path = destination.path { Output.line("Exported \(events) care event\(events == 1 ? "" : "s") to \(path)") }
             return
         }
         let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(collection, at: now, extension: format.fileExtension))
         let report = try workflow.run(from: db, to: destination, at: now)
-        if case .file(let path) = destination {
+        if let path = destination.path {
             Output.line("Exported \(report.trees) tree\(report.trees == 1 ? "" : "s") to \(path)")
         }
     }

@@ -92,7 +92,7 @@ struct MapCommand: AsyncParsableCommand {
         let html = page.html()
         let generatedName = Format.generatedName(collectionName, at: db.now(), extension: "html")
         let destination = try OutputDestination.resolve(out, generatedName: generatedName)
-        let output = try OutputFile(destination)
+        let output = try OutputFile(destination, protecting: db.files)
         do {
             try output.write(html)
             try output.commit()
@@ -100,6 +100,6 @@ struct MapCommand: AsyncParsableCommand {
             output.abandon()
             throw error
         }
-        if case .file(let path) = destination { Output.line(path) }
+        if let path = destination.path { Output.line(path) }
     }
 }
