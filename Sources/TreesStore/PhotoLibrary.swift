@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 import TreesKit
 
 /// The photo files beside a database: content-addressed as `<sha256>.<ext>` in `TreeStore.photoFolder`.
@@ -10,8 +11,13 @@ import TreesKit
 public struct PhotoLibrary: Sendable {
     /// The folder holding the photo files.
     public let folder: String
+    /// The store whose library this is; other stores in its folder share the photo folder.
+    let storePath: String?
 
-    public init(folder: String) { self.folder = folder }
+    public init(folder: String, storePath: String? = nil) {
+        self.folder = folder
+        self.storePath = storePath
+    }
 
     /// Size of the chunks photo files are read and copied in, in bytes.
     static let chunkSize = 1 << 20
@@ -175,13 +181,81 @@ public struct PhotoLibrary: Sendable {
         return removed
     }
 
-    /// Removes the files with these hashes (after the rows that referred to them are gone).
+    /// Removes the files with these hashes (after the rows that referred to them are gone), except
+    /// those another store still refers to.
+    ///
+    /// Every store in one folder keeps its photos in the same `photos/` folder beside it, so a file
+    /// this store no longer refers to may still be another's: each SQLite file in the store's
+    /// folder with a photo table is asked first, and a file is kept when one refers to it or when
+    /// one cannot be read (kept is the safe side: a file left over costs space, a file removed
+    /// loses a photo).
     public func removeFiles(of hashes: [String]) {
         guard !hashes.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        let doomed = Set(hashes)
+        var doomed = Set(hashes)
+        if let storePath { doomed.subtract(Self.referencedElsewhere(doomed, besides: storePath)) }
+        guard !doomed.isEmpty else { return }
         for name in names where !name.hasPrefix(".") && doomed.contains(String(name.prefix { $0 != "." })) {
             try? FileManager.default.removeItem(atPath: folder + "/" + name)
         }
+    }
+
+    /// Which of `hashes` a store other than the one at `storePath`, in the same folder, refers to
+    /// (or may: all of them when such a store cannot be read).
+    static func referencedElsewhere(_ hashes: Set<String>, besides storePath: String) -> Set<String> {
+        let folderURL = URL(fileURLWithPath: storePath).deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folderURL.path) else { return hashes }
+        var own = stat()
+        let ownKnown = stat(storePath, &own) == 0
+        var kept = Set<String>()
+        for name in names where !name.hasSuffix("-wal") && !name.hasSuffix("-shm") && !name.hasSuffix("-journal") {
+            let path = folderURL.appendingPathComponent(name).path
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size >= 100 else { continue }
+            if ownKnown && st.st_dev == own.st_dev && st.st_ino == own.st_ino { continue }
+            guard isSQLite(path) else { continue }
+            guard let refs = references(in: path, to: hashes) else { return hashes }
+            kept.formUnion(refs)
+            if kept == hashes { break }
+        }
+        return kept
+    }
+
+    /// True when the file starts with SQLite's header string.
+    private static func isSQLite(_ path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        guard Glibc.read(fd, &header, 16) == 16 else { return false }
+        return header.elementsEqual("SQLite format 3\0".utf8)
+    }
+
+    /// The hashes the `photo` table of the SQLite file at `path` refers to: empty for a database
+    /// with no such table (a GeoPackage, another program's), nil when it cannot be read.
+    private static func references(in path: String, to hashes: Set<String>) -> Set<String>? {
+        var db: OpaquePointer?
+        defer { sqlite3_close(db) }
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { return nil }
+        sqlite3_busy_timeout(db, 10_000)
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        let hasTable = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photo'"
+        guard sqlite3_prepare_v2(db, hasTable, -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW else { return nil }
+        guard sqlite3_column_int(statement, 0) == 1 else { return [] }
+        sqlite3_finalize(statement)
+        statement = nil
+        guard sqlite3_prepare_v2(db, "SELECT 1 FROM photo WHERE sha256 = ?1 LIMIT 1", -1, &statement, nil) == SQLITE_OK else { return nil }
+        var found = Set<String>()
+        for hash in hashes {
+            sqlite3_reset(statement)
+            sqlite3_bind_text(statement, 1, hash, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW: found.insert(hash)
+            case SQLITE_DONE: break
+            default: return nil
+            }
+        }
+        return found
     }
 
     /// Path of the file holding a photo's bytes.
@@ -347,7 +421,7 @@ public struct PhotoLibrary: Sendable {
 
 extension TreeStore {
     /// The photo files beside this database.
-    public var photoLibrary: PhotoLibrary { PhotoLibrary(folder: photoFolder) }
+    public var photoLibrary: PhotoLibrary { PhotoLibrary(folder: photoFolder, storePath: path) }
 }
 
 /// Problems with photo files, each naming the file and what to do (thrown as `StoreError.photo`).

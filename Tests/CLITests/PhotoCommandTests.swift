@@ -101,6 +101,44 @@ import TreesTestSupport
         #expect(photoFiles(t) == [])
     }
 
+    /// Two stores in one folder share its `photos/` folder: neither removes a file the other still
+    /// refers to (by `photo rm` or `rm`); the file goes when the last row in either store goes.
+    /// A GeoPackage and another program's database beside them are no obstacle; a store that
+    /// cannot be read keeps the file.
+    @Test func aStoreNeverRemovesAPhotoAnotherStoreInItsFolderHas() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let other = t.folder.appendingPathComponent("other.sqlite").path
+        let png = try write(t, "leaf.png", TestImages.png())
+        let mine = try addTree(t)
+        let theirs = try t.run(["add", "--lat", "51.5", "--lon", "-0.12", "--species", "Pear", "--db", other])
+            .stdout.trimmingCharacters(in: .newlines)
+        let added = try t.run(["photo", "add", mine, png, "--json"])
+        let photos = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [[String: Any]])
+        let photoID = try #require(photos.first?["id"] as? String)
+        #expect(try t.run(["photo", "add", theirs, png, "--db", other]).status == 0)
+        // Beside them: a GeoPackage (a database without a photo table) and a text file.
+        #expect(try t.run(["export", "--format", "gpkg", "--out", t.folder.appendingPathComponent("layer.gpkg").path]).status == 0)
+        _ = try write(t, "notes.txt", Array("not a database".utf8))
+        let removed = try t.run(["photo", "rm", mine, photoID, "--yes"])
+        #expect(removed.status == 0, "\(removed)")
+        #expect(photoFiles(t).count == 1, "the other store's photo file stays")
+        let exported = try t.run(["photo", "export", theirs, t.folder.appendingPathComponent("out").path, "--db", other])
+        #expect(exported.status == 0, "\(exported)")
+        // The other store removes its tree: now no store refers to the file, and it goes.
+        #expect(try t.run(["rm", theirs, "--yes", "--db", other]).status == 0)
+        #expect(photoFiles(t) == [])
+
+        // A database in the folder that cannot be read (damaged past its header) keeps the file.
+        let again = try addTree(t, "Quince")
+        #expect(try t.run(["photo", "add", again, png]).status == 0)
+        var damaged = Array("SQLite format 3\0".utf8)
+        damaged += (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        _ = try write(t, "damaged.sqlite", damaged)
+        #expect(try t.run(["rm", again, "--yes"]).status == 0)
+        #expect(photoFiles(t).count == 1, "kept while another database in the folder cannot be asked")
+    }
+
     static func modificationTime(_ path: String) -> String {
         let date = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
         let f = DateFormatter()
