@@ -18,6 +18,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case database(String)
     /// The database file could not be written: the disk is full, the file system failed or is read-only.
     case storage(String)
+    /// Another process kept the store locked for longer than a command waits (SQLite's reason).
+    case busy(String)
+    /// The database file is damaged: SQLite finds its pages inconsistent (SQLite's reason, with the path when known).
+    case damagedFile(String)
     /// A value already in the store cannot be read as what its column holds (written by hand, by an
     /// older version, or damaged): the table, SQLite's row id, the row's id text when it has one,
     /// the column and why.
@@ -36,7 +40,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// The error for a failed SQLite call: `storage` for a full disk or an I/O failure, else `database`.
     static func sqlite(code: Int32, message: String) -> StoreError {
-        isStorageFailure(code: code) ? .storage(message) : .database(message)
+        switch code & 0xFF {
+        case 5, 6: .busy(message) // SQLITE_BUSY, SQLITE_LOCKED
+        case 11: .damagedFile(message) // SQLITE_CORRUPT
+        default: isStorageFailure(code: code) ? .storage(message) : .database(message)
+        }
     }
 
     /// The error for a failed GRDB call, with `context` (a path and how it was opened) before
@@ -101,6 +109,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "database error: \(message)"
         case .storage(let message):
             "cannot write the database: \(message)"
+        case .busy(let message):
+            "the store is busy (\(message)): another process is writing to it; try again when it has finished"
+        case .damagedFile(let message):
+            "the store file is damaged (\(message)); restore it from a backup, or save what can still be read "
+                + "with: sqlite3 DAMAGED.sqlite .recover | sqlite3 RECOVERED.sqlite"
         case .damagedRow(let table, let row, let id, let column, let reason):
             "the store holds a damaged value: \(table) row \(row)\(id.map { " (id \($0.prefix(40)))" } ?? ""), column \(column): "
                 + "\(reason); 'trees doctor' lists damaged rows and 'trees doctor --repair' mends what it can"

@@ -272,8 +272,9 @@ public final class TreeStore: Sendable {
         if let error = error as? StoreError { return error }
         if let error = error as? DatabaseError {
             if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-                return .database("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
+                return .busy("\(path) stayed locked by another process for \(Int(busyTimeout)) s")
             }
+            if error.resultCode == .SQLITE_CORRUPT { return .damagedFile("\(path): \(reason(error))") }
             if StoreError.isStorageFailure(code: error.extendedResultCode.rawValue) { return .storage("\(path): \(reason(error))") }
         }
         return .notATreesDatabase(path: path, reason: reason(error))

@@ -75,6 +75,16 @@ import TreesTestSupport
         defer { damaged.cleanUp() }
         #expect(try damaged.run(["add", "--lat", "1", "--lon", "2", "--species", "Fig"]).status == 0)
         try Program.run("/usr/bin/sqlite3", [damaged.database, "UPDATE tree SET createdAt = 'soon'"])
+        // A store another program keeps locked past the 10 s a write waits: 75, try again.
+        let locked = try TreesProcess()
+        defer { locked.cleanUp() }
+        #expect(try locked.run(["add", "--lat", "1", "--lon", "2", "--species", "Fig"]).status == 0)
+        let held = locked.folder.appendingPathComponent("held").path
+        let holder = try Program.start("/usr/bin/sqlite3", [locked.database, "BEGIN EXCLUSIVE;", ".shell touch '\(held)' && sleep 120"])
+        defer { holder.send(SIGKILL); _ = holder.wait() }
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: held) && holder.isRunning && Date() < deadline { usleep(10_000) }
+        try #require(FileManager.default.fileExists(atPath: held), "sqlite3 took the lock")
 
         let cases: [(status: Int32, process: TreesProcess, arguments: [String])] = [
             (0, t, ["list"]),
@@ -90,6 +100,7 @@ import TreesTestSupport
             (69, t, ["gps", "--status", "--source", "gpsd://127.0.0.1:1"]),
             (73, t, ["list", "--db", "/proc/no-such-folder/trees.sqlite"]),
             (74, t, ["export", "--format", "csv", "--out", "/dev/full"]),
+            (75, locked, ["add", "--lat", "1", "--lon", "3", "--species", "Fig"]),
         ]
         var seen: Set<Int> = [129, 130, 143]
         for c in cases {

@@ -23,6 +23,8 @@ enum ExitStatus: Int32 {
     case cannotCreate = 73
     /// Reading or writing failed (disk full, device gone).
     case ioError = 74
+    /// The store stayed locked by another process for longer than a command waits: try again.
+    case busy = 75
     /// Ended by SIGHUP (128 + 1).
     case hangUp = 129
     /// Interrupted by Ctrl-C or SIGINT (128 + 2).
@@ -95,7 +97,8 @@ struct CLIError: Error, CustomStringConvertible {
             case .cannotCreate, .notATreesDatabase, .newerSchema: return CLIError(e.description, status: .cannotCreate)
             case .invalidID, .invalidCollectionName: return CLIError(e.description, status: .usage)
             case .storage: return CLIError(e.description, status: .ioError)
-            case .damagedRow, .unstorable: return CLIError(e.description, status: .dataError)
+            case .damagedRow, .unstorable, .damagedFile: return CLIError(e.description, status: .dataError)
+            case .busy: return CLIError(e.description, status: .busy)
             default: return CLIError(e.description, status: .failure)
             }
         default:
