@@ -79,6 +79,17 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         }
     }
 
+    /// `text` as one word of a shell command: as it is when it holds only letters, digits and
+    /// `. _ - + , : / @ %`, else in double quotes (single quotes when it holds `" $ \` ` or `!`).
+    static func shellWord(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { s in
+            (s.isASCII && (CharacterSet.alphanumerics.contains(s) || "._-+,:/@%".unicodeScalars.contains(s)))
+        }
+        if plain { return text }
+        if !text.contains(where: { "\"$`\\!".contains($0) }) { return "\"" + text + "\"" }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     public var description: String {
         switch self {
         case .cannotCreate(let path, let reason):
@@ -99,7 +110,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
         case .unknownCollection(let name, let known):
             known.isEmpty
-                ? "no collection named '\(name)'; create it with 'trees collection create \(name)'"
+                ? "no collection named '\(name)'; create it with 'trees collection create \(Self.shellWord(name))'"
                 : "no collection named '\(name)'; known: \(known.joined(separator: ", "))"
         case .duplicateCollection(let name):
             "a collection named '\(name)' already exists (names are compared ignoring case)"

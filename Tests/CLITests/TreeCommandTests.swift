@@ -224,12 +224,45 @@ import TreesTestSupport
             (["--lat", "5"], "--lat and --lon go together; give both to move a tree"),
             (["--species", ""], "species is empty; expected a name such as 'Apple' or 'Quercus robur'"),
             (["--collection", "Nowhere"], "no collection named 'Nowhere'; create it with 'trees collection create Nowhere'"),
+            (["--collection", "North Block"], "no collection named 'North Block'; create it with 'trees collection create \"North Block\"'"),
+            (["--collection", "Bob's $5 row"], "no collection named 'Bob's $5 row'; create it with 'trees collection create 'Bob'\\''s $5 row''"),
         ] {
             let r = try t.run(["edit", id] + args)
             #expect(r.status != 0)
             #expect(r.stderr == "trees: \(message)\n")
         }
         #expect(try t.dump() == before)
+    }
+
+    /// An empty `--accuracy` or `--altitude` clears it, as the help says of every optional field;
+    /// a cleared accuracy has no source either.
+    @Test func editClearsAccuracyAndAltitude() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let id = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple", "--accuracy", "4", "--altitude", "120"])
+            .stdout.trimmingCharacters(in: .newlines)
+        let r = try t.run(["edit", id, "--accuracy", "", "--altitude", " ", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(tree["horizontalAccuracy"] == nil && tree["altitude"] == nil && tree["accuracySource"] == nil, "\(tree)")
+        let row = try Program.run("/usr/bin/sqlite3", [t.database, "SELECT quote(horizontalAccuracy), quote(accuracySource), quote(altitude) FROM tree"])
+        #expect(row.stdout == "NULL|NULL|NULL\n")
+    }
+
+    /// Notes of several lines continue under the first, indented: a line of notes cannot pass
+    /// for a field of `show`'s own.
+    @Test func showIndentsTheLinesOfNotes() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let id = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple", "--notes", "pruned\nrootstock   FAKE"])
+            .stdout.trimmingCharacters(in: .newlines)
+        let r = try t.run(["show", id])
+        #expect(r.status == 0, "\(r)")
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let notes = try #require(lines.firstIndex { $0.hasPrefix("notes") })
+        let width = lines[notes].distance(from: lines[notes].startIndex, to: try #require(lines[notes].range(of: "pruned")).lowerBound)
+        #expect(lines[notes + 1] == String(repeating: " ", count: width) + "rootstock   FAKE", "\(r.stdout)")
+        #expect(lines.filter { $0.hasPrefix("rootstock") }.count == 1, "only the real field starts a line")
     }
 
     @Test func databasePathProblems() throws {

@@ -244,8 +244,12 @@ enum TreeDetails {
             lines.append(("created", Format.dateTime(t.createdAt)))
             lines.append(("updated", Format.dateTime(t.updatedAt)))
             let width = lines.map(\.0.count).max() ?? 0
+            // A value of several lines (notes) continues under its first line, so no line of it
+            // can read as a field of its own.
+            let continuation = "\n" + String(repeating: " ", count: width + 2)
             for (k, v) in lines {
-                Output.line(terminal.dim(k.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + v)
+                Output.line(terminal.dim(k.padding(toLength: width, withPad: " ", startingAt: 0)) + "  "
+                            + v.replacingOccurrences(of: "\n", with: continuation))
             }
     }
 }
@@ -272,8 +276,9 @@ struct EditCommand: AsyncParsableCommand {
     func run() async throws {
         let lat = try latitude.map(Values.latitude)
         let lon = try longitude.map(Values.longitude)
-        let acc = try accuracy.map(Values.accuracy)
-        let alt = try altitude.map(Values.altitude)
+        // nil: not given; .some(nil): cleared with an empty value.
+        let acc: Double?? = try accuracy.map { Values.isCleared($0) ? nil : try Values.accuracy($0) }
+        let alt: Double?? = try altitude.map { Values.isCleared($0) ? nil : try Values.altitude($0) }
         let species = try attributes.species.map(Values.species)
         if (lat == nil) != (lon == nil) {
             throw CLIError("--lat and --lon go together; give both to move a tree", status: .usage)
@@ -288,7 +293,7 @@ struct EditCommand: AsyncParsableCommand {
             if let v = attributes.notes { t.notes = Values.text(v) }
             if let scope = try resolveCollection(attributes.collection, in: w.reader) { t.collectionID = scope?.id }
             if let lat, let lon { t.coordinate = Coordinate(latitude: lat, longitude: lon) }
-            if let acc { t.horizontalAccuracy = acc; t.accuracySource = .manual }
+            if let acc { t.horizontalAccuracy = acc; t.accuracySource = acc == nil ? nil : .manual }
             if let alt { t.altitude = alt }
             guard t != before else { return (t, try t.collectionID.flatMap { try w.reader.collection(id: $0) }?.name) }
             if t.coordinate != before.coordinate || t.horizontalAccuracy != before.horizontalAccuracy {

@@ -29,6 +29,9 @@ enum Values {
         return v
     }
 
+    /// True for the empty value (or only white space) that clears an optional field in `edit`.
+    static func isCleared(_ text: String) -> Bool { text.allSatisfy(\.isWhitespace) }
+
     static func altitude(_ text: String) throws -> Double {
         try number(text, name: "altitude", expected: "metres above mean sea level")
     }
