@@ -136,8 +136,10 @@ package final class PostgresConnection {
 
     static func message(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "unknown error" }
-        let s = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-        return s.replacingOccurrences(of: "\n", with: "; ")
+        // libpq ends lines with a line feed and indents hints with a tab: one line, no control characters.
+        let lines = String(cString: text).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return lines.joined(separator: "; ").replacingOccurrences(of: "\t", with: " ")
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
