@@ -386,13 +386,14 @@ extension StoreWriter {
 
     /// A collection name not used by another collection: names are unique here, ignoring case, but
     /// two stores may each create the same name. The one with the greater id is shown with the
-    /// start of its id, the same way on every store.
+    /// start of its id, the same way on every store; each keeps its own spelling.
     private func uniqueCollectionName(_ name: String, id: String) throws -> String {
-        guard let other = try String.fetchOne(db, sql: "SELECT id FROM collection WHERE name = ? COLLATE NOCASE AND id <> ?", arguments: [name, id]) else {
+        guard let other = try Row.fetchOne(db, sql: "SELECT id, name FROM collection WHERE name = ? COLLATE NOCASE AND id <> ?", arguments: [name, id]) else {
             return name
         }
-        if other < id { return "\(name) (\(id.prefix(8)))" }
-        try db.execute(sql: "UPDATE collection SET name = ? WHERE id = ?", arguments: ["\(name) (\(other.prefix(8)))", other])
+        let otherID: String = other[0], otherName: String = other[1]
+        if otherID < id { return "\(name) (\(id.prefix(8)))" }
+        try db.execute(sql: "UPDATE collection SET name = ? WHERE id = ?", arguments: ["\(otherName) (\(otherID.prefix(8)))", otherID])
         return name
     }
 
