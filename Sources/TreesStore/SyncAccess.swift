@@ -280,15 +280,20 @@ extension StoreWriter {
         try db.execute(sql: "UPDATE remote SET pushedSeq = max(pushedSeq, ?) WHERE name = ?", arguments: [seq, remote])
     }
 
-    /// Keeps losing values reported by the server (already resolved there).
-    public func recordConflicts(_ conflicts: [SyncConflict]) throws {
+    /// Keeps losing values reported by the server (already resolved there); returns the ones the
+    /// store did not hold yet (a value lost once is reported once, however often it is pulled again).
+    @discardableResult
+    public func recordConflicts(_ conflicts: [SyncConflict]) throws -> [SyncConflict] {
         let statement = try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO treeConflict (treeId, field, loserVersion, loserDevice, loserValue, winnerVersion, winnerDevice, reason)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        var added: [SyncConflict] = []
         for c in conflicts {
             try statement.execute(arguments: [c.treeId, c.field, c.loser.clock, c.loser.device, c.loserValue, c.winner.clock, c.winner.device, c.reason])
+            if db.changesCount > 0 { added.append(c) }
         }
+        return added
     }
 
     /// Merges a page pulled from `remote` into the store and moves its pull position to `cursor`,
@@ -361,8 +366,8 @@ extension StoreWriter {
                 try db.execute(sql: "DELETE FROM photoVersion WHERE photoId = ?", arguments: [d.id])
             }
         }
-        try recordConflicts(applied.conflicts)
-        try recordConflicts(page.conflicts)
+        // The server lists every value lost on a pulled tree, earlier ones too: only those new here are reported.
+        applied.conflicts = try recordConflicts(applied.conflicts) + recordConflicts(page.conflicts)
         try db.execute(sql: "UPDATE syncState SET applying = 0, hlc = max(hlc, ?)", arguments: [seen])
         try db.execute(sql: "UPDATE remote SET pulledXid = ?, pulledSeq = ? WHERE name = ?", arguments: [cursor.xid, cursor.seq, remote])
         // What was pulled is on the server already: when nothing else was waiting to be pushed, it need not go back.

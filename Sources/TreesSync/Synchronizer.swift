@@ -110,8 +110,7 @@ public struct Synchronizer {
             let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
                 try connection.transaction { () throws(SyncError) -> [SyncConflict] in try ServerWriter.pushTrees(rows, device: device, connection) }
             }
-            try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
-            report.conflicts += conflicts
+            report.conflicts += try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
             report.pushed.trees += rows.count
             done += rows.count
             progress?(SyncProgress(phase: .push, done: done, total: waiting))
@@ -128,8 +127,7 @@ public struct Synchronizer {
                     return conflicts
                 }
             }
-            try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
-            report.conflicts += conflicts
+            report.conflicts += try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
             report.pushed.photos += photos.count
             report.pushed.deletions += tombstones.count
         }
@@ -169,7 +167,6 @@ public struct Synchronizer {
                 report.pulled.photos += applied.photos
                 report.pulled.deletions += applied.deletions
                 report.conflicts += applied.conflicts
-                for c in page.conflicts where !report.conflicts.contains(c) { report.conflicts.append(c) }
             }
             done += changes.count
             progress?(SyncProgress(phase: .pull, done: done, total: nil))
