@@ -63,7 +63,7 @@ public final class TreeStore: Sendable {
             do {
                 try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw .cannotCreate(path: path, reason: Self.reason(error))
+                throw .cannotCreate(path: path, reason: Self.fileInTheWay(of: folder).map { "\($0) is a file, not a folder" } ?? Self.reason(error))
             }
             guard fm.isWritableFile(atPath: folder) else { throw .cannotCreate(path: path, reason: "the folder \(folder) is not writable") }
             if unseenWhenNew {
@@ -278,6 +278,19 @@ public final class TreeStore: Sendable {
             if StoreError.isStorageFailure(code: error.extendedResultCode.rawValue) { return .storage("\(path): \(reason(error))") }
         }
         return .notATreesDatabase(path: path, reason: reason(error))
+    }
+
+    /// The first part of `folder` that exists and is not a folder (a file where a folder of the
+    /// path has to be), if any.
+    static func fileInTheWay(of folder: String) -> String? {
+        var path = ""
+        for part in URL(fileURLWithPath: folder).standardizedFileURL.path.split(separator: "/") {
+            path += "/" + part
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
+            if !isDirectory.boolValue { return path }
+        }
+        return nil
     }
 
     static func reason(_ error: any Error) -> String {

@@ -209,6 +209,23 @@ import TreesTestSupport
         #expect(bad.status == 64)
     }
 
+    /// `--collection none` exports the trees in no collection, as `list` lists them, in every format.
+    @Test func exportOfTreesInNoCollection() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let r = try t.run(["export", "--format", "json", "--collection", "None", "--out", "-"])
+        #expect(r.status == 0, "\(r)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let trees = try #require(json["trees"] as? [[String: Any]])
+        #expect(trees.map { $0["species"] as? String } == ["Quercus robur"])
+        #expect((json["collections"] as? [Any])?.isEmpty == true)
+        let named = try t.run(["export", "--format", "csv", "--collection", "none"], currentDirectory: t.folder)
+        #expect(named.stdout == "Exported 1 tree to no_collection_2026-05-01_100000.csv\n", "\(named)")
+        let care = try t.run(["export", "--format", "csv", "--care", "--collection", "none"])
+        #expect(care.status == 64, "\(care)")
+        #expect(care.stderr.contains("'none' is not one"), "\(care)")
+    }
+
     /// An export of a few megabytes (written in blocks, handed to writeback as it goes, bounds
     /// patched in at the end) is complete; a full device is reported as such and leaves no files.
     @Test func largeExportIsCompleteAndAFullDiskIsReported() throws {

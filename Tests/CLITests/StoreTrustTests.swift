@@ -373,6 +373,20 @@ import TreesTestSupport
         #expect(try [other, text].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == bytes)
     }
 
+    /// A store path through a file (`notes.txt/trees.sqlite`) says which part is a file.
+    @Test func aStorePathThroughAFileSaysWhichPartIsAFile() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let text = t.folder.appendingPathComponent("notes.txt").path
+        try Data("just some text\n".utf8).write(to: URL(fileURLWithPath: text))
+        for store in [text + "/trees.sqlite", text + "/deeper/trees.sqlite"] {
+            let r = try t.run(["add", "--db", store, "--lat", "1", "--lon", "2", "--species", "Oak"])
+            #expect(r.status == 73)
+            #expect(r.stderr == "trees: cannot create the database at \(store): \(text) is a file, not a folder; choose another path with --db or TREES_DB\n")
+        }
+        #expect(try String(contentsOfFile: text, encoding: .utf8) == "just some text\n")
+    }
+
     /// Runs the built binary as user nobody through setpriv, with the test's environment.
     static func runAsNobody(_ t: TreesProcess, _ arguments: [String]) throws -> TreesProcess.Result {
         try t.run(arguments, launcher: ["/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"])

@@ -30,7 +30,7 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Option(help: ArgumentHelp("gpx, json, csv, geojson, kml or gpkg.", valueName: "format"))
     var format: ExportFormat
-    @Option(help: ArgumentHelp("Only the trees of this collection.", valueName: "name"))
+    @Option(help: ArgumentHelp("Only the trees of this collection ('none': trees in no collection).", valueName: "name"))
     var collection: String?
     @Flag(help: "Embed photos (base64) in a JSON export.")
     var photos = false
@@ -54,6 +54,9 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         if care && format != .csv { throw ValidationError("--care works with --format csv only") }
+        if care, let collection, ExportWorkflow.meansNoCollection(collection) {
+            throw ValidationError("--care exports the care log of all trees or of one collection; 'none' is not one")
+        }
         if photos && format != .json {
             throw ValidationError("--photos works with --format json only")
         }
@@ -84,7 +87,8 @@ struct ExportCommand: AsyncParsableCommand {
             if let path = destination.path { Output.line("Exported \(events) care event\(events == 1 ? "" : "s") to \(path)") }
             return
         }
-        let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(collection, at: now, extension: format.fileExtension))
+        let prefix = collection.map { ExportWorkflow.meansNoCollection($0) ? "no collection" : $0 }
+        let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(prefix, at: now, extension: format.fileExtension))
         let report = try workflow.run(from: db, to: destination, at: now)
         if let path = destination.path {
             Output.line("Exported \(report.trees) tree\(report.trees == 1 ? "" : "s") to \(path)")
