@@ -9,10 +9,20 @@ final class SQLiteFile {
     let name: String
 
     /// Opens `path`; `create` makes a new database there (an empty file counts as new).
+    ///
+    /// A file only read is left as it was found: a WAL-mode file whose whole content is in the
+    /// file itself (no `-wal` beside it, or an empty one) is opened as immutable, so that SQLite
+    /// makes no `-wal` and `-shm` files beside it, and a file on read-only media or in a folder
+    /// this user may not write to can be read too.
     init(path: String, name: String, create: Bool) throws(GISError) {
         var db: OpaquePointer?
-        let flags = create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY
-        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        var flags = create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY
+        var target = path
+        if !create, Self.isWALModeWithoutLog(path), let uri = Self.immutableURI(path) {
+            target = uri
+            flags |= SQLITE_OPEN_URI
+        }
+        let rc = sqlite3_open_v2(target, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(db)
@@ -23,6 +33,26 @@ final class SQLiteFile {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Whether `path` is an SQLite file in WAL mode (bytes 18 and 19 of its header are 2) with
+    /// no write-ahead log holding changes beside it.
+    static func isWALModeWithoutLog(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        guard let header = try? file.read(upToCount: 20), header.count == 20,
+              header.starts(with: Array("SQLite format 3\0".utf8)), header[18] == 2, header[19] == 2 else { return false }
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
+        return (log ?? 0) == 0
+    }
+
+    /// `path` as an SQLite URI that opens it read-only and immutable.
+    static func immutableURI(_ path: String) -> String? {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        guard let escaped = absolute.addingPercentEncoding(withAllowedCharacters: allowed) else { return nil }
+        return "file:" + escaped + "?mode=ro&immutable=1"
+    }
 
     var lastError: String { String(cString: sqlite3_errmsg(handle)) }
 

@@ -141,6 +141,34 @@ struct GeoPackageCLITests {
         #expect(u.stdout.contains("ID[\"EPSG\",32630]]"), "\(u.stdout)")
     }
 
+    /// A GeoPackage in WAL mode, as QGIS leaves one, is read as it is: no -wal or -shm file is
+    /// left beside it, and it is read from a folder this user may not write to as well.
+    @Test func aWALModeGeoPackageIsReadWithoutWritingBesideIt() throws {
+        let t = try populated()
+        defer { t.cleanUp() }
+        let folder = t.folder.appendingPathComponent("survey")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { chmod(folder.path, 0o755) }
+        let file = folder.appendingPathComponent("wal.gpkg").path
+        #expect(try t.run(["export", "--format", "gpkg", "--out", file]).status == 0)
+        #expect(try Program.run(Tool.sqlite3.require(), [file, "PRAGMA journal_mode = wal"]).stdout == "wal\n")
+        let expected = """
+            \(file): GeoPackage, 2 layers
+              trees: point, 4 rows, EPSG:4326 (WGS 84 geodetic)
+                extent -5.714700, 50.066300 … 0.350000, 57.477800
+              collections: attributes, 1 row
+
+            """
+        let inspected = try t.run(["inspect", file])
+        #expect(inspected.stdout == expected, "\(inspected)")
+        let imported = try t.run(["import", file, "--dry-run"])
+        #expect(imported.status == 0 && imported.stdout.contains("4 already present"), "\(imported)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["wal.gpkg"])
+        #expect(chmod(folder.path, 0o555) == 0 && chmod(file, 0o444) == 0)
+        let readOnly = try getuid() == 0 ? StoreTrustTests.runAsNobody(t, ["inspect", file]) : t.run(["inspect", file])
+        #expect(readOnly.status == 0 && readOnly.stdout == expected, "\(readOnly)")
+    }
+
     @Test func refusals() throws {
         let t = try populated()
         defer { t.cleanUp() }
