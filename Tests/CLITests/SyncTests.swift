@@ -201,6 +201,26 @@ struct SyncTests {
         #expect(kept.contains("needs pruning"), "\(kept)")
     }
 
+    /// A collection that lost to a later edit shows in the tree's history by its name.
+    @Test func aLostCollectionShowsInTheHistoryByItsName() throws {
+        try Tool.postgres.require()
+        let team = try Team(2)
+        #expect(try team[0].run(["collection", "create", "Block A"]).status == 0)
+        #expect(try team[0].run(["collection", "create", "Block B"]).status == 0)
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "0", "--species", "Plum", "--collection", "none"])
+        for i in [0, 1] { try team.sync(i) }
+        #expect(try team[0].run(["edit", x, "--collection", "Block A"]).status == 0)
+        #expect(try team[1].run(["edit", x, "--collection", "Block B"]).status == 0)
+        for i in [0, 1, 0] { try team.sync(i) }
+        for i in [0, 1] {
+            let r = try team[i].run(["show", x, "--history"])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout.contains("collection  Block B\n"), "store \(i): \(r)")
+            #expect(r.stdout.contains(#"{"collection":"Block A"}  lost to a later version"#), "store \(i): \(r)")
+            #expect(!r.stdout.contains("collectionId"), "store \(i): \(r)")
+        }
+    }
+
     /// Two laptops each make a collection of one name, spelt in different case: after syncing,
     /// both collections have the same names on every laptop and on the server, each keeping the
     /// spelling of the laptop that made it, the one with the greater id marked with its id.

@@ -194,9 +194,28 @@ struct ShowCommand: AsyncParsableCommand {
             }
             for c in conflicts {
                 let why = c.reason == "deleted" ? "lost to a deletion" : "lost to a later version"
-                Output.line("  \(c.field): \(TerminalText.escaped(c.loserValue))  \(why) (device \(c.loser.device.prefix(8)))")
+                let value = try Self.readable(c.loserValue, reader: r)
+                Output.line("  \(c.field): \(TerminalText.escaped(value))  \(why) (device \(c.loser.device.prefix(8)))")
             }
         }
+    }
+}
+
+extension ShowCommand {
+    /// A lost value as a person reads it: a collection by its name (as it is called here, or
+    /// "a removed collection"), not by its id.
+    static func readable(_ json: String, reader r: StoreReader) throws -> String {
+        guard json.contains("\"collectionId\""),
+              var object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else { return json }
+        let id = object.removeValue(forKey: "collectionId")
+        if let text = id as? String {
+            let name = try UUID(uuidString: text).flatMap { try r.collection(id: $0) }?.name
+            object["collection"] = name ?? "a removed collection"
+        } else {
+            object["collection"] = NSNull()
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return json }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 
