@@ -2,6 +2,13 @@ import Foundation
 
 /// Small text helpers shared by the formats and the command line.
 public enum TextTools {
+    /// A value as a message quotes it: whole up to `limit` characters, else its start and its
+    /// length (`xxxx… (100000 characters)`), so that one long value cannot bury the message.
+    public static func clipped(_ text: some StringProtocol, limit: Int = 80) -> String {
+        guard text.count > limit else { return String(text) }
+        return String(text.prefix(limit)) + "… (\(text.count) characters)"
+    }
+
     /// A file-name slug: lower case ASCII letters and digits joined by `_` (`Victoria's Orchard` → `victorias_orchard`).
     public static func slug(_ text: String) -> String {
         var out = ""

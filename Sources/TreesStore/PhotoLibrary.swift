@@ -441,7 +441,7 @@ public enum PhotoProblem: Equatable, CustomStringConvertible, Sendable {
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .missingFile(let path): "the photo file \(path) is missing from the store's photo folder"
         case .invalidPhotoID(let text):
-            "'\(text)' is not a photo id; expected hex digits of an id as shown by 'trees photo list'"
+            "'\(TextTools.clipped(text))' is not a photo id; expected hex digits of an id as shown by 'trees photo list'"
         case .unknownPhoto(let prefix, let tree, let known):
             known.isEmpty
                 ? "tree \(tree) has no photo \(prefix); it has no photos"

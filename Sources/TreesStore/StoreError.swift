@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import TreesKit
 
 /// Everything that can go wrong in the tree store, each with a message that says what to do.
 public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -99,23 +100,23 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .newerSchema(let path, let migration):
             "\(path) was written by a newer trees (unknown migration \(migration)); upgrade trees"
         case .invalidID(let text):
-            "'\(text)' is not a tree id; expected hex digits of an id as shown by 'trees list'"
+            "'\(TextTools.clipped(text))' is not a tree id; expected hex digits of an id as shown by 'trees list'"
         case .unknownTree(let prefix):
-            "no tree with id \(prefix); 'trees list' shows the ids"
+            "no tree with id \(TextTools.clipped(prefix)); 'trees list' shows the ids"
         case .unknownCareEvent(let prefix):
-            "no care event with id \(prefix); 'trees care list' shows the ids"
+            "no care event with id \(TextTools.clipped(prefix)); 'trees care list' shows the ids"
         case .ambiguousCareEvent(let prefix, let candidates):
-            "care event id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
+            "care event id \(TextTools.clipped(prefix)) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
         case .ambiguousTree(let prefix, let candidates):
-            "id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
+            "id \(TextTools.clipped(prefix)) is ambiguous; it matches \(candidates.joined(separator: ", ")); type more digits"
         case .unknownCollection(let name, let known):
             known.isEmpty
-                ? "no collection named '\(name)'; create it with 'trees collection create \(Self.shellWord(name))'"
-                : "no collection named '\(name)'; known: \(known.joined(separator: ", "))"
+                ? "no collection named '\(TextTools.clipped(name))'" + (name.count > 80 ? "" : "; create it with 'trees collection create \(Self.shellWord(name))'")
+                : "no collection named '\(TextTools.clipped(name))'; known: \(known.joined(separator: ", "))"
         case .duplicateCollection(let name):
-            "a collection named '\(name)' already exists (names are compared ignoring case)"
+            "a collection named '\(TextTools.clipped(name))' already exists (names are compared ignoring case)"
         case .invalidCollectionName(let name):
-            "'\(name)' is not a usable collection name; expected non-empty text other than 'none'"
+            "'\(TextTools.clipped(name))' is not a usable collection name; expected non-empty text other than 'none'"
         case .database(let message):
             "database error: \(message)"
         case .storage(let message):

@@ -226,11 +226,17 @@ import TreesTestSupport
             (["--collection", "Nowhere"], "no collection named 'Nowhere'; create it with 'trees collection create Nowhere'"),
             (["--collection", "North Block"], "no collection named 'North Block'; create it with 'trees collection create \"North Block\"'"),
             (["--collection", "Bob's $5 row"], "no collection named 'Bob's $5 row'; create it with 'trees collection create 'Bob'\\''s $5 row''"),
+            // A long value is quoted by its start and its length.
+            (["--collection", String(repeating: "x", count: 100_000)], "no collection named '\(String(repeating: "x", count: 80))… (100000 characters)'"),
+            (["--lat", String(repeating: "a", count: 5_000), "--lon", "2"],
+             "latitude '\(String(repeating: "a", count: 80))… (5000 characters)' is not a number; expected degrees between -90 and 90"),
         ] {
             let r = try t.run(["edit", id] + args)
             #expect(r.status != 0)
             #expect(r.stderr == "trees: \(message)\n")
         }
+        let longID = try t.run(["show", String(repeating: "z", count: 5_000)])
+        #expect(longID.stderr == "trees: '\(String(repeating: "z", count: 80))… (5000 characters)' is not a tree id; expected hex digits of an id as shown by 'trees list'\n")
         #expect(try t.dump() == before)
     }
 

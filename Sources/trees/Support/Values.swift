@@ -6,7 +6,7 @@ enum Values {
     static func number(_ text: String, name: String, expected: String) throws -> Double {
         let t = text.trimmingCharacters(in: .whitespaces)
         guard let v = Double(t), v.isFinite else {
-            throw CLIError("\(name) '\(text)' is not a number; expected \(expected)", status: .usage)
+            throw CLIError("\(name) '\(TextTools.clipped(text))' is not a number; expected \(expected)", status: .usage)
         }
         return v
     }
