@@ -15,24 +15,40 @@ import TreesWorkflows
 
     static let gpx = """
         <?xml version="1.0" encoding="UTF-8"?>
-        <gpx version="1.1" creator="survey" xmlns="http://www.topografix.com/GPX/1/1">
+        <gpx version="1.1" creator="survey" xmlns="http://www.topografix.com/GPX/1/1" xmlns:trees="https://trees.invalid/xmlns/trees/1">
           <wpt lat="47.3769123" lon="8.5417456"><name>Apple</name></wpt>
           <wpt lat="47.3770000" lon="8.5418000"><name>Pear</name></wpt>
-          <wpt lon="8.5"><name>No latitude</name></wpt>
-          <wpt lat="47.3771000" lon="8.5419000"><time>yesterday</time><name>Plum</name></wpt>
+          <wpt lat="47.3771000" lon="8.5419000"><name>Plum</name>
+            <extensions><trees:species>Plum</trees:species><trees:id>tree-17</trees:id></extensions></wpt>
         </gpx>
         """
 
-    @Test func importsWaypointsAndReportsSkipsAndWarningsByKind() throws {
+    @Test func importsWaypointsAndWarnsOfAnIdThatIsNotAUUID() throws {
         let file = try folder.write("survey.gpx", Self.gpx)
         let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
         #expect(report.format == .gpx)
         #expect(report.imported == 3)
-        #expect(report.skipped == [.init(line: 5, reason: "<wpt> has no lat attribute; point skipped")])
-        #expect(report.warnings == [.init(line: 6, reason: "<time> \"yesterday\" is not an ISO 8601 time; ignored")])
+        #expect(report.skipped.isEmpty)
+        #expect(report.warnings == [.init(line: 6, reason: "<trees:id> \"tree-17\" is not a UUID; ignored")])
         #expect(try folder.store().trees().map(\.species).sorted() == ["Apple", "Pear", "Plum"])
         let again = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
         #expect(again.imported == 0 && again.alreadyPresent == 3)
+    }
+
+    /// A point or value that cannot be read refuses the whole file with its line: nothing is left
+    /// out or stored as another value, and the trees read before it are not stored either.
+    @Test(arguments: [
+        ("<wpt lon=\"8.5\"><name>No latitude</name></wpt>", "<wpt> has no lat attribute"),
+        ("<wpt lat=\"91\" lon=\"8.5\"><name>Too far</name></wpt>", "<wpt> latitude 91 is out of range; expected degrees between -90 and 90"),
+        ("<wpt lat=\"1\" lon=\"8.5\"><ele>n/a</ele><name>Plum</name></wpt>", "<ele> \"n/a\" is not a number"),
+        ("<wpt lat=\"1\" lon=\"8.5\"><time>yesterday</time><name>Plum</name></wpt>", "<time> \"yesterday\" is not an ISO 8601 time"),
+    ])
+    func aFileWithAnUnreadablePointIsRefused(point: String, reason: String) throws {
+        let file = try folder.write("survey.gpx", Self.gpx.replacingOccurrences(of: "</gpx>", with: "  " + point + "\n</gpx>"))
+        #expect(throws: WorkflowError.malformed(file: file, line: 7, reason: reason)) {
+            try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        }
+        #expect(try folder.store().trees().isEmpty)
     }
 
     /// A store that does not exist yet is filled unseen and published once the import ends, however

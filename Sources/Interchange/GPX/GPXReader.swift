@@ -9,14 +9,23 @@ import TreesKit
 /// for chunk in chunks { try reader.read(chunk) { event in … } }
 /// let summary = try reader.finish { event in … }
 /// ```
-/// Malformed XML and documents that are not GPX throw `InterchangeError`; recoverable problems
-/// (a point without coordinates, latitude 91, an unreadable time) arrive as `.diagnostic` events.
+/// Malformed XML and documents that are not GPX throw `InterchangeError`. A point or value that
+/// cannot be read (a point without coordinates, latitude 91, an unreadable time) arrives as a
+/// `.diagnostic` event saying what was left out, or, in a strict reader (an import's), refuses the
+/// document with its line.
 /// Other tools' extensions, and GPX 1.0's inline foreign elements, are skipped.
 public struct GPXReader {
     private var tokenizer = XMLTokenizer()
     private var parser = GPXParser()
 
     public init() {}
+
+    /// A reader that, when `strict`, throws `InterchangeError.unstorableValue` with the line of a
+    /// point or value it cannot read, so nothing is stored as another value or left out unseen. A
+    /// `<trees:id>` that is not a UUID stays a diagnostic: the tree gets a new id, as in JSON.
+    public init(strict: Bool) {
+        parser.strict = strict
+    }
 
     /// Reads the next chunk; events found in it are passed to `onEvent` before this returns.
     public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (GPXEvent) throws -> Void) throws {
@@ -63,6 +72,8 @@ struct GPXParser: XMLHandler {
     var events: [GPXEvent] = []
     var summary: GPXSummary?
     var foreignNamespaces: Set<String> = []
+    /// Whether a point or value that cannot be read refuses the document (see `GPXReader.init(strict:)`).
+    var strict = false
 
     private enum Frame: Equatable {
         case gpx, metadata, point, route, track, segment, pointExtensions
@@ -173,7 +184,7 @@ struct GPXParser: XMLHandler {
         case .gpx:
             guard inGPX else { skip(name); return }
             switch name.local {
-            case "wpt": startPoint(.waypoint, attributes: attributes, line: line)
+            case "wpt": try startPoint(.waypoint, attributes: attributes, line: line)
             case "rte":
                 sendMetadata()
                 summary?.routes += 1
@@ -233,7 +244,7 @@ struct GPXParser: XMLHandler {
         case .route:
             guard inGPX else { skip(name); return }
             switch name.local {
-            case "rtept": startPoint(.routePoint, attributes: attributes, line: line)
+            case "rtept": try startPoint(.routePoint, attributes: attributes, line: line)
             case "name": capture(.routeName)
             case "desc": capture(.routeDesc)
             default: skip(name)
@@ -252,7 +263,7 @@ struct GPXParser: XMLHandler {
             }
         case .segment:
             guard inGPX, name.local == "trkpt" else { skip(name); return }
-            startPoint(.trackPoint, attributes: attributes, line: line)
+            try startPoint(.trackPoint, attributes: attributes, line: line)
         case .field, .care:
             // Markup inside a simple field: keep the field's own text, ignore the child.
             skip(name)
@@ -262,18 +273,20 @@ struct GPXParser: XMLHandler {
     /// A `<trees:care>` element's attributes as an event; a value that cannot be read leaves the
     /// event out with a warning naming it, as other unreadable values of our extension are.
     private mutating func careEvent(_ a: XMLAttributes, line: Int) throws -> CareEvent? {
-        func fail(_ reason: String) -> CareEvent? { diagnose(line, "<trees:care> \(reason); the event is left out"); return nil }
-        guard let idText = a.string("id"), let id = ByteParsing.uuid(idText) else { return fail("has no UUID id") }
-        guard let kindText = a.string("kind"), let kind = try? CareKind(kindText) else { return fail("kind \"\(a.string("kind") ?? "")\" is not a kind of care") }
-        guard let date = try attributeTime(a, "date", line: line) else { return fail("has no ISO 8601 date") }
+        func fail(_ reason: String) throws -> CareEvent? {
+            try unreadable(line, "<trees:care> \(reason)", "the event is left out"); return nil
+        }
+        guard let idText = a.string("id"), let id = ByteParsing.uuid(idText) else { return try fail("has no UUID id") }
+        guard let kindText = a.string("kind"), let kind = try? CareKind(kindText) else { return try fail("kind \"\(a.string("kind") ?? "")\" is not a kind of care") }
+        guard let date = try attributeTime(a, "date", line: line) else { return try fail("has no ISO 8601 date") }
         var quantity: CareQuantity?
         if let q = a.string("quantity") {
-            guard let v = ByteParsing.double(Array(q.utf8)[...]), v.isFinite else { return fail("quantity \"\(q)\" is not a number") }
+            guard let v = ByteParsing.double(Array(q.utf8)[...]), v.isFinite else { return try fail("quantity \"\(q)\" is not a number") }
             quantity = CareQuantity(value: v, unit: a.string("unit"))
         }
         var health: HealthStatus?
         if let h = a.string("health") {
-            guard let s = HealthStatus(rawValue: h) else { return fail("health \"\(h)\" is not a status") }
+            guard let s = HealthStatus(rawValue: h) else { return try fail("health \"\(h)\" is not a status") }
             health = s
         }
         let created = try attributeTime(a, "createdAt", line: line) ?? date
@@ -284,14 +297,16 @@ struct GPXParser: XMLHandler {
 
     /// A `<trees:schedule>` element's attributes as a schedule of the point's tree.
     private mutating func schedule(_ a: XMLAttributes, line: Int) throws -> CareSchedule? {
-        func fail(_ reason: String) -> CareSchedule? { diagnose(line, "<trees:schedule> \(reason); the schedule is left out"); return nil }
-        guard let idText = a.string("id"), let id = ByteParsing.uuid(idText) else { return fail("has no UUID id") }
-        guard let kindText = a.string("kind"), let kind = try? CareKind(kindText) else { return fail("kind \"\(a.string("kind") ?? "")\" is not a kind of care") }
-        guard let days = a.string("everyDays").flatMap({ Int($0) }), days > 0 else { return fail("everyDays \"\(a.string("everyDays") ?? "")\" is not a number of days") }
-        guard let fromText = a.string("from"), let from = try? Day(parsing: fromText) else { return fail("from \"\(a.string("from") ?? "")\" is not a YYYY-MM-DD date") }
+        func fail(_ reason: String) throws -> CareSchedule? {
+            try unreadable(line, "<trees:schedule> \(reason)", "the schedule is left out"); return nil
+        }
+        guard let idText = a.string("id"), let id = ByteParsing.uuid(idText) else { return try fail("has no UUID id") }
+        guard let kindText = a.string("kind"), let kind = try? CareKind(kindText) else { return try fail("kind \"\(a.string("kind") ?? "")\" is not a kind of care") }
+        guard let days = a.string("everyDays").flatMap({ Int($0) }), days > 0 else { return try fail("everyDays \"\(a.string("everyDays") ?? "")\" is not a number of days") }
+        guard let fromText = a.string("from"), let from = try? Day(parsing: fromText) else { return try fail("from \"\(a.string("from") ?? "")\" is not a YYYY-MM-DD date") }
         var season: Season?
         if let s = a.string("season") {
-            guard let parsed = try? Season(parsing: s) else { return fail("season \"\(s)\" is not MM-DD..MM-DD") }
+            guard let parsed = try? Season(parsing: s) else { return try fail("season \"\(s)\" is not MM-DD..MM-DD") }
             season = parsed
         }
         let created = try attributeTime(a, "createdAt", line: line) ?? Date(timeIntervalSince1970: 0)
@@ -365,7 +380,14 @@ struct GPXParser: XMLHandler {
         events.append(.diagnostic(Diagnostic(line: line, message: message, kind: kind)))
     }
 
-    private mutating func startPoint(_ kind: PointKind, attributes: XMLAttributes, line: Int) {
+    /// A point or value that cannot be read: refuses the document when strict, else a diagnostic
+    /// ending in what was done about it (`outcome`).
+    private mutating func unreadable(_ line: Int, _ problem: String, _ outcome: String, _ kind: Diagnostic.Kind = .valueIgnored) throws {
+        if strict { throw InterchangeError.unstorableValue(line: line, reason: problem) }
+        diagnose(line, "\(problem); \(outcome)", kind)
+    }
+
+    private mutating func startPoint(_ kind: PointKind, attributes: XMLAttributes, line: Int) throws {
         sendMetadata()
         pointKind = kind
         frames.append(.point)
@@ -381,19 +403,19 @@ struct GPXParser: XMLHandler {
         pointValid = false
         guard let latBytes = attributes.value("lat"), let lonBytes = attributes.value("lon") else {
             let missing = attributes.value("lat") == nil ? "lat" : "lon"
-            diagnose(line, "<\(element)> has no \(missing) attribute; point skipped", .pointSkipped)
+            try unreadable(line, "<\(element)> has no \(missing) attribute", "point skipped", .pointSkipped)
             return
         }
         guard let lat = ByteParsing.double(latBytes) else {
-            diagnose(line, "<\(element)> latitude \"\(String(decoding: latBytes, as: UTF8.self))\" is not a number; point skipped", .pointSkipped)
+            try unreadable(line, "<\(element)> latitude \"\(String(decoding: latBytes, as: UTF8.self))\" is not a number", "point skipped", .pointSkipped)
             return
         }
         guard let lon = ByteParsing.double(lonBytes) else {
-            diagnose(line, "<\(element)> longitude \"\(String(decoding: lonBytes, as: UTF8.self))\" is not a number; point skipped", .pointSkipped)
+            try unreadable(line, "<\(element)> longitude \"\(String(decoding: lonBytes, as: UTF8.self))\" is not a number", "point skipped", .pointSkipped)
             return
         }
         if let problem = CoordinateCheck.latitudeProblem(lat) ?? CoordinateCheck.longitudeProblem(lon) {
-            diagnose(line, "<\(element)> \(problem); point skipped", .pointSkipped)
+            try unreadable(line, "<\(element)> \(problem)", "point skipped", .pointSkipped)
             return
         }
         point.latitude = lat
@@ -450,17 +472,17 @@ struct GPXParser: XMLHandler {
 
     private var string: String { String(decoding: text, as: UTF8.self) }
 
-    private mutating func number(_ what: @autoclosure () -> String, line: Int) -> Double? {
+    private mutating func number(_ what: @autoclosure () -> String, line: Int) throws -> Double? {
         guard let v = ByteParsing.double(text[...]) else {
-            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not a number; ignored") }
+            if !ByteParsing.trimmed(text[...]).isEmpty { try unreadable(line, "\(what()) \"\(string)\" is not a number", "ignored") }
             return nil
         }
         return v
     }
 
-    private mutating func integer(_ what: @autoclosure () -> String, line: Int) -> Int? {
+    private mutating func integer(_ what: @autoclosure () -> String, line: Int) throws -> Int? {
         guard let v = ByteParsing.int(text[...]) else {
-            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not a whole number; ignored") }
+            if !ByteParsing.trimmed(text[...]).isEmpty { try unreadable(line, "\(what()) \"\(string)\" is not a whole number", "ignored") }
             return nil
         }
         return v
@@ -470,7 +492,7 @@ struct GPXParser: XMLHandler {
     /// hold (years 0000 to 9999) refuses the file, so it is never stored as another value.
     private mutating func time(_ what: @autoclosure () -> String, line: Int) throws -> Date? {
         guard let v = TextCodec.parseISO8601(text[...]) else {
-            if !ByteParsing.trimmed(text[...]).isEmpty { diagnose(line, "\(what()) \"\(string)\" is not an ISO 8601 time; ignored") }
+            if !ByteParsing.trimmed(text[...]).isEmpty { try unreadable(line, "\(what()) \"\(string)\" is not an ISO 8601 time", "ignored") }
             return nil
         }
         if let problem = StorableDates.problem(v, text: trimmedString) {
@@ -494,7 +516,7 @@ struct GPXParser: XMLHandler {
 
     private mutating func setField(_ field: Field, line: Int) throws {
         switch field {
-        case .ele: point.elevation = number("<ele>", line: line)
+        case .ele: point.elevation = try number("<ele>", line: line)
         case .time: point.time = try time("<time>", line: line)
         case .name: point.name = string
         case .cmt: point.comment = string
@@ -503,11 +525,11 @@ struct GPXParser: XMLHandler {
         case .sym: point.symbol = string
         case .type: point.type = string
         case .fix: point.fix = trimmedString
-        case .sat: point.satellites = integer("<sat>", line: line)
-        case .hdop: point.hdop = number("<hdop>", line: line)
-        case .vdop: point.vdop = number("<vdop>", line: line)
-        case .pdop: point.pdop = number("<pdop>", line: line)
-        case .geoidheight: point.geoidHeight = number("<geoidheight>", line: line)
+        case .sat: point.satellites = try integer("<sat>", line: line)
+        case .hdop: point.hdop = try number("<hdop>", line: line)
+        case .vdop: point.vdop = try number("<vdop>", line: line)
+        case .pdop: point.pdop = try number("<pdop>", line: line)
+        case .geoidheight: point.geoidHeight = try number("<geoidheight>", line: line)
         case .routeName: route.name = string
         case .routeDesc: route.description = string
         case .trackName: track.name = string
@@ -528,18 +550,18 @@ struct GPXParser: XMLHandler {
         case .variety: point.trees.variety = string
         case .rootstock: point.trees.rootstock = string
         case .notes: point.trees.notes = string
-        case .horizontalAccuracy: point.trees.horizontalAccuracy = number(what(), line: line)
+        case .horizontalAccuracy: point.trees.horizontalAccuracy = try number(what(), line: line)
         case .accuracySource:
             let s = trimmedString
             point.trees.accuracySource = s.flatMap(AccuracySource.init(rawValue:))
-            if let s, point.trees.accuracySource == nil { diagnose(line, "\(what()) \"\(s)\" is not a known accuracy source; ignored") }
+            if let s, point.trees.accuracySource == nil { try unreadable(line, "\(what()) \"\(s)\" is not a known accuracy source", "ignored") }
         case .collection: point.trees.collection = string
         case .collectionId: point.trees.collectionID = uuid(what(), line: line)
         case .createdAt: point.trees.createdAt = try time(what(), line: line)
         case .updatedAt: point.trees.updatedAt = try time(what(), line: line)
-        case .ellipsoidHeight: point.trees.ellipsoidHeight = number(what(), line: line)
+        case .ellipsoidHeight: point.trees.ellipsoidHeight = try number(what(), line: line)
         case .fixTime: point.trees.fixTime = try time(what(), line: line)
-        case .averagedEpochs: point.trees.averagedEpochs = integer(what(), line: line)
+        case .averagedEpochs: point.trees.averagedEpochs = try integer(what(), line: line)
         case .locationSource: point.trees.locationSource = string
         // A fix quality that cannot be read refuses the file: a tree is never stored as better
         // (or worse) surveyed than it was.

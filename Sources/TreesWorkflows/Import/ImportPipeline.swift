@@ -227,7 +227,7 @@ final class ImportReadJob: @unchecked Sendable {
         let source = speciesSource
         switch format {
         case .gpx:
-            var reader = GPXReader()
+            var reader = GPXReader(strict: true)
             func handle(_ e: GPXEvent) throws {
                 switch e {
                 case .waypoint(let p): try emit(.tree(ImportedTree(p, speciesFrom: source)))
