@@ -242,4 +242,45 @@ func xmlError(_ text: String, _ verifier: ChunkingVerifier = ChunkingVerifier([.
     func reportsLineColumnAndReason(doc: String, line: Int, column: Int, reason: String) {
         #expect(xmlError(doc, ChunkingVerifier(sizes: [1, 3, 4096])) == .malformedXML(line: line, column: column, reason: reason))
     }
+
+    /// Text that is not XML's is refused where it is, never read as U+FFFD or passed on: bytes that
+    /// are not UTF-8 (a Latin-1 file without its declaration, overlong forms, surrogates), a lone
+    /// UTF-16 surrogate, control characters and U+FFFE.
+    static func utf16LE(_ s: String) -> [UInt8] { s.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
+    static func utf16BE(_ s: String) -> [UInt8] { s.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
+    static let notUTF8 = "is not UTF-8; save the file as UTF-8 or declare its encoding"
+    static let notXMLText: [([UInt8], Int, Int, String)] = [
+        (Array("<a>\n<b>Gr".utf8) + [0xFC, 0xDF] + Array("e</b></a>".utf8), 2, 6, "byte 0xFC " + notUTF8),
+        (Array("<a x='".utf8) + [0xC0, 0xAF] + Array("'/>".utf8), 1, 7, "byte 0xC0 " + notUTF8),
+        (Array("<a>".utf8) + [0xED, 0xA0, 0x80] + Array("</a>".utf8), 1, 4, "byte 0xED " + notUTF8),
+        (Array("<a>".utf8) + [0xF4, 0x90, 0x80, 0x80] + Array("</a>".utf8), 1, 4, "byte 0xF4 " + notUTF8),
+        (Array("<a>x".utf8) + [0xE2, 0x82], 1, 5, "the file ends inside a UTF-8 character"),
+        (Array("<a>bell\u{7}</a>".utf8), 1, 8, "control character U+0007 is not allowed in XML"),
+        (Array("<a>\u{FFFE}</a>".utf8), 1, 4, "character U+FFFE is not allowed in XML"),
+        (Array("<?xml version='1.0' encoding='ISO-8859-1'?>\n<a>\u{1}</a>".utf8), 2, 4, "control character U+0001 is not allowed in XML"),
+        ([0xFF, 0xFE] + utf16LE("<a>") + [0x00, 0xD8] + utf16LE("</a>"), 1, 4, "a UTF-16 high surrogate without its low half"),
+        ([0xFE, 0xFF] + utf16BE("<a>") + [0xDC, 0x00] + utf16BE("</a>"), 1, 4, "a UTF-16 low surrogate without its high half"),
+    ]
+
+    @Test(arguments: notXMLText)
+    func refusesTextThatIsNotXMLs(bytes: [UInt8], line: Int, column: Int, reason: String) {
+        #expect(xmlError(bytes, ChunkingVerifier(sizes: [1, 2, 3, 4096])) == .malformedXML(line: line, column: column, reason: reason))
+    }
+
+    /// Well-formed text of every UTF-8 length reads as itself, however the bytes are cut.
+    @Test func readsEveryUTF8Length() throws {
+        let value = "\u{E9}\u{20AC}\u{1F333}\u{10FFFD}"
+        let body = "\t\u{7F}\u{80}\u{FFFD}\u{FEFF}\u{10000}\u{FFFD}"
+        let verifier = ChunkingVerifier(sizes: [1, 2, 3, 5, 4096])
+        #expect(try verifier.verify(Array("<a t='\(value)'>\(body)</a>".utf8)) { try tokenize($0) }
+                    == ["start a @1:1 t=\(value.debugDescription)", "text \(body.debugDescription)", "end a"])
+    }
+
+    /// A carriage return in the file, alone or before a line feed, is one line feed; `&#13;` is
+    /// a carriage return. Lines are counted either way.
+    @Test func normalisesLineEndsButNotCharacterReferences() throws {
+        let verifier = ChunkingVerifier(sizes: [1, 2, 4096])
+        #expect(try verifier.verify(Array("<a x='1\r\n2'>a\r\nb\rc&#13;d\r\r\n<b/></a>".utf8)) { try tokenize($0) }
+                    == ["start a @1:1 x=\"1 2\"", "text \"a\\nb\\nc\\rd\\n\\n\"", "start b @6:1", "end b", "end a"])
+    }
 }

@@ -143,6 +143,15 @@ package struct XMLTokenizer {
     package mutating func feed<H: XMLHandler>(_ chunk: UnsafeBufferPointer<UInt8>, to handler: inout H) throws {
         try decoder.decode(chunk, into: &buf, final: false)
         try process(&handler, final: false)
+        try refuseUndecodable()
+    }
+
+    /// Throws the decoder's problem, if any, where it was found: the end of the decoded text,
+    /// everything before which has been read.
+    private mutating func refuseUndecodable() throws {
+        guard let problem = decoder.problem else { return }
+        finished = true
+        throw error(problem, at: buf.count)
     }
 
     package mutating func feed<H: XMLHandler>(_ chunk: some Collection<UInt8>, to handler: inout H) throws {
@@ -156,6 +165,10 @@ package struct XMLTokenizer {
         guard !finished else { return }
         finished = true
         try decoder.finish(into: &buf)
+        if decoder.problem != nil {
+            try process(&handler, final: false)
+            try refuseUndecodable()
+        }
         try process(&handler, final: true)
         if pos < buf.count { throw error("unexpected end of file inside markup", at: pos) }
         if !open.isEmpty {
