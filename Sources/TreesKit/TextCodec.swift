@@ -324,9 +324,10 @@ public enum TextCodec {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends text escaped for XML content and attribute values: `& < > " '` become references;
-    /// control characters XML 1.0 cannot carry (all below U+0020 but tab, newline and return)
-    /// are dropped.
+    /// Appends text escaped for XML content and attribute values: `& < > " '` become references,
+    /// and so does a carriage return (`&#13;`), which a reader would otherwise turn into a line
+    /// feed; characters XML 1.0 cannot carry (all below U+0020 but tab, newline and return, and
+    /// U+FFFE and U+FFFF) are dropped (see ``xmlDropsCharacters(_:)``).
     public static func appendXMLEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { t in out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, into: $0) } }
@@ -339,7 +340,7 @@ public enum TextCodec {
     /// ``maxXMLEscapedCount(_:)`` bytes; returns how many it wrote.
     public static func writeXMLEscaped(_ text: UnsafeBufferPointer<UInt8>, into p: UnsafeMutablePointer<UInt8>) -> Int {
         if !text.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
-            || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 }) {
+            || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 || $0 == 0xEF }) {
             if let base = text.baseAddress { p.update(from: base, count: text.count) }
             return text.count
         }
@@ -348,19 +349,37 @@ public enum TextCodec {
             (p + n).update(from: reference.utf8Start, count: reference.utf8CodeUnitCount)
             n += reference.utf8CodeUnitCount
         }
-        for b in text {
+        var i = 0
+        while i < text.count {
+            let b = text[i]
             switch b {
             case UInt8(ascii: "&"): put("&amp;")
             case UInt8(ascii: "<"): put("&lt;")
             case UInt8(ascii: ">"): put("&gt;")
             case UInt8(ascii: "\""): put("&quot;")
             case UInt8(ascii: "'"): put("&apos;")
-            case 0x09, 0x0A, 0x0D: p[n] = b; n += 1
+            case 0x0D: put("&#13;")
+            case 0x09, 0x0A: p[n] = b; n += 1
             case ..<0x20: break
+            case 0xEF where isNonCharacterFFFx(text, at: i): i += 2
             default: p[n] = b; n += 1
             }
+            i += 1
         }
         return n
+    }
+
+    /// Whether the UTF-8 `text` holds U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`) at `i`.
+    private static func isNonCharacterFFFx(_ text: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+        i + 2 < text.count && text[i] == 0xEF && text[i + 1] == 0xBF && (text[i + 2] == 0xBE || text[i + 2] == 0xBF)
+    }
+
+    /// Whether ``appendXMLEscaped(_:to:)`` drops characters of `text`: control characters other
+    /// than tab, newline and return, U+FFFE or U+FFFF, none of which XML 1.0 can carry.
+    public static func xmlDropsCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { c in
+            (c.value < 0x20 && c != "\t" && c != "\n" && c != "\r") || c.value == 0xFFFE || c.value == 0xFFFF
+        }
     }
 
     /// Text escaped for XML; see ``appendXMLEscaped(_:to:)``.

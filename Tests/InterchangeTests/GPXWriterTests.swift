@@ -43,6 +43,49 @@ import TreesTestSupport
         #expect(r.stderr.contains("validates"))
     }
 
+    /// The trees of `text`, read back.
+    func readBack(_ text: String) throws -> [ImportedTree] {
+        var trees: [ImportedTree] = []
+        _ = try GPXReader.read(Array(text.utf8)) { e in if case .waypoint(let p) = e { trees.append(ImportedTree(p)) } }
+        return trees
+    }
+
+    /// `text` checked by xmllint against the GPX 1.1 schema: its complaints, empty when it validates.
+    func schemaComplaints(_ text: String, _ name: String) throws -> String {
+        let url = folder.url(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let r = try Program.run("/usr/bin/xmllint", ["--noout", "--schema", Corpus.path("schema/gpx11.xsd"), url.path])
+        return r.status == 0 && r.stderr.contains("validates") ? "" : r.stderr
+    }
+
+    /// XML reads a carriage return in the file as a line feed: one in a tree's text is written
+    /// `&#13;`, so it comes back as itself.
+    @Test func aCarriageReturnInTextComesBack() throws {
+        var tree = Fixtures.bare
+        tree.notes = "first\rsecond\r\nthird"
+        tree.variety = "Old\rRed"
+        let text = try exportString([tree], format: .gpx, context: Fixtures.context)
+        #expect(text.contains("<trees:notes>first&#13;second&#13;\nthird</trees:notes>"))
+        #expect(!text.contains("\r"))
+        let back = try #require(try readBack(text).first)
+        #expect(back.fields.notes == "first\rsecond\r\nthird")
+        #expect(back.fields.variety == "Old\rRed")
+    }
+
+    /// Characters XML 1.0 cannot carry are left out of the file (tab, line feed and return stay);
+    /// the document stays well formed and valid.
+    @Test(.enabled(if: Tool.xmllint.shouldRun)) func charactersXMLCannotCarryAreLeftOut() throws {
+        var tree = Fixtures.bare
+        tree.species = "Malus\u{1}\u{FFFE} domestica\u{FFFF}\u{1B}"
+        tree.notes = "bell\u{7}\ttab\u{0}\u{FFFD}\u{10FFFF}"
+        let text = try exportString([tree], format: .gpx, context: Fixtures.context)
+        #expect(try schemaComplaints(text, "controls.gpx") == "")
+        let back = try #require(try readBack(text).first)
+        #expect(back.fields.species == "Malus domestica")
+        #expect(back.fields.notes == "bell\ttab\u{FFFD}\u{10FFFF}")
+        #expect(TextCodec.xmlDropsCharacters(tree.species) && !TextCodec.xmlDropsCharacters("tab\tline\nreturn\r\u{FFFD}"))
+    }
+
     @Test(.enabled(if: Tool.gpsbabel.shouldRun)) func gpsbabelReadsItBack() throws {
         let url = try writeSample()
         let r = try Program.run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", url.path, "-o", "unicsv", "-F", "-"])

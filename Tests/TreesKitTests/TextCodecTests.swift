@@ -191,7 +191,8 @@ import TreesKit
 
     @Test func escapesXML() {
         #expect(TextCodec.xmlEscaped(#"Cox's "Orange" <Pippin> & co"#) == "Cox&apos;s &quot;Orange&quot; &lt;Pippin&gt; &amp; co")
-        #expect(TextCodec.xmlEscaped("tab\tline\nreturn\r bell\u{7} nul\u{0}") == "tab\tline\nreturn\r bell nul")
+        #expect(TextCodec.xmlEscaped("tab\tline\nreturn\r bell\u{7} nul\u{0}") == "tab\tline\nreturn&#13; bell nul")
+        #expect(TextCodec.xmlEscaped("a\u{FFFE}b\u{FFFF}c\u{FFFD}\u{FFBE}\u{F000}\u{FFFF}") == "abc\u{FFFD}\u{FFBE}\u{F000}")
         #expect(TextCodec.xmlEscaped("Ölbaum") == "Ölbaum")
     }
 
