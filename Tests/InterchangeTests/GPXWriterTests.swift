@@ -86,6 +86,49 @@ import TreesTestSupport
         #expect(TextCodec.xmlDropsCharacters(tree.species) && !TextCodec.xmlDropsCharacters("tab\tline\nreturn\r\u{FFFD}"))
     }
 
+    /// Numbers are `xsd:decimal` (no exponent, no `-0`) and longitudes within [−180, 180), for the
+    /// waypoints and for the bounds, however tiny the numbers or near the antimeridian the trees.
+    @Test(.enabled(if: Tool.xmllint.shouldRun)) func numbersAndBoundsNearTheAntimeridianAreValid() throws {
+        var east = Fixtures.bare
+        east.coordinate = Coordinate(latitude: 1e-7, longitude: 180)
+        east.altitude = -1e-9
+        var west = Fixtures.bare
+        west.id = UUID(uuidString: "2F3E4D5C-6B7A-4988-8A9B-ACBDCEDFE0F1")!
+        west.coordinate = Coordinate(latitude: -0.0, longitude: -179.99999999999997)
+        west.altitude = 5e-324
+        west.horizontalAccuracy = 1e-7
+        var context = Fixtures.context
+        context.bounds = GeoBounds.of([east.coordinate, west.coordinate])
+        let text = try exportString([east, west], format: .gpx, context: context)
+        #expect(try schemaComplaints(text, "antimeridian.gpx") == "", "\(text)")
+        #expect(!text.contains("e-") && !text.contains("\"-0\"") && !text.contains(">-0<"))
+        #expect(text.contains("<wpt lat=\"0.0000001\" lon=\"-180\">"))
+        #expect(text.contains("<bounds minlat=\"0\" minlon=\"-179.99999999999997\" maxlat=\"0.0000001\" maxlon=\"-180\"/>"))
+        let patch = String(decoding: GPXWriter.boundsPatch(context.bounds), as: UTF8.self)
+        #expect(patch.hasPrefix("    <bounds minlat=\"0\" minlon=\"-179.99999999999997\" maxlat=\"0.0000001\" maxlon=\"-180\"/>"))
+        #expect(patch.utf8.count == GPXWriter.boundsWidth)
+    }
+
+    /// A document without trees reserves no room for bounds: no line of padding is left in it.
+    @Test(.enabled(if: Tool.xmllint.shouldRun)) func aDocumentWithoutTreesHasNoPadding() throws {
+        var context = ExportContext(collections: [], exportedAt: Fixtures.context.exportedAt)
+        context.reserveBounds = true
+        let box = StringBox()
+        var writer = GPXWriter(context: context) { box.bytes.append(contentsOf: $0) }
+        try writer.begin()
+        try writer.finish()
+        #expect(writer.boundsPlaceholder == nil)
+        #expect(box.string.hasSuffix("  <metadata>\n    <time>2024-06-01T12:00:00Z</time>\n  </metadata>\n</gpx>\n"))
+        #expect(!box.string.contains("  \n") && !box.string.contains("\n\n"))
+        #expect(try schemaComplaints(box.string, "empty.gpx") == "")
+
+        var one = GPXWriter(context: context) { _ in }
+        try one.begin()
+        try one.write(Fixtures.bare)
+        try one.finish()
+        #expect(one.boundsPlaceholder != nil)
+    }
+
     @Test(.enabled(if: Tool.gpsbabel.shouldRun)) func gpsbabelReadsItBack() throws {
         let url = try writeSample()
         let r = try Program.run("/usr/bin/gpsbabel", ["-i", "gpx", "-f", url.path, "-o", "unicsv", "-F", "-"])

@@ -32,6 +32,9 @@ public struct GPXWriter: TreeWriter {
     public private(set) var boundsPlaceholder: Range<Int>?
     /// Bytes reserved for the bounds element.
     static let boundsWidth = 160
+    /// Whether `<metadata>` is still open, waiting for the first tree to reserve room for the
+    /// bounds: a document without trees has no bounds, and so no room for them either.
+    private var metadataOpen = false
 
     public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
         self.context = context
@@ -52,6 +55,17 @@ public struct GPXWriter: TreeWriter {
             out.append(Self.boundsElement(b))
             out.append("\n")
         } else if context.reserveBounds {
+            metadataOpen = true
+            return
+        }
+        out.append("  </metadata>\n")
+    }
+
+    /// Reserves the room for the bounds when a tree follows, and closes `<metadata>`.
+    private mutating func closeMetadata(reserving: Bool) {
+        guard metadataOpen else { return }
+        metadataOpen = false
+        if reserving {
             boundsPlaceholder = out.byteCount..<(out.byteCount + Self.boundsWidth)
             out.append(UInt8(ascii: " "), repeating: Self.boundsWidth)
             out.append("\n")
@@ -62,20 +76,46 @@ public struct GPXWriter: TreeWriter {
     /// `    <bounds minlat="…" minlon="…" maxlat="…" maxlon="…"/>`.
     static func boundsElement(_ b: GeoBounds) -> String {
         func number(_ v: Double) -> String {
-            let s = TextCodec.decimal(v) ?? "0"
-            return s.utf8.count <= 24 ? s : TextCodec.decimal((v * 1e9).rounded() / 1e9) ?? "0"
+            var bytes: [UInt8] = []
+            appendNumber(v, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
         }
         return "    <bounds minlat=\"\(number(b.minLatitude))\" minlon=\"\(number(longitude(b.minLongitude)))\" "
             + "maxlat=\"\(number(b.maxLatitude))\" maxlon=\"\(number(longitude(b.maxLongitude)))\"/>"
     }
 
-    /// The bytes that replace `boundsPlaceholder`: the bounds element padded with spaces, or only
-    /// spaces when there were no trees.
+    /// The bytes that replace `boundsPlaceholder`: the bounds element padded with spaces (only
+    /// spaces when there were no trees; the writer reserves no room then).
     public static func boundsPatch(_ bounds: GeoBounds?) -> [UInt8] {
         var bytes = bounds.map { Array(boundsElement($0).utf8) } ?? []
         if bytes.count > boundsWidth { bytes = [] }
         bytes += repeatElement(UInt8(ascii: " "), count: boundsWidth - bytes.count)
         return bytes
+    }
+
+    /// Magnitudes below which a number is written to 9 decimal places, not in full: written in
+    /// full, one could take hundreds of digits, and schema processors read `xsd:decimal` to some
+    /// 24 digits at most (libxml2's limit; the schema standard asks for 18). 1e-9 of a degree is
+    /// 0.1 mm, of a metre 1 nm.
+    static let smallestInFull = 1e-7
+
+    /// `value` as `xsd:decimal`: exact and shortest, or to 9 places when tiny (see `smallestInFull`).
+    static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+        if value != 0 && value.magnitude < smallestInFull {
+            TextCodec.appendDecimal(value, places: 9, to: &out)
+        } else if !TextCodec.appendDecimal(value, to: &out) {
+            out.append(UInt8(ascii: "0"))
+        }
+    }
+
+    private mutating func appendNumber(_ value: Double) {
+        if value != 0 && value.magnitude < Self.smallestInFull {
+            var bytes: [UInt8] = []
+            Self.appendNumber(value, to: &bytes)
+            out.append(String(decoding: bytes, as: UTF8.self))
+        } else {
+            out.appendDecimal(value)
+        }
     }
 
     /// GPX longitudes run from −180 inclusive to 180 exclusive; 180° is written as −180°.
@@ -95,7 +135,7 @@ public struct GPXWriter: TreeWriter {
 
     private mutating func element(_ open: StaticString, number: Double, _ close: StaticString) {
         out.append(open)
-        out.appendDecimal(number)
+        appendNumber(number)
         out.append(close)
     }
 
@@ -108,10 +148,11 @@ public struct GPXWriter: TreeWriter {
     /// and a schedule as `<trees:schedule id kind everyDays from [season] createdAt updatedAt/>`,
     /// dates to the millisecond.
     public mutating func write(_ tree: Tree, photos: [ExportPhoto], care: TreeCare) throws {
+        closeMetadata(reserving: true)
         out.append("  <wpt lat=\"")
-        out.appendDecimal(tree.latitude)
+        appendNumber(tree.latitude)
         out.append("\" lon=\"")
-        out.appendDecimal(Self.longitude(tree.longitude))
+        appendNumber(Self.longitude(tree.longitude))
         out.append("\">\n")
         if let alt = tree.altitude, alt.isFinite { element("    <ele>", number: alt, "</ele>\n") }
         out.append("    <time>"); out.appendISO8601(tree.capture.fixTime ?? tree.createdAt); out.append("</time>\n")
@@ -163,7 +204,7 @@ public struct GPXWriter: TreeWriter {
             out.append("\" kind=\""); out.appendXMLEscaped(e.kind.name)
             out.append("\" date=\""); out.appendISO8601(e.date, fraction: .milliseconds)
             if let q = e.quantity, q.value.isFinite {
-                out.append("\" quantity=\""); out.appendDecimal(q.value)
+                out.append("\" quantity=\""); appendNumber(q.value)
                 if let u = q.unit { out.append("\" unit=\""); out.appendXMLEscaped(u) }
             }
             if let h = e.health { out.append("\" health=\""); out.append(h.rawValue) }
@@ -191,6 +232,7 @@ public struct GPXWriter: TreeWriter {
     }
 
     public mutating func finish() throws {
+        closeMetadata(reserving: false)
         out.append("</gpx>\n")
         try out.flush()
     }
