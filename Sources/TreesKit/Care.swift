@@ -136,6 +136,16 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var fields: (year: Int, month: Int, day: Int) { CivilDate.date(days: number) }
 
+    /// The days a care may be typed for, 0001-01-01 through 9999-12-31: the start of each lies
+    /// within the years a store keeps in every time zone, which day 0000-01-01 does not east of UTC.
+    public static let careRange = Day(year: 1, month: 1, day: 1)...Day(year: 9999, month: 12, day: 31)
+
+    /// Nil for a day in `careRange`, else why it cannot be a care's day; `text` is the value as typed.
+    public static func careRangeProblem(_ day: Day, text: String) -> String? {
+        guard !careRange.contains(day) else { return nil }
+        return "date '\(text)' is outside the years the care log keeps; expected a day from \(careRange.lowerBound) to \(careRange.upperBound)"
+    }
+
     /// The first moment of the day in `zone`.
     public func start(in zone: TimeZone) -> Date {
         let guess = Date(timeIntervalSince1970: Double(number) * 86_400)
@@ -250,7 +260,7 @@ public struct CareSchedule: Sendable, Equatable, Identifiable {
     public var id: UUID
     public var target: Target
     public var kind: CareKind
-    /// Days between two cares, at least 1.
+    /// Days between two cares, 1 to `longestInterval`.
     public var everyDays: Int
     /// The first day the care is due when it was never done.
     public var from: Day
@@ -264,6 +274,9 @@ public struct CareSchedule: Sendable, Equatable, Identifiable {
         self.season = season; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
     }
 
+    /// The longest interval a schedule may have, in days: a hundred years.
+    public static let longestInterval = 36_500
+
     /// Parses `14d`, `14` or `2w` into days; 0 or less is refused.
     public static func interval(parsing text: String) throws(CareInputError) -> Int {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
@@ -275,8 +288,8 @@ public struct CareSchedule: Sendable, Equatable, Identifiable {
         guard n > 0 else {
             throw CareInputError("interval '\(text)' is no time at all; expected 1d or more")
         }
-        guard n <= 36_500 / factor else {
-            throw CareInputError("interval '\(text)' is longer than a hundred years; expected at most 36500d")
+        guard n <= longestInterval / factor else {
+            throw CareInputError("interval '\(text)' is longer than a hundred years; expected at most \(longestInterval)d")
         }
         return n * factor
     }

@@ -173,13 +173,25 @@ extension CareSchedule {
         ("fromDay", .text), ("season", .optionalText), ("createdAt", .date), ("updatedAt", .date),
     ]
 
+    /// What is wrong with a stored interval, or nil when it is 1 to `longestInterval` days.
+    static func everyDaysProblem(_ n: Int64) -> String? {
+        (1...Int64(longestInterval)).contains(n) ? nil : "\(n) is not a number of days from 1 to \(longestInterval)"
+    }
+
+    private static func everyDays(_ n: Int, _ r: CheckedRow) throws -> Int {
+        if let problem = everyDaysProblem(Int64(n)) {
+            throw StoreError.damagedRow(table: "careSchedule", row: r.rowID, id: r.idText, column: "everyDays", reason: problem)
+        }
+        return n
+    }
+
     init(row: Row) throws {
         let r = CheckedRow(table: "careSchedule", row: row)
         let target: Target = try r.optionalID("treeId").map { .tree($0) } ?? .collection(try r.id("collectionId"))
         let seasonText = try r.optionalText("season")
         do {
             self.init(id: try r.id("id"), target: target, kind: try CareKind(try r.text("kind", .nonBlankText)),
-                      everyDays: max(1, try r.integer("everyDays")), from: try Day(parsing: try r.text("fromDay")),
+                      everyDays: try Self.everyDays(try r.integer("everyDays"), r), from: try Day(parsing: try r.text("fromDay")),
                       season: try seasonText.map { text throws(CareInputError) in try Season(parsing: text) },
                       createdAt: try r.date("createdAt"), updatedAt: try r.date("updatedAt"))
         } catch let e as CareInputError {
@@ -644,6 +656,9 @@ extension StoreWriter {
         case .tree(let id): (id.storageKey, nil)
         case .collection(let id): (nil, id.storageKey)
         }
+        if let problem = CareSchedule.everyDaysProblem(Int64(schedule.everyDays)) {
+            throw StoreError.unstorable("the schedule's interval: \(problem)")
+        }
         // The same schedule again (an import of the same file) leaves the row as it is.
         if try reader.careSchedules(for: schedule.target).contains(schedule) { return }
         try db.execute(sql: "DELETE FROM careSchedule WHERE kind = ? AND (treeId = ? OR collectionId = ?)",
@@ -758,12 +773,20 @@ struct DueRow {
         throw damaged(i, column, .id, table: "careDue")
     }
 
+    /// The day numbers `careDue` can hold: the local day of any date a store keeps, in any time
+    /// zone (a day either side of the span in UTC), and a due day up to the longest interval and a
+    /// year's wait for a season after the last of them.
+    static let dayNumbers: ClosedRange<Int64> = {
+        let first = StorableDates.earliestMilliseconds / 86_400_000 - 2
+        let last = StorableDates.latestMilliseconds / 86_400_000 + 2 + Int64(CareSchedule.longestInterval) + 366
+        return first...last
+    }()
+
     /// A day number of `careDue`.
     func day(_ i: Int32, _ column: String) throws -> Int {
         guard sqlite3_column_type(s, i) == SQLITE_INTEGER else { throw damaged(i, column, .integer, table: "careDue") }
         let n = sqlite3_column_int64(s, i)
-        // Days of years 1 to 9999, as `Day` reckons them.
-        guard (-719_162...2_932_896).contains(n) else {
+        guard Self.dayNumbers.contains(n) else {
             throw StoreError.damagedRow(table: "careDue", row: 0, id: text(0), column: column, reason: "day number \(n) is out of range")
         }
         return Int(n)

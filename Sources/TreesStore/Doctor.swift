@@ -145,8 +145,9 @@ struct StoreDoctor {
             if problems["season"] == nil, let s = StoredValue.text(row["season"]), (try? Season(parsing: s)) == nil {
                 problems["season"] = "'\(s.prefix(40))' is not a MM-DD..MM-DD season"
             }
-            if problems["everyDays"] == nil, let n = (row["everyDays"] as DatabaseValue).storage.int64Value, n < 1 {
-                problems["everyDays"] = "\(n) is not a number of days"
+            if problems["everyDays"] == nil, let n = (row["everyDays"] as DatabaseValue).storage.int64Value,
+               let p = CareSchedule.everyDaysProblem(n) {
+                problems["everyDays"] = p
             }
         }
         guard !problems.isEmpty else { return [] }

@@ -124,6 +124,27 @@ import TreesTestSupport
         #expect(try dueDay(auckland) == "2026-05-05")
     }
 
+    /// The first and last days the care log takes work alike in every zone: `due` lists them and
+    /// the doctor finds nothing wrong.
+    @Test func theFirstAndLastCareDaysWorkInEveryZone() throws {
+        for zone in ["Pacific/Kiritimati", "America/New_York", "Asia/Kolkata"] {
+            let t = try TreesProcess(now: "9999-12-20T12:00:00.000Z")
+            defer { t.cleanUp() }
+            let env = ["TZ": zone]
+            let tree = try Self.add(t, ["--species", "Apple"])
+            let first = try t.run(["care", "add", tree, "water", "--date", "0001-01-01"], environment: env)
+            #expect(first.status == 0, "\(zone): \(first)")
+            #expect(try t.run(["schedule", "set", tree, "water", "--every", "14d", "--from", "0001-01-01"], environment: env).status == 0)
+            #expect(try t.run(["schedule", "set", tree, "prune", "--every", "14d", "--from", "9999-12-31"], environment: env).status == 0)
+            let due = try t.run(["due", "--within", "2w", "--json"], environment: env)
+            #expect(due.status == 0, "\(zone): \(due)")
+            let items = try #require(try JSONSerialization.jsonObject(with: Data(due.stdout.utf8)) as? [[String: Any]])
+            #expect(items.map { "\($0["kind"] ?? "") \($0["due"] ?? "")" } == ["water 0001-01-15", "prune 9999-12-31"], "\(zone)")
+            let doctor = try t.run(["doctor"], environment: env)
+            #expect(doctor.status == 0 && doctor.stdout == "The store is sound.\n", "\(zone): \(doctor)")
+        }
+    }
+
     /// `export --format csv --care`: one row per event, newest first, quoted and neutralised as the trees' CSV.
     @Test func careExportsAsCSV() throws {
         let t = try TreesProcess()
@@ -316,6 +337,14 @@ import TreesTestSupport
             (["care", "rm", "abcdef12"], "no care event with id abcdef12; 'trees care list' shows the ids"),
             (["care", "edit", "abcdef12", "--notes", "x"], "no care event with id abcdef12; 'trees care list' shows the ids"),
             (["due", "--within", "soon"], "interval 'soon' is not a number of days; expected days such as 14d or weeks such as 2w"),
+            (["care", "add", tree, "water", "--date", "0000-01-01"],
+             "date '0000-01-01' is outside the years the care log keeps; expected a day from 0001-01-01 to 9999-12-31"),
+            (["care", "add", tree, "water", "--date", "0000-12-31T23:00:00Z"],
+             "date '0000-12-31T23:00:00Z' is outside the years the care log keeps; expected a day from 0001-01-01 to 9999-12-31"),
+            (["schedule", "set", tree, "water", "--every", "14d", "--from", "0000-12-31"],
+             "date '0000-12-31' is outside the years the care log keeps; expected a day from 0001-01-01 to 9999-12-31"),
+            (["care", "list", "--since", "0000-06-01"],
+             "date '0000-06-01' is outside the years the care log keeps; expected a day from 0001-01-01 to 9999-12-31"),
         ]
         let before = try t.dump()
         for (arguments, message) in cases {

@@ -217,6 +217,57 @@ import TreesTestSupport
         _ = t
     }
 
+    /// Dates at the ends of the years a store keeps are days like any other in the table: an
+    /// event on 0000-01-01 UTC is 31 December of year -1 in New York, and a schedule from
+    /// 9999-12-31 comes due a hundred years later; the table reads them back and agrees with the log.
+    @Test func daysAtTheEndsOfTheStoredYearsAreKept() throws {
+        let newYork = try #require(TimeZone(identifier: "America/New_York"))
+        try store.write { w in
+            let t = Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Apple", createdAt: Self.t0)
+            try w.insert(t)
+            try w.insert(CareEvent(treeID: t.id, kind: try CareKind("water"), date: Date(timeIntervalSince1970: -62_167_219_200),
+                                   createdAt: Self.t0))
+            try w.setSchedule(CareSchedule(target: .tree(t.id), kind: try CareKind("water"), everyDays: 14,
+                                           from: try Day(parsing: "0000-01-01"), createdAt: Self.t0))
+            try w.setSchedule(CareSchedule(target: .tree(t.id), kind: try CareKind("prune"), everyDays: CareSchedule.longestInterval,
+                                           from: try Day(parsing: "9999-12-31"), season: try Season(parsing: "01-01..01-01"),
+                                           createdAt: Self.t0))
+            try w.insert(CareEvent(treeID: t.id, kind: try CareKind("prune"), date: Date(timeIntervalSince1970: 253_402_300_799),
+                                   createdAt: Self.t0))
+        }
+        #expect(try store.keepDueCare(zone: newYork))
+        try expectAgreement("extreme days", zone: newYork)
+        let all = try store.read { try $0.computedDueCare(today: try Day(parsing: "2026-05-01"), within: nil, zone: newYork) }
+        #expect(all.map { "\($0.kind) \($0.lastDone?.description ?? "never") \($0.due)" }
+            == ["water -0001-12-31 0000-01-14", "prune 9999-12-31 10100-01-01"])
+        #expect(try store.examine().isEmpty)
+    }
+
+    /// A schedule's interval is 1 to 36,500 days, as typed ones are: a longer one is refused, and
+    /// one stored in the file is a damaged value that the doctor names, never a trap.
+    @Test func intervalsBeyondAHundredYearsAreRefused() throws {
+        let t = Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Apple", createdAt: Self.t0)
+        try store.write { w in
+            try w.insert(t)
+            try w.setSchedule(CareSchedule(target: .tree(t.id), kind: try CareKind("water"), everyDays: 7,
+                                           from: try Day(parsing: "2026-01-01"), createdAt: Self.t0))
+            try w.insert(CareEvent(treeID: t.id, kind: try CareKind("water"), date: Self.t0, createdAt: Self.t0))
+        }
+        for days in [0, CareSchedule.longestInterval + 1, Int.max] {
+            #expect(throws: StoreError.self) {
+                try store.write { w in
+                    try w.setSchedule(CareSchedule(target: .tree(t.id), kind: try CareKind("prune"), everyDays: days,
+                                                   from: try Day(parsing: "2026-01-01"), createdAt: Self.t0))
+                }
+            }
+        }
+        try store.write { w in try w.db.execute(sql: "UPDATE careSchedule SET everyDays = 9223372036854775807") }
+        #expect(throws: StoreError.self) { try store.read { try $0.computedDueCare(today: Day(0), within: nil, zone: .gmt) } }
+        let findings = try store.examine()
+        #expect(findings.map { "\($0.table) \($0.column ?? "") \($0.reason)" }
+            == ["careSchedule everyDays 9223372036854775807 is not a number of days from 1 to 36500"])
+    }
+
     /// Building the table is no change to sync: the clock and change number stay as they were.
     @Test func buildingTheTableIsNoChange() throws {
         try store.write { w in

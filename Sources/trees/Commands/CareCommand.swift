@@ -35,11 +35,20 @@ enum CareValues {
         try usage { () throws(CareInputError) in try HealthStatus(parsing: text) }
     }
 
-    static func day(_ text: String) throws -> Day { try usage { () throws(CareInputError) in try Day(parsing: text) } }
+    /// A day typed as `YYYY-MM-DD`, within `Day.careRange`.
+    static func day(_ text: String) throws -> Day {
+        let day = try usage { () throws(CareInputError) in try Day(parsing: text) }
+        if let problem = Day.careRangeProblem(day, text: text) { throw CLIError(problem, status: .usage) }
+        return day
+    }
 
-    /// A moment typed as `YYYY-MM-DD` (the start of that local day) or an ISO 8601 time.
+    /// A moment typed as `YYYY-MM-DD` (the start of that local day) or an ISO 8601 time, on a
+    /// local day within `Day.careRange`.
     static func moment(_ text: String, option: String) throws -> Date {
-        if text.count > 10, let date = ISOTime.parse(text) { return date }
+        if text.count > 10, let date = ISOTime.parse(text) {
+            if let problem = Day.careRangeProblem(Day(date, in: zone), text: text) { throw CLIError(problem, status: .usage) }
+            return date
+        }
         return try day(text).start(in: zone)
     }
 
