@@ -499,18 +499,97 @@ extension StoreReader {
 
     // MARK: Statistics
 
-    /// Number of events per kind and calendar month (`2026-05`, UTC), by month then kind.
-    public func careCountsByMonth(collection: UUID? = nil) throws -> [(month: String, kind: String, count: Int)] {
+    /// Number of events per kind and calendar month (`2026-05`) in `zone`, by month then kind.
+    ///
+    /// The store counts events per month in UTC (`careMonthly`); a month in `zone` differs from it
+    /// only for events within a day of a month's first moment, so those are read through the
+    /// by-kind index around each such moment and moved to the month they fall in, there.
+    public func careCountsByMonth(zone: TimeZone = .gmt, collection: UUID? = nil) throws -> [(month: String, kind: String, count: Int)] {
         let rows: [Row]
-        if let collection {
+        let join = collection == nil ? "" : " JOIN tree ON tree.id = careEvent.treeId AND tree.collectionId = ?"
+        let scope: [any DatabaseValueConvertible] = collection.map { [$0.storageKey] } ?? []
+        if collection != nil {
             rows = try Row.fetchAll(db, sql: """
-                SELECT substr(careEvent.date, 1, 7) AS month, careEvent.kind AS kind, COUNT(*) AS n FROM careEvent
-                JOIN tree ON tree.id = careEvent.treeId WHERE tree.collectionId = ? GROUP BY month, kind ORDER BY month, kind
-                """, arguments: [collection.storageKey])
+                SELECT substr(careEvent.date, 1, 7) AS month, careEvent.kind AS kind, COUNT(*) AS n FROM careEvent\(join)
+                GROUP BY month, kind
+                """, arguments: StatementArguments(scope))
         } else {
-            rows = try Row.fetchAll(db, sql: "SELECT month, kind, count AS n FROM careMonthly WHERE count > 0 ORDER BY month, kind")
+            rows = try Row.fetchAll(db, sql: "SELECT month, kind, count AS n FROM careMonthly WHERE count > 0")
         }
-        return rows.map { (month: $0["month"] ?? "", kind: $0["kind"] ?? "", count: $0["n"] ?? 0) }
+        struct Key: Hashable { var month: String; var kind: String }
+        var counts: [Key: Int] = [:]
+        var monthsOfKind: [String: Set<String>] = [:]
+        for row in rows {
+            let key = Key(month: row["month"] ?? "", kind: row["kind"] ?? "")
+            counts[key, default: 0] += row["n"] ?? 0
+            monthsOfKind[key.kind, default: []].insert(key.month)
+        }
+        if !["GMT", "UTC", "Etc/UTC", "Etc/GMT"].contains(zone.identifier) {
+            var days = DayReckoner(zone: zone)
+            let near = try db.makeStatement(sql: """
+                SELECT careEvent.date FROM careEvent\(join) WHERE careEvent.kind = ? AND careEvent.date >= ? AND careEvent.date <= ?
+                """)
+            // No zone is more than 26 hours from UTC.
+            let reach = 27.0 * 3_600
+            let (earliest, latest) = (Double(StorableDates.earliestMilliseconds) / 1000, Double(StorableDates.latestMilliseconds) / 1000)
+            for (kind, months) in monthsOfKind {
+                var firsts = Set<Int>()
+                for month in months {
+                    guard let (year, number) = Self.monthFields(month) else { continue }
+                    firsts.insert(CivilDate.days(year: year, month: number, day: 1))
+                    firsts.insert(number == 12 ? CivilDate.days(year: year + 1, month: 1, day: 1) : CivilDate.days(year: year, month: number + 1, day: 1))
+                }
+                for first in firsts.sorted() {
+                    let moment = Double(first) * 86_400
+                    let low = max(moment - reach, earliest), high = min(moment + reach, latest)
+                    guard low <= high else { continue }
+                    try near.setArguments(StatementArguments(scope + [kind, StoredDate.text(Date(timeIntervalSince1970: low)),
+                                                                      StoredDate.text(Date(timeIntervalSince1970: high))]))
+                    let cursor = try DatabaseValue.fetchCursor(near)
+                    while let value = try cursor.next() {
+                        guard case .success(let date) = StoredValue.date(value), let text = StoredValue.text(value) else { continue }
+                        let f = days.day(date).fields
+                        let local = Self.monthText(year: f.year, month: f.month)
+                        let utc = String(text.prefix(7))
+                        guard local != utc else { continue }
+                        counts[Key(month: utc, kind: kind), default: 0] -= 1
+                        counts[Key(month: local, kind: kind), default: 0] += 1
+                    }
+                }
+            }
+        }
+        return counts.filter { $0.value > 0 }
+            .map { (month: $0.key.month, kind: $0.key.kind, count: $0.value) }
+            .sorted { Self.monthOrder($0.month, $1.month) ?? ($0.kind < $1.kind) }
+    }
+
+    /// `2026-05` as its year and month; nil for anything else.
+    private static func monthFields(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let y = Int(parts[0]), let m = Int(parts[1]), (1...12).contains(m)
+        else { return nil }
+        return (y, m)
+    }
+
+    /// `2026-05`; a year before 0000 as `-0001-12`.
+    private static func monthText(year: Int, month: Int) -> String {
+        let digits = String(abs(year))
+        return (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + (month < 10 ? "-0" : "-") + String(month)
+    }
+
+    /// True when month `a` comes before `b`, false when after, nil when they are the same month;
+    /// years as numbers, so `-0001-12` and `10000-01` (local months of the first and last stored
+    /// moments) take their places.
+    private static func monthOrder(_ a: String, _ b: String) -> Bool? {
+        guard a != b else { return nil }
+        func key(_ m: String) -> (Int, Int)? {
+            let negative = m.hasPrefix("-")
+            let parts = m.dropFirst(negative ? 1 : 0).split(separator: "-")
+            guard parts.count == 2, let y = Int(parts[0]), let n = Int(parts[1]) else { return nil }
+            return (negative ? -y : y, n)
+        }
+        guard let x = key(a), let y = key(b) else { return a < b }
+        return x < y
     }
 
     /// Harvest totals per unit, grouped by variety or by collection: (group, unit, total, events).

@@ -145,6 +145,25 @@ import TreesTestSupport
         }
     }
 
+    /// `stats` counts care per month in the local time zone: 23:30 on 31 March is March.
+    @Test func statsMonthsFollowTheTimeZone() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let tree = try Self.add(t, ["--species", "Apple"])
+        let env = ["TZ": "America/New_York"]
+        #expect(try t.run(["care", "add", tree, "water", "--date", "2026-03-31T23:30:00-04:00"], environment: env).status == 0)
+        let stats = try t.run(["stats"], environment: env)
+        #expect(stats.stdout.hasSuffix("""
+            MONTH    CARE   EVENTS
+            2026-03  water  1
+
+            """), "\(stats.stdout)")
+        let json = try t.run(["stats", "--json"], environment: ["TZ": "Asia/Tokyo"])
+        let care = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["care"] as? [String: Any]
+        let months = try #require(care?["perMonth"] as? [[String: Any]])
+        #expect(months.map { "\($0["month"] ?? "") \($0["kind"] ?? "") \($0["count"] ?? "")" } == ["2026-04 water 1"])
+    }
+
     /// `export --format csv --care`: one row per event, newest first, quoted and neutralised as the trees' CSV.
     @Test func careExportsAsCSV() throws {
         let t = try TreesProcess()

@@ -157,6 +157,51 @@ import TreesTestSupport
         #expect(try store.read { try $0.careCountsByMonth() }.map { "\($0.month) \($0.kind) \($0.count)" } == ["2026-04 harvest 2"])
     }
 
+    /// Months are those of the zone asked for: 23:30 on 31 March in New York (summer time) is
+    /// 1 April in UTC but March there; for a collection as for the whole log, and agreeing with a
+    /// count of every event's own local month.
+    @Test func monthsAreCountedInTheZoneAskedFor() throws {
+        let newYork = try #require(TimeZone(identifier: "America/New_York"))
+        let kolkata = try #require(TimeZone(identifier: "Asia/Kolkata"))
+        let block = try store.write { try $0.createCollection(named: "North") }
+        let tree = Tree(coordinate: Coordinate(latitude: 50, longitude: 8), species: "Apple", collectionID: block.id, createdAt: Self.t0)
+        try store.write { try $0.insert(tree) }
+        let moments = [
+            "2026-04-01T03:30:00Z", // 2026-03-31 23:30 in New York
+            "2026-03-31T20:00:00Z", // 2026-04-01 01:30 in Kolkata
+            "2026-01-01T00:00:00Z", "2025-12-31T23:59:59Z", "2026-03-08T07:30:00Z", "2026-11-01T05:30:00Z",
+            "2026-02-28T22:00:00Z", "2026-05-15T12:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+        ]
+        try store.write { w in
+            for (i, text) in moments.enumerated() {
+                let date = try #require(TextCodec.parseISO8601(text))
+                try w.insert(CareEvent(treeID: tree.id, kind: try CareKind(i % 2 == 0 ? "water" : "prune"), date: date, createdAt: Self.t0))
+            }
+        }
+        let ny = try store.read { try $0.careCountsByMonth(zone: newYork) }
+        #expect(ny.contains { $0.month == "2026-03" && $0.kind == "water" && $0.count == 2 })
+        #expect(!ny.contains { $0.month == "2026-04" && $0.kind == "water" })
+        for zone in [newYork, kolkata, .gmt] {
+            var expected: [String: Int] = [:]
+            for (i, text) in moments.enumerated() {
+                let f = Day(try #require(TextCodec.parseISO8601(text)), in: zone).fields
+                let year = f.year < 0 ? "-000\(-f.year)" : String(repeating: "0", count: max(0, 4 - String(f.year).count)) + String(f.year)
+                expected["\(year)-\(f.month < 10 ? "0" : "")\(f.month) \(i % 2 == 0 ? "water" : "prune")", default: 0] += 1
+            }
+            let keys = expected.keys.sorted { a, b in
+                let (ma, mb) = (a.split(separator: " ")[0], b.split(separator: " ")[0])
+                if ma.hasPrefix("-") != mb.hasPrefix("-") { return ma.hasPrefix("-") }
+                if ma.count != mb.count { return ma.count < mb.count }
+                return ma != mb ? ma < mb : a.split(separator: " ")[1] < b.split(separator: " ")[1]
+            }
+            let lines = keys.map { "\($0) \(expected[$0] ?? 0)" }
+            for scope in [nil, block.id] as [UUID?] {
+                let counted = try store.read { try $0.careCountsByMonth(zone: zone, collection: scope) }
+                #expect(counted.map { "\($0.month) \($0.kind) \($0.count)" } == lines, "\(zone.identifier) \(scope == nil ? "all" : "collection")")
+            }
+        }
+    }
+
     /// A batch insert and a rebuild from the whole log give the same summaries as events logged one by one.
     @Test func batchInsertAndRebuildAgreeWithSingleInserts() throws {
         let trees = try (0..<4).map { try addTree("Tree \($0)") }

@@ -10,8 +10,8 @@ struct StatsCommand: AsyncParsableCommand {
         discussion: """
             The accuracy histogram groups trees by accuracy class of their horizontal accuracy (the radius \
             of the 95% confidence circle): under 5 m Excellent, under 10 m Good, under 15 m Acceptable, \
-            under 20 m Marginal, 20 m or more Poor, and trees without an accuracy figure. Days are \
-            calendar days in the local time zone (TZ).
+            under 20 m Marginal, 20 m or more Poor, and trees without an accuracy figure. Days, and the \
+            months care events are counted in, are those of the local time zone (TZ).
             """
     )
 

@@ -48,7 +48,7 @@ enum CareDetails {
     }
 }
 
-/// The care part of `trees stats`: events per kind per month, harvest totals, health.
+/// The care part of `trees stats`: events per kind per calendar month in the local time zone, harvest totals, health.
 struct CareStats {
     var perMonth: [(month: String, kind: String, count: Int)] = []
     var byVariety: [(group: String?, unit: String?, total: Double, events: Int)] = []
@@ -56,7 +56,7 @@ struct CareStats {
     var health: [(status: HealthStatus, count: Int)] = []
 
     static func read(_ r: StoreReader, collection: UUID?) throws -> CareStats {
-        CareStats(perMonth: try r.careCountsByMonth(collection: collection), byVariety: try r.harvestTotals(byCollection: false, collection: collection),
+        CareStats(perMonth: try r.careCountsByMonth(zone: CareValues.zone, collection: collection), byVariety: try r.harvestTotals(byCollection: false, collection: collection),
                   byCollection: try r.harvestTotals(byCollection: true, collection: collection), health: try r.healthCounts(collection: collection))
     }
 
