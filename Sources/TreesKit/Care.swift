@@ -55,11 +55,18 @@ public struct CareQuantity: Equatable, Sendable {
 
     public init(value: Double, unit: String?) { self.value = value; self.unit = unit }
 
-    /// Parses `12 kg`, `12kg`, `1.5 l`, `3`: a finite number, then an optional unit.
+    /// The largest amount a care takes: a million million of its unit, so that totals over a
+    /// whole log stay finite.
+    public static let largest = 1e12
+
+    /// Parses `12 kg`, `12kg`, `1.5 l`, `3`: a number from 0 to `largest` with a decimal point,
+    /// then an optional unit. A decimal comma (`1,5 l`) is refused rather than read as 1.
     public init(parsing text: String) throws(CareInputError) {
         let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let example = "expected a number and a unit such as '12 kg' or '40 l'"
+        guard !t.isEmpty else { throw CareInputError("quantity '\(text)' is empty; \(example)") }
         var end = t.startIndex
-        while end < t.endIndex, t[end].isNumber || "+-.eE".contains(t[end]) {
+        while end < t.endIndex, t[end].isASCII, t[end].isNumber || "+-.eE".contains(t[end]) {
             // An `e` only belongs to the number when a digit follows it (`1e3`); `12 each` keeps its unit.
             if "eE".contains(t[end]) {
                 let next = t.index(after: end)
@@ -67,10 +74,18 @@ public struct CareQuantity: Equatable, Sendable {
             }
             end = t.index(after: end)
         }
-        guard let v = Double(t[..<end]), v.isFinite else {
-            throw CareInputError("quantity '\(text)' has no number; expected a number and a unit such as '12 kg' or '40 l'")
+        guard let v = Double(t[..<end]) else {
+            throw CareInputError("quantity '\(text)' has no number; \(example)")
         }
-        value = v
+        if end < t.endIndex, t[end] == ",", t[t.index(after: end)...].first?.isNumber == true {
+            let fixed = t[..<end] + "." + t[t.index(after: end)...]
+            throw CareInputError("quantity '\(text)' has a decimal comma; write it with a point, as '\(fixed)'")
+        }
+        guard v >= 0 else { throw CareInputError("quantity '\(text)' is negative; expected 0 or more") }
+        guard v <= Self.largest else {
+            throw CareInputError("quantity '\(text)' is too large; expected at most \(TextCodec.decimal(Self.largest) ?? "")")
+        }
+        value = v == 0 ? 0 : v
         unit = TextTools.nonEmpty(String(t[end...]))
     }
 

@@ -65,10 +65,25 @@ import TreesKit
         #expect(try CareQuantity(parsing: "12 each") == CareQuantity(value: 12, unit: "each"))
         #expect(try CareQuantity(parsing: "2e1 l") == CareQuantity(value: 20, unit: "l"))
         #expect(try CareQuantity(parsing: "12 kg").text == "12 kg")
-        for text in ["kg", "", "   ", "- kg", "inf kg", "nan"] {
+        #expect(try CareQuantity(parsing: "2.5kg") == CareQuantity(value: 2.5, unit: "kg"))
+        #expect(try CareQuantity(parsing: "0 l") == CareQuantity(value: 0, unit: "l"))
+        #expect(try CareQuantity(parsing: "1e12 l") == CareQuantity(value: 1e12, unit: "l"))
+        for text in ["kg", "- kg", "inf kg", "nan", "٣ l", "1.5.5 l"] {
             #expect(throws: CareInputError("quantity '\(text)' has no number; expected a number and a unit such as '12 kg' or '40 l'")) {
                 try CareQuantity(parsing: text)
             }
+        }
+        let refused = [
+            ("", "quantity '' is empty; expected a number and a unit such as '12 kg' or '40 l'"),
+            ("   ", "quantity '   ' is empty; expected a number and a unit such as '12 kg' or '40 l'"),
+            ("1,5 l", "quantity '1,5 l' has a decimal comma; write it with a point, as '1.5 l'"),
+            ("-3 l", "quantity '-3 l' is negative; expected 0 or more"),
+            ("1e999 l", "quantity '1e999 l' is too large; expected at most 1000000000000"),
+            ("1.7e308 kg", "quantity '1.7e308 kg' is too large; expected at most 1000000000000"),
+            (String(repeating: "9", count: 400), "quantity '\(String(repeating: "9", count: 400))' is too large; expected at most 1000000000000"),
+        ]
+        for (text, message) in refused {
+            #expect(throws: CareInputError(message), "\(text)") { try CareQuantity(parsing: text) }
         }
     }
 
