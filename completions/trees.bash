@@ -1081,7 +1081,7 @@ _trees_care_edit() {
 
 _trees_care_rm() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(-y --yes --version -h --help)
     repeating_options=()
     non_repeating_options=(--db)
     __trees_offer_flags_options 1

@@ -114,7 +114,7 @@ function __trees_parse_tokens -S
             case 'edit'
                 __trees_parse_subcommand 1 'db=' 'kind=' 'date=' 'notes=' 'quantity=' 'health=' 'who=' 'json' 'version' 'h/help'
             case 'rm'
-                __trees_parse_subcommand 1 'db=' 'version' 'h/help'
+                __trees_parse_subcommand 1 'db=' 'y/yes' 'version' 'h/help'
             end
         case 'schedule'
             __trees_parse_subcommand 0 'version' 'h/help'
@@ -464,6 +464,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care edit" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care edit" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care rm" db' -l 'db' -d 'The trees database (default: $TREES_DB, else $XDG_DATA_HOME/trees/trees.sqlite, else ~/.local/share/trees/trees.sqlite).' -rfka ''
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care rm" y yes' -s 'y' -l 'yes' -d 'Do not ask for confirmation.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care rm" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees care rm" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule" version' -l 'version' -d 'Show the version.'

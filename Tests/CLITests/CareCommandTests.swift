@@ -86,12 +86,22 @@ import TreesTestSupport
         // Watering today clears it; deleting that event brings it back.
         let today = try t.run(["care", "add", apple, "water"])
         #expect(Self.lines(try t.run(["due"])).count == 2)
-        let removed = try t.run(["care", "rm", today.stdout.trimmingCharacters(in: .newlines)])
+        // Without a terminal, deleting needs --yes (as 'trees rm' does) and asks nothing.
+        let todayID = today.stdout.trimmingCharacters(in: .newlines)
+        let before = try t.dump()
+        let refused = try t.run(["care", "rm", todayID])
+        #expect(refused.status == 64 && refused.stdout.isEmpty, "\(refused)")
+        #expect(refused.stderr == "trees: refusing to delete care event \(todayID) without confirmation; add --yes\n")
+        #expect(try t.dump() == before)
+        let removed = try t.run(["care", "rm", "--yes", todayID])
         #expect(removed.stdout == "deleted care event \(today.stdout.prefix(8)) (water of \(apple))\n")
         #expect(Self.lines(try t.run(["due"])).count == 3)
 
-        let edited = try t.run(["care", "edit", waterID, "--date", "2026-04-25", "--notes", "after rain"])
+        let edited = try t.run(["care", "edit", waterID, "--date", "2026-04-25", "--notes", "after rain", "--quantity", "", "--who", "Ana"])
         #expect(edited.status == 0, "\(edited)")
+        #expect(edited.stdout == "care event \(waterID) (water of \(apple)): date '2026-04-10 00:00' → '2026-04-25 00:00', "
+            + "quantity cleared, notes set to 'after rain'\n")
+        #expect(try t.run(["care", "edit", waterID, "--who", "Ana"]).stdout == "care event \(waterID) (water of \(apple)): nothing changed\n")
         #expect(Self.lines(try t.run(["due"])).count == 2)
 
         let stats = try t.run(["stats"])
@@ -271,7 +281,7 @@ import TreesTestSupport
             == json.stdout.replacingOccurrences(of: #""exportedAt":"[^"]*""#, with: "", options: .regularExpression))
 
         // Removing the event keeps the photo as the tree's.
-        let removed = try a.run(["care", "rm", eventID])
+        let removed = try a.run(["care", "rm", "-y", eventID])
         #expect(removed.stdout == "deleted care event \(eventID.prefix(8)) (inspect of \(tree)); its 1 photo stays with the tree\n")
         #expect(Self.lines(try a.run(["photo", "list", tree])).count == 2)
         #expect(!(try a.run(["care", "list", tree, "--json"]).stdout.contains("\"photos\"")))

@@ -262,7 +262,7 @@ struct CareEditCommand: AsyncParsableCommand {
         let newHealth = try health.map { $0.isEmpty ? nil : try CareValues.health($0) }
         let db = try store.open(forWriting: true)
         let newDate = try date.map { try CareValues.doneDate($0, now: db.now()) }
-        let saved = try db.write { w -> CareEvent in
+        let (before, saved) = try db.write { w -> (CareEvent, CareEvent) in
             var e: CareEvent
             do { e = try w.reader.careEvent(matching: id) } catch let error as StoreError { throw CLIError(error.description, status: .usage) }
             let before = e
@@ -275,29 +275,71 @@ struct CareEditCommand: AsyncParsableCommand {
             if e.health != nil && e.kind != .inspect {
                 throw CLIError("health goes with an inspect event, not '\(e.kind.name)'; clear it with --health ''", status: .usage)
             }
-            guard e != before else { return e }
-            return try w.update(e)
+            guard e != before else { return (before, e) }
+            return (before, try w.update(e))
         }
-        if json { Output.json(CareValues.json(saved)) } else { Output.line(ShortID.of(saved.id)) }
+        if json { Output.json(CareValues.json(saved)) } else { Output.line(TerminalText.escaped(Self.summary(before, saved))) }
+    }
+
+    /// `care event 1a2b3c4d (water of 5e6f7a8b): quantity 40 l → 50 l, notes cleared`, or that nothing changed.
+    static func summary(_ a: CareEvent, _ b: CareEvent) -> String {
+        let fields: [(String, String?, String?)] = [
+            ("kind", a.kind.name, b.kind.name), ("date", Format.date(a.date), Format.date(b.date)),
+            ("quantity", a.quantity?.text, b.quantity?.text), ("health", a.health?.rawValue, b.health?.rawValue),
+            ("who", a.who, b.who), ("notes", a.notes, b.notes),
+        ]
+        let changes = fields.compactMap { name, old, new -> String? in
+            guard old != new else { return nil }
+            switch (old, new) {
+            case (nil, let new?): return "\(name) set to \(Self.shown(new))"
+            case (_?, nil): return "\(name) cleared"
+            default: return "\(name) \(Self.shown(old ?? "")) → \(Self.shown(new ?? ""))"
+            }
+        }
+        let event = "care event \(ShortID.of(b.id)) (\(b.kind.name) of \(ShortID.of(b.treeID)))"
+        return changes.isEmpty ? "\(event): nothing changed" : "\(event): " + changes.joined(separator: ", ")
+    }
+
+    /// A value as the summary shows it: one line, at most 60 characters.
+    private static func shown(_ text: String) -> String {
+        let line = text.replacingOccurrences(of: "\n", with: " ")
+        return line.count > 60 ? "'\(line.prefix(57))...'" : "'\(line)'"
     }
 }
 
 struct CareRemoveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a care event.", aliases: ["remove"])
+    static let configuration = CommandConfiguration(
+        commandName: "rm", abstract: "Delete a care event.",
+        discussion: "Asks for confirmation on a terminal unless --yes is given; without a terminal --yes is required.",
+        aliases: ["remove"])
 
     @OptionGroup var store: StoreOptions
     @Argument(help: ArgumentHelp("The event's id or any unique prefix of it.", valueName: "event-id"))
     var id: String
+    @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 
     func run() async throws {
         let db = try store.open(forWriting: true)
+        func event(in r: StoreReader) throws -> CareEvent {
+            do { return try r.careEvent(matching: id) } catch let error as StoreError { throw CLIError(error.description, status: .usage) }
+        }
+        if !yes {
+            let e = try db.read { try event(in: $0) }
+            guard Terminal.current.stdinIsTTY else {
+                throw CLIError("refusing to delete care event \(ShortID.of(e.id)) without confirmation; add --yes", status: .usage)
+            }
+            let what = TerminalText.escaped("\(e.kind.name) of \(ShortID.of(e.treeID)) on \(Format.date(e.date))")
+            guard Confirm.ask("Delete care event \(ShortID.of(e.id)) (\(what))?") else {
+                StandardError.write("nothing deleted\n")
+                return
+            }
+        }
         let (removed, photos) = try db.write { w -> (CareEvent, Int) in
-            let e: CareEvent
-            do { e = try w.reader.careEvent(matching: id) } catch let error as StoreError { throw CLIError(error.description, status: .usage) }
+            let e = try event(in: w.reader)
             let photos = try w.reader.photos(ofCareEvent: e.id).count
             return (try w.deleteCareEvent(e.id), photos)
         }
         let kept = photos == 0 ? "" : "; its \(photos) photo\(photos == 1 ? "" : "s") stay\(photos == 1 ? "s" : "") with the tree"
-        Output.line("deleted care event \(ShortID.of(removed.id)) (\(removed.kind.name) of \(ShortID.of(removed.treeID)))\(kept)")
+        Output.line(TerminalText.escaped("deleted care event \(ShortID.of(removed.id)) (\(removed.kind.name) of \(ShortID.of(removed.treeID)))\(kept)"))
     }
 }
