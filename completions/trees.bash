@@ -1146,7 +1146,7 @@ _trees_schedule_set() {
 
 _trees_schedule_list() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--db)
     __trees_offer_flags_options 0

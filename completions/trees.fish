@@ -122,7 +122,7 @@ function __trees_parse_tokens -S
             case 'set'
                 __trees_parse_subcommand -r 1 'db=' 'collection=' 'every=' 'from=' 'season=' 'version' 'h/help'
             case 'list'
-                __trees_parse_subcommand 0 'db=' 'version' 'h/help'
+                __trees_parse_subcommand 0 'db=' 'json' 'version' 'h/help'
             case 'rm'
                 __trees_parse_subcommand -r 1 'db=' 'collection=' 'version' 'h/help'
             end
@@ -480,6 +480,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule list" db' -l 'db' -d 'The trees database (default: $TREES_DB, else $XDG_DATA_HOME/trees/trees.sqlite, else ~/.local/share/trees/trees.sqlite).' -rfka ''
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule list" json' -l 'json' -d 'Print a JSON array of schedules.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule list" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule rm" db' -l 'db' -d 'The trees database (default: $TREES_DB, else $XDG_DATA_HOME/trees/trees.sqlite, else ~/.local/share/trees/trees.sqlite).' -rfka ''

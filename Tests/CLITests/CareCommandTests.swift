@@ -155,6 +155,27 @@ import TreesTestSupport
         }
     }
 
+    /// `schedule list --json`: an array like the other listings', one object per schedule with
+    /// what it is for; an empty array when there are none.
+    @Test func schedulesListAsJSON() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["schedule", "list", "--json"]).stdout == "[]\n")
+        #expect(try t.run(["collection", "create", "Block A"]).status == 0)
+        let tree = try Self.add(t, ["--species", "Apple"])
+        #expect(try t.run(["schedule", "set", "--collection", "Block A", "water", "--every", "2w", "--from", "2026-04-01",
+                           "--season", "04-01..09-30"]).status == 0)
+        #expect(try t.run(["schedule", "set", tree, "prune", "--every", "365d"]).status == 0)
+        let r = try t.run(["schedule", "list", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(items.count == 2)
+        #expect((items[0]["treeId"] as? String)?.hasPrefix(tree) == true && items[0]["collection"] is NSNull)
+        #expect(items[0]["kind"] as? String == "prune" && items[0]["everyDays"] as? Int == 365 && items[0]["from"] as? String == "2026-05-01")
+        #expect(items[1]["collection"] as? String == "Block A" && items[1]["treeId"] is NSNull && items[1]["season"] as? String == "04-01..09-30")
+        #expect(items[1]["everyDays"] as? Int == 14 && (items[1]["id"] as? String)?.count == 36 && items[1]["createdAt"] as? String == "2026-05-01T10:00:00.000Z")
+    }
+
     /// `stats` counts care per month in the local time zone: 23:30 on 31 March is March.
     @Test func statsMonthsFollowTheTimeZone() throws {
         let t = try TreesProcess()

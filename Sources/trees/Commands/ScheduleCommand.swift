@@ -72,23 +72,43 @@ struct ScheduleListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List schedules.", aliases: ["ls"])
 
     @OptionGroup var store: StoreOptions
+    @Flag(help: "Print a JSON array of schedules.") var json = false
 
     func run() async throws {
         let db = try store.open()
-        let rows = try db.read { r -> [[String]] in
-            let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
-            return try r.careSchedules().map { s in
-                let target = switch s.target {
-                case .tree(let id): "tree \(ShortID.of(id))"
-                case .collection(let id): "collection \(TerminalText.escaped(names[id] ?? "?"))"
-                }
-                return [target, TerminalText.escaped(s.kind.name), "\(s.everyDays)d", s.from.description, s.season?.description ?? ""]
+        let (schedules, names) = try db.read { r in
+            (try r.careSchedules(), Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) }))
+        }
+        if json {
+            Output.json(.array(schedules.map { Self.json($0, collection: names) }))
+            return
+        }
+        let rows = schedules.map { s -> [String] in
+            let target = switch s.target {
+            case .tree(let id): "tree \(ShortID.of(id))"
+            case .collection(let id): "collection \(TerminalText.escaped(names[id] ?? "?"))"
             }
+            return [target, TerminalText.escaped(s.kind.name), "\(s.everyDays)d", s.from.description, s.season?.description ?? ""]
         }
         guard !rows.isEmpty else { StandardError.write("no schedules\n"); return }
         var table = TextTable(headers: ["FOR", "KIND", "EVERY", "FROM", "SEASON"])
         table.rows = rows
         Output.human(table.render(terminal: .current))
+    }
+
+    /// A schedule as JSON, with the fields collection JSON gives it and what it is for.
+    static func json(_ s: CareSchedule, collection names: [UUID: String]) -> JSON {
+        let (tree, collection): (UUID?, UUID?) = switch s.target {
+        case .tree(let id): (id, nil)
+        case .collection(let id): (nil, id)
+        }
+        return .object([
+            ("id", .string(s.id.lowercaseText)), ("treeId", .optional(tree?.lowercaseText)),
+            ("collectionId", .optional(collection?.lowercaseText)), ("collection", .optional(collection.flatMap { names[$0] })),
+            ("kind", .string(s.kind.name)), ("everyDays", .int(s.everyDays)), ("from", .string(s.from.description)),
+            ("season", .optional(s.season?.description)),
+            ("createdAt", .string(ISOTime.string(s.createdAt))), ("updatedAt", .string(ISOTime.string(s.updatedAt))),
+        ])
     }
 }
 
