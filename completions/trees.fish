@@ -476,7 +476,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" collection' -l 'collection' -d 'Every tree of this collection.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" every' -l 'every' -d 'The interval: days (14d) or weeks (2w).' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" from' -l 'from' -d 'The first day it is due when never done (YYYY-MM-DD; default: today).' -rfka ''
-complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" season' -l 'season' -d 'Only due within this window of the year, MM-DD..MM-DD, e.g. 04-01..09-30.' -rfka ''
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" season' -l 'season' -d 'Only due within this window of the year, MM-DD..MM-DD, e.g. 04-01..09-30; 11-01..02-28 runs over the new year; 02-29 is 02-28 in other years.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule set" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees schedule list" db' -l 'db' -d 'The trees database (default: $TREES_DB, else $XDG_DATA_HOME/trees/trees.sqlite, else ~/.local/share/trees/trees.sqlite).' -rfka ''

@@ -216,7 +216,9 @@ public struct DayReckoner {
     }
 }
 
-/// A window of the year, `MM-DD..MM-DD` inclusive, in which a care is done (watering April to September).
+/// A window of the year, `MM-DD..MM-DD` inclusive, in which a care is done (watering April to
+/// September). A window whose end comes before its start runs over the new year (`11-01..02-28`:
+/// November to February). 29 February stands for 28 February in years without one.
 public struct Season: Equatable, Sendable, CustomStringConvertible {
     public var start: (month: Int, day: Int)
     public var end: (month: Int, day: Int)
@@ -225,17 +227,17 @@ public struct Season: Equatable, Sendable, CustomStringConvertible {
         a.start == b.start && a.end == b.end
     }
 
-    /// Parses `04-01..09-30`. The window may not run over the new year: its end must not come before its start.
+    /// Parses `04-01..09-30`, or `11-01..02-28` for a window over the new year.
     public init(parsing text: String) throws(CareInputError) {
         let ends = text.components(separatedBy: "..")
         guard ends.count == 2, let s = Self.monthDay(ends[0]), let e = Self.monthDay(ends[1]) else {
             throw CareInputError("season '\(text)' is not a season; expected MM-DD..MM-DD such as 04-01..09-30")
         }
-        guard (e.0, e.1) >= (s.0, s.1) else {
-            throw CareInputError("season '\(text)' ends before it starts; expected an end on or after \(ends[0]) in the same year")
-        }
         start = s; end = e
     }
+
+    /// True when the window runs over the new year: its end comes before its start.
+    public var spansNewYear: Bool { (end.month, end.day) < (start.month, start.day) }
 
     private static func monthDay(_ text: String) -> (Int, Int)? {
         let p = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -252,6 +254,10 @@ public struct Season: Equatable, Sendable, CustomStringConvertible {
     public func firstDay(onOrAfter day: Day) -> Day {
         let year = day.fields.year
         let opens = self.day(start, year: year), closes = self.day(end, year: year)
+        if spansNewYear {
+            // In season from the new year to `closes`, and from `opens` to the year's end.
+            return day <= closes || day >= opens ? day : opens
+        }
         if day < opens { return opens }
         if day <= closes { return day }
         return self.day(start, year: year + 1)

@@ -123,9 +123,29 @@ import TreesKit
         let leap = try Season(parsing: "02-29..03-10")
         #expect(leap.firstDay(onOrAfter: try Self.day("2027-01-10")) == (try Self.day("2027-02-28")))
         #expect(leap.firstDay(onOrAfter: try Self.day("2028-01-10")) == (try Self.day("2028-02-29")))
-        #expect(throws: CareInputError("season '09-30..04-01' ends before it starts; expected an end on or after 09-30 in the same year")) {
-            try Season(parsing: "09-30..04-01")
+        // A season ending on 29 February ends on the 28th in years without one.
+        let toLeap = try Season(parsing: "01-15..02-29")
+        #expect(toLeap.firstDay(onOrAfter: try Self.day("2027-02-28")) == (try Self.day("2027-02-28")))
+        #expect(toLeap.firstDay(onOrAfter: try Self.day("2027-03-01")) == (try Self.day("2028-01-15")))
+        #expect(toLeap.firstDay(onOrAfter: try Self.day("2028-02-29")) == (try Self.day("2028-02-29")))
+    }
+
+    /// A season whose end comes before its start runs over the new year.
+    @Test func seasonsMayRunOverTheNewYear() throws {
+        let winter = try Season(parsing: "11-01..02-29")
+        #expect(winter.spansNewYear && winter.description == "11-01..02-29")
+        for (day, first) in [("2026-12-25", "2026-12-25"), ("2027-01-10", "2027-01-10"), ("2027-02-28", "2027-02-28"),
+                             ("2027-03-01", "2027-11-01"), ("2027-10-31", "2027-11-01"), ("2027-11-01", "2027-11-01"),
+                             ("2028-02-29", "2028-02-29"), ("2028-03-01", "2028-11-01")] {
+            #expect(winter.firstDay(onOrAfter: try Self.day(day)) == (try Self.day(first)), "\(day)")
         }
+        let (june, december) = (try Self.day("2027-06-01"), try Self.day("2027-12-31"))
+        #expect(!winter.contains(june) && winter.contains(december))
+        let s = CareSchedule(target: .tree(UUID()), kind: try CareKind("prune"), everyDays: 30, from: try Self.day("2026-01-01"),
+                             season: winter, createdAt: Date(timeIntervalSince1970: 0))
+        #expect(s.nextDue(lastDone: try Self.day("2026-12-20")) == (try Self.day("2027-01-19")))
+        #expect(s.nextDue(lastDone: try Self.day("2027-02-10")) == (try Self.day("2027-11-01")))
+        #expect(try Season(parsing: "12-31..01-01").firstDay(onOrAfter: try Self.day("2027-01-02")) == (try Self.day("2027-12-31")))
         for text in ["04-01", "04-31..05-01", "4-1..9-30", "04-01..13-01", "04-01...09-30"] {
             #expect(throws: CareInputError("season '\(text)' is not a season; expected MM-DD..MM-DD such as 04-01..09-30")) {
                 try Season(parsing: text)

@@ -44,7 +44,7 @@ struct ScheduleSetCommand: AsyncParsableCommand {
     var every: String
     @Option(help: ArgumentHelp("The first day it is due when never done (YYYY-MM-DD; default: today).", valueName: "date"))
     var from: String?
-    @Option(help: ArgumentHelp("Only due within this window of the year, MM-DD..MM-DD, e.g. 04-01..09-30.", valueName: "window"))
+    @Option(help: ArgumentHelp("Only due within this window of the year, MM-DD..MM-DD, e.g. 04-01..09-30; 11-01..02-28 runs over the new year; 02-29 is 02-28 in other years.", valueName: "window"))
     var season: String?
 
     func run() async throws {
