@@ -19,6 +19,9 @@ public struct StoreFinding: Sendable, Equatable {
     /// What `repair` does about it; nil when it cannot be mended (`repair(removingUnrepairable:)`
     /// can remove the row instead).
     public var remedy: String?
+    /// The command that puts back by hand what repairing clears or removes, when there is one
+    /// (`trees schedule set 5e5f9695 water --every DAYS` for a damaged schedule).
+    public var command: String?
 }
 
 /// What `repair` did.
@@ -152,6 +155,7 @@ struct StoreDoctor {
         }
         guard !problems.isEmpty else { return [] }
         let good = { (column: String) -> Bool in problems[column] == nil }
+        let command = careCommand(row: row, table: table, problems: problems)
         var items: [Item] = []
         for (column, kind) in columns {
             guard let reason = problems[column] else { continue }
@@ -206,7 +210,8 @@ struct StoreDoctor {
             default:
                 remedy = nil
             }
-            items.append(Item(finding: StoreFinding(table: table, row: rowID, id: id, column: column, reason: reason, remedy: remedy),
+            items.append(Item(finding: StoreFinding(table: table, row: rowID, id: id, column: column, reason: reason, remedy: remedy,
+                                                    command: command),
                               action: action))
         }
         // A row with a part that cannot be mended is not half mended: it is left (or removed) whole.
@@ -221,6 +226,49 @@ struct StoreDoctor {
             }
         }
         return items
+    }
+
+    /// For a damaged care event's health or a damaged schedule, the command that sets it again,
+    /// with the values of the row that can still be read.
+    private func careCommand(row: Row, table: String, problems: [String: String]) -> String? {
+        func readable(_ column: String) -> String? {
+            problems[column] == nil ? StoredValue.text(row[column] as DatabaseValue) : nil
+        }
+        switch table {
+        case "careEvent" where problems["health"] != nil && problems["id"] == nil:
+            guard let id = readable("id") else { return nil }
+            return "trees care edit \(id.prefix(8)) --health STATUS"
+        case "careSchedule" where problems["id"] == nil:
+            let target: String
+            if let tree = readable("treeId") {
+                target = String(tree.prefix(8))
+            } else if let collection = readable("collectionId"),
+                      let name = try? String.fetchOne(db, sql: "SELECT name FROM collection WHERE id = ?", arguments: [collection]) {
+                target = "--collection " + Self.quoted(name)
+            } else {
+                return nil
+            }
+            guard let kind = readable("kind"), !StoredValue.isBlank(kind) else { return nil }
+            let every = problems["everyDays"] == nil ? (row["everyDays"] as DatabaseValue).storage.int64Value.map { "\($0)d" } : nil
+            var command = "trees schedule set \(target) \(Self.quoted(kind)) --every \(every ?? "DAYS")"
+            command += " --from " + (readable("fromDay") ?? "YYYY-MM-DD")
+            if problems["season"] != nil {
+                command += " --season MM-DD..MM-DD"
+            } else if let season = readable("season") {
+                command += " --season " + season
+            }
+            return command
+        default:
+            return nil
+        }
+    }
+
+    /// A word as a shell takes it: as it is when plain, else in single quotes.
+    private static func quoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_./".unicodeScalars.contains($0))
+        }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     private func danglingReferences() throws -> [Item] {

@@ -155,6 +155,34 @@ import TreesTestSupport
         }
     }
 
+    /// The doctor's line for a damaged schedule or health names the command that sets it again.
+    @Test func doctorNamesTheCommandForCareDamage() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "Block A"]).status == 0)
+        let tree = try Self.add(t, ["--species", "Apple", "--collection", "Block A"])
+        #expect(try t.run(["schedule", "set", tree, "water", "--every", "7d", "--from", "2026-04-01", "--season", "04-01..09-30"]).status == 0)
+        #expect(try t.run(["schedule", "set", "--collection", "Block A", "spray", "--every", "2w", "--from", "2026-04-01"]).status == 0)
+        let event = try t.run(["care", "add", tree, "inspect", "--health", "pest"]).stdout.trimmingCharacters(in: .newlines)
+        let damage = try Program.run("/usr/bin/sqlite3", [t.database, """
+            UPDATE careSchedule SET season = '13-01..02-01' WHERE kind = 'water';
+            UPDATE careSchedule SET fromDay = 'soon' WHERE kind = 'spray';
+            UPDATE careEvent SET health = 'poorly';
+            """])
+        #expect(damage.status == 0, "\(damage)")
+        let doctor = try t.run(["doctor"])
+        #expect(doctor.status == 65)
+        let lines = Self.lines(doctor)
+        #expect(lines.contains { $0.hasSuffix("'poorly' is not a health status; repairable: cleared; "
+            + "then set it again with 'trees care edit \(event) --health STATUS'") }, "\(doctor.stdout)")
+        #expect(lines.contains { $0.hasSuffix("'13-01..02-01' is not a MM-DD..MM-DD season; repairable: cleared; "
+            + "then set it again with 'trees schedule set \(tree) water --every 7d --from 2026-04-01 --season MM-DD..MM-DD'") },
+            "\(doctor.stdout)")
+        #expect(lines.contains { $0.hasSuffix("not repairable: 'trees doctor --repair --remove-unrepairable' removes the row; "
+            + "then set it again with 'trees schedule set --collection 'Block A' spray --every 14d --from YYYY-MM-DD'") },
+            "\(doctor.stdout)")
+    }
+
     /// A season over the new year is taken and what is due follows it.
     @Test func seasonsOverTheNewYearAreTaken() throws {
         let t = try TreesProcess(now: "2026-05-01T10:00:00.000Z")

@@ -74,7 +74,8 @@ struct DoctorCommand: AsyncParsableCommand {
         } else {
             remedy = "not repairable: 'trees doctor --repair --remove-unrepairable' removes the row"
         }
-        return "\(where_): \(TerminalText.escaped(f.reason)); \(remedy)"
+        let then = f.command.map { repairing ? "; set it again with '\($0)'" : "; then set it again with '\($0)'" } ?? ""
+        return "\(where_): \(TerminalText.escaped(f.reason)); \(remedy)\(TerminalText.escaped(then))"
     }
 
     static func summary(findings: [StoreFinding], report: StoreRepairReport?) -> String {
@@ -95,6 +96,7 @@ struct DoctorCommand: AsyncParsableCommand {
         .object([
             ("table", .string(f.table)), ("row", f.row.map { .int(Int($0)) } ?? .null), ("id", .optional(f.id)),
             ("column", .optional(f.column)), ("reason", .string(f.reason)), ("remedy", .optional(f.remedy)),
+            ("command", .optional(f.command)),
         ])
     }
 }
