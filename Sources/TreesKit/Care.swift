@@ -161,11 +161,16 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
         return "date '\(text)' is outside the years the care log keeps; expected a day from \(careRange.lowerBound) to \(careRange.upperBound)"
     }
 
-    /// The first moment of the day in `zone`.
+    /// The first moment of the day in `zone`: its midnight, the earlier one when the clocks go
+    /// back over midnight, the moment the clocks go forward when they skip midnight (01:00 in São
+    /// Paulo on 2018-11-04), and for a day a zone skipped whole the first moment after it.
     public func start(in zone: TimeZone) -> Date {
-        let guess = Date(timeIntervalSince1970: Double(number) * 86_400)
-        let offset = zone.secondsFromGMT(for: guess.addingTimeInterval(-Double(zone.secondsFromGMT(for: guess))))
-        return Date(timeIntervalSince1970: Double(number) * 86_400 - Double(offset))
+        let midnight = Double(number) * 86_400
+        // The zone's offsets around the day: midnight less one of them is where the day begins.
+        var offsets: Set<Int> = []
+        for probe in [-1.0, 0, 1] { offsets.insert(zone.secondsFromGMT(for: Date(timeIntervalSince1970: midnight + probe * 86_400))) }
+        let moments = offsets.map { Date(timeIntervalSince1970: midnight - Double($0)) }.sorted()
+        return moments.first { Day($0, in: zone) == self } ?? moments.first { Day($0, in: zone) > self } ?? moments[0]
     }
 
     public func adding(_ days: Int) -> Day { Day(number + days) }

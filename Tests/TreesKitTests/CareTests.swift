@@ -57,6 +57,26 @@ import TreesKit
         #expect(Day(year: 7, month: 1, day: 9).description == "0007-01-09")
     }
 
+    /// A day begins at its first moment in the zone, also where the clocks skip or repeat midnight.
+    @Test func daysStartAtTheirFirstMomentWhereMidnightIsSkipped() throws {
+        let cases: [(zone: String, day: String, start: String)] = [
+            ("America/Sao_Paulo", "2018-11-04", "2018-11-04T03:00:00Z"), // 00:00 skipped: 01:00 -02
+            ("America/Havana", "2026-03-08", "2026-03-08T05:00:00Z"),    // 00:00 skipped: 01:00 -04
+            ("America/Asuncion", "2024-10-06", "2024-10-06T04:00:00Z"),  // 00:00 skipped: 01:00 -03
+            ("America/Havana", "2026-11-01", "2026-11-01T04:00:00Z"),    // 01:00 CDT back to 00:00: the first midnight
+            ("Pacific/Apia", "2011-12-30", "2011-12-30T10:00:00Z"),      // skipped whole: 2011-12-31 00:00 +14
+            ("Europe/Berlin", "2026-03-29", "2026-03-28T23:00:00Z"),
+            ("Pacific/Auckland", "2026-05-01", "2026-04-30T12:00:00Z"),
+        ]
+        for c in cases {
+            let zone = try #require(TimeZone(identifier: c.zone))
+            let start = try Self.day(c.day).start(in: zone)
+            #expect(start == TextCodec.parseISO8601(c.start), "\(c.zone) \(c.day): \(start)")
+            #expect(Day(start, in: zone) >= (try Self.day(c.day)), "\(c.zone) \(c.day)")
+            #expect(Day(start.addingTimeInterval(-0.001), in: zone) < (try Self.day(c.day)), "\(c.zone) \(c.day)")
+        }
+    }
+
     @Test func quantitiesNeedANumber() throws {
         #expect(try CareQuantity(parsing: "12 kg") == CareQuantity(value: 12, unit: "kg"))
         #expect(try CareQuantity(parsing: "12kg") == CareQuantity(value: 12, unit: "kg"))
