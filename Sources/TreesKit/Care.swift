@@ -308,9 +308,12 @@ public struct CareSchedule: Sendable, Equatable, Identifiable {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         var digits = Substring(t), factor = 1
         if t.hasSuffix("d") { digits = t.dropLast() } else if t.hasSuffix("w") { digits = t.dropLast(); factor = 7 }
-        guard let n = Int(digits), digits.allSatisfy(\.isNumber) else {
+        let decimal = !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+        guard decimal else {
             throw CareInputError("interval '\(text)' is not a number of days; expected days such as 14d or weeks such as 2w")
         }
+        // Digits too many for an integer are a very long interval.
+        let n = Int(digits) ?? Int.max
         guard n > 0 else {
             throw CareInputError("interval '\(text)' is no time at all; expected 1d or more")
         }

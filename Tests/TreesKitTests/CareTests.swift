@@ -130,6 +130,17 @@ import TreesKit
         #expect(throws: CareInputError("interval 'weekly' is not a number of days; expected days such as 14d or weeks such as 2w")) {
             try CareSchedule.interval(parsing: "weekly")
         }
+        for text in ["1e9", "٣d", "", "d"] {
+            #expect(throws: CareInputError("interval '\(text)' is not a number of days; expected days such as 14d or weeks such as 2w")) {
+                try CareSchedule.interval(parsing: text)
+            }
+        }
+        for text in ["36501d", "1000000000d", "99999999999999999999d", "99999999999999999999w"] {
+            #expect(throws: CareInputError("interval '\(text)' is longer than a hundred years; expected at most 36500d")) {
+                try CareSchedule.interval(parsing: text)
+            }
+        }
+        #expect(try CareSchedule.interval(parsing: "36500d") == 36_500)
     }
 
     @Test func seasonsRunWithinOneYear() throws {
