@@ -319,7 +319,7 @@ import TreesTestSupport
         let other = try DatabaseQueue(path: scratch.path("trees.sqlite"), configuration: holding)
         try other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         // Were it to wait, it would wait 600 s.
-        #expect(throws: StoreError.database("database is locked")) { try patient.keepDueCare(zone: .gmt) }
+        #expect(throws: StoreError.busy("database is locked")) { try patient.keepDueCare(zone: .gmt) }
         let today = try Day(parsing: "2026-05-01")
         #expect(try patient.read { try $0.dueCare(today: today, within: 365, zone: .gmt) }.map(\.due.description) == ["2026-01-01"])
         try other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
