@@ -332,7 +332,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees import" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" db' -l 'db' -d 'The trees database (default: $TREES_DB, else $XDG_DATA_HOME/trees/trees.sqlite, else ~/.local/share/trees/trees.sqlite).' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" format' -l 'format' -d 'gpx, json, csv, geojson, kml or gpkg.' -rfka 'gpx json csv geojson kml gpkg'
-complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" collection' -l 'collection' -d 'Only the trees of this collection.' -rfka ''
+complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" collection' -l 'collection' -d 'Only the trees of this collection (\'none\': trees in no collection).' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" photos' -l 'photos' -d 'Embed photos (base64) in a JSON export.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" out' -l 'out' -d 'A file, a folder, or - for standard output.' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees export" for' -l 'for' -d 'With --format json: \'tree-tracker\' writes exactly what the iOS Tree Tracker app reads (its keys, whole seconds, its accuracy meaning).' -rfka 'tree-tracker'
