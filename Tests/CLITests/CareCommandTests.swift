@@ -393,15 +393,16 @@ import TreesTestSupport
             #expect(try Program.run("/usr/bin/sqlite3", [b.database, query]).stdout == left, "\(table)")
         }
 
-        // An event with a kind of spaces only is left out with a warning; the tree and the other event import.
+        // An event with a kind of spaces only refuses the file with its line, as in collection JSON: nothing is imported.
         let damaged = a.folder.appendingPathComponent("damaged.gpx")
         try Data(text.replacingOccurrences(of: "kind=\"inspect\"", with: "kind=\"  \"").utf8).write(to: damaged)
         let c = try TreesProcess()
         defer { c.cleanUp() }
-        let partial = try c.run(["import", damaged.path])
-        #expect(partial.status == 0, "\(partial)")
-        #expect(partial.stdout.contains("<trees:care> kind \"  \" is not a kind of care; the event is left out"), "\(partial)")
-        #expect(partial.stdout.contains("  1 care event\n"), "\(partial)")
+        let refused = try c.run(["import", damaged.path])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr.hasPrefix("trees: \(damaged.path):"), "\(refused)")
+        #expect(refused.stderr.hasSuffix(": <trees:care> kind \"  \" is not a kind of care\n"), "\(refused)")
+        #expect(try c.run(["list", "--json"]).stdout == "[]\n")
     }
 
     /// Every refusal names the value and what would be right, exits 64 and leaves the store as it was.
