@@ -299,6 +299,31 @@ import TreesWorkflows
         #expect(try Program.run(sqlite3, [folder.path("trees.sqlite"), ".dump"]).stdout == before)
     }
 
+    /// Rows naming a collection id that neither the file nor the store has: every stored tree is
+    /// counted as imported, the collection is not counted as created, and one warning per missing
+    /// collection says which trees were imported without it. Importing again counts them present.
+    @Test func treesOfACollectionNowhereAreCountedAndSaidOnce() throws {
+        let missing = "8E4B8C5C-1111-4D2E-9A3B-000000000001"
+        let file = try folder.write("rows.csv", """
+            latitude,longitude,species,collection,collectionId
+            47.1,8.1,Apple,,\(missing)
+            47.2,8.2,Pear,,\(missing)
+            47.3,8.3,Plum,Orchard,
+
+            """)
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(report.imported == 3)
+        #expect(report.alreadyPresent == 0)
+        #expect(report.collectionsCreated == ["Orchard"])
+        #expect(report.warnings == [.init(line: 2, reason: "collection \(missing) is neither in the file nor in the store; its 2 trees (lines 2, 3) are imported without a collection; give its name in the file to create it")])
+        let stored = try folder.store().trees()
+        #expect(stored.count == 3)
+        #expect(stored.filter { $0.collectionID == nil }.map(\.species).sorted() == ["Apple", "Pear"])
+        let again = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(again.imported == 0 && again.alreadyPresent == 3)
+        #expect(again.warnings.isEmpty && again.collectionsCreated.isEmpty)
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

@@ -356,13 +356,24 @@ struct TreeImporter {
         try storeQueue()
         let late = waiting
         waiting = []
+        // Trees of a collection neither the file nor the store has: stored without one, and each
+        // such collection said once, with the lines of the trees that were stored (not those
+        // already present).
+        var missing: [(id: UUID, lines: [Int])] = []
         for t in late {
             if let cid = t.collectionID, let mapped = collectionMap[cid] {
                 try store(t, collectionID: mapped)
-            } else {
-                report.warnings.append(.init(line: t.line, reason: "collection \(t.collectionID?.uuidString ?? "?") is not in the file; tree left without a collection"))
-                try store(t, collectionID: nil)
+                continue
             }
+            let before = report.imported + report.replaced
+            try store(t, collectionID: nil)
+            try storeQueue()
+            guard report.imported + report.replaced > before, let cid = t.collectionID else { continue }
+            if let i = missing.firstIndex(where: { $0.id == cid }) { missing[i].lines.append(t.line) } else { missing.append((cid, [t.line])) }
+        }
+        try storeQueue()
+        for (id, lines) in missing {
+            report.warnings.append(.init(line: lines[0], reason: Self.missingCollection(id, lines: lines)))
         }
         if !careEvents.isEmpty {
             do {
@@ -372,6 +383,13 @@ struct TreeImporter {
             }
             careEvents = []
         }
+    }
+
+    /// What happened to the trees of a collection that is neither in the file nor in the store.
+    static func missingCollection(_ id: UUID, lines: [Int]) -> String {
+        let shown = lines.prefix(5).map(String.init).joined(separator: ", ") + (lines.count > 5 ? ", …" : "")
+        let trees = lines.count == 1 ? "the tree (line \(shown)) is" : "its \(lines.count) trees (lines \(shown)) are"
+        return "collection \(id.uuidString) is neither in the file nor in the store; \(trees) imported without a collection; give its name in the file to create it"
     }
 
     /// Stores photo bytes under their SHA-256 (only the bytes: nothing from the file names the
