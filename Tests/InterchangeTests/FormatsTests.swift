@@ -26,6 +26,25 @@ import TreesTestSupport
         #expect(trees[2].coordinate.longitude == -180)
     }
 
+    /// Texts a spreadsheet would run as formulas are written with a leading `'` and read back
+    /// without it; a text that itself starts with `'` comes back as it was, whatever follows.
+    @Test func textsComeBackAsTheyWereWhateverTheirFirstCharacters() throws {
+        let texts = ["=SUM(A1)", "-5 m", "+1", "@home", "\tindented", "'=quoted", "'-", "''x", "'", "'plain", "it's", "=", "-"]
+        let trees = texts.enumerated().map { i, text in
+            Tree(id: UUID(uuidString: String(format: "AAAAAAAA-BBBB-4CCC-8DDD-%012d", i))!,
+                 coordinate: Coordinate(latitude: 1, longitude: Double(i)), species: text, variety: text, notes: text,
+                 createdAt: TextCodec.parseISO8601("2024-05-01T10:00:00Z")!)
+        }
+        let text = try exportString(trees, format: .csv, context: Fixtures.context)
+        #expect(text.contains(",\"'=SUM(A1)\","))
+        #expect(text.contains(",\"''=quoted\","))
+        #expect(text.contains(",'plain,"))
+        let back = try ChunkingVerifier.standard.verify(text) { try readCSV($0) }
+        #expect(back.map(\.species) == texts)
+        #expect(back.map(\.variety) == texts)
+        #expect(back.map(\.notes) == texts)
+    }
+
     @Test func readsAliasesAndTheAppColumns() throws {
         let text = "Name,Lat,Lon,Ele,Notes\nApple,47.5,8.25,400,old tree\n\n\"Pear, Williams\",-1,-2,,\n"
         var trees: [ImportedTree] = []

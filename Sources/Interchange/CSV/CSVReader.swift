@@ -200,8 +200,8 @@ struct CSVRecordReader {
 ///
 /// `latitude` and `longitude` columns are required, or with `transform` (a CRS other than WGS 84)
 /// `easting` and `northing` (or `x` and `y`), which it carries to WGS 84. A bad number, date or UUID is an error naming
-/// the line and column. A cell neutralised against formulas on export (`'=…`) is read back without
-/// its leading `'`.
+/// the line and column. A cell neutralised on export (`'=…`, `''…`; see `CSVWriter.looksNeutralised`)
+/// is read back without its leading `'`.
 public struct CSVTreeReader {
     /// Carries a position the file gives (x: easting or longitude, y: northing or latitude, in the
     /// file's CRS) to WGS 84, or says why it cannot; nil when the file is in WGS 84.
@@ -470,10 +470,9 @@ public struct CSVTreeReader {
         detection.position = "latitude from \(column(.latitude)), longitude from \(column(.longitude))"
     }
 
-    /// Removes the `'` that export puts before a cell a spreadsheet would run as a formula.
+    /// Removes the `'` that export puts before a text (see `CSVWriter.looksNeutralised`).
     static func unneutralise(_ cell: String) -> String {
-        var bytes = cell.utf8.makeIterator()
-        guard bytes.next() == UInt8(ascii: "'"), let second = bytes.next(), CSVWriter.isFormulaStart(second) else { return cell }
+        guard CSVWriter.looksNeutralised(cell.utf8) else { return cell }
         return String(cell.dropFirst())
     }
 }

@@ -14,7 +14,8 @@ public enum CSVColumns {
 /// Writes RFC 4180 CSV (UTF-8, CRLF line ends, a header row; see `CSVColumns`).
 ///
 /// Text cells a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or
-/// carriage return) get a leading `'`. Numeric columns are written as plain numbers, so a
+/// carriage return) get a leading `'`, and so do texts that already start with `'` and one of those
+/// or another `'` (which the reader would otherwise take for neutralised). Numeric columns are written as plain numbers, so a
 /// negative longitude stays a number.
 public struct CSVWriter: TreeWriter {
     private var out: ByteOutput
@@ -42,15 +43,24 @@ public struct CSVWriter: TreeWriter {
             || b == 0x09 || b == 0x0D
     }
 
+    /// True when a cell reads as neutralised: a `'` before a formula's first byte or before another
+    /// `'`. The reader removes that `'`; the writer adds one to every such text, and to every text
+    /// a spreadsheet would run as a formula, so any text is read back as it was written.
+    static func looksNeutralised(_ text: some Collection<UInt8>) -> Bool {
+        var bytes = text.makeIterator()
+        guard bytes.next() == UInt8(ascii: "'"), let second = bytes.next() else { return false }
+        return isFormulaStart(second) || second == UInt8(ascii: "'")
+    }
+
     private mutating func text(_ s: String?) { Self.appendText(s, to: &out) }
 
     /// Appends a text cell: quoted when it holds a comma, quote or line break; a leading `'` when
-    /// a spreadsheet would run it as a formula. Nothing for nil or empty text.
+    /// a spreadsheet would run it as a formula or it `looksNeutralised`. Nothing for nil or empty text.
     static func appendText(_ s: String?, to out: inout ByteOutput) {
         guard let value = s, !value.isEmpty else { return }
         var copy = value
         copy.withUTF8 { p in
-            let neutralise = Self.isFormulaStart(p[0])
+            let neutralise = Self.isFormulaStart(p[0]) || Self.looksNeutralised(p)
             let needsQuotes = neutralise || p.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
             if needsQuotes { out.append(byte: UInt8(ascii: "\"")) }
             if neutralise { out.append(byte: UInt8(ascii: "'")) }
