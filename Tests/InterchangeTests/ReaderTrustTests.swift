@@ -92,6 +92,20 @@ import TreesTestSupport
         #expect(error as? InterchangeError == .invalidCSV(line: 3, reason: reason))
     }
 
+    /// A line of separators is refused at its line once it passes 65,536 fields, header or row;
+    /// a record of exactly that many fields is read.
+    @Test(arguments: [false, true])
+    func aCSVRecordWithTooManyFieldsIsRefusedAtItsLine(inHeader: Bool) throws {
+        let many = String(repeating: ",", count: CSVRecordReader.maximumFields)
+        let csv = inHeader ? "latitude,longitude,species\(many)\n1,2,Apple\n" : "latitude,longitude,species\n1,2,Apple\n3,4,Pear\(many)\n"
+        #expect(throws: InterchangeError.invalidCSV(
+            line: inHeader ? 1 : 3, reason: "a record with more than 65536 fields; is this a CSV file of trees, and is its separator the header's?")) {
+            try Self.readCSVFile(Array(csv.utf8))
+        }
+        let most = String(repeating: ",", count: CSVRecordReader.maximumFields - 3)
+        #expect(try Self.readCSVFile(Array("latitude,longitude,species\(most)\n1,2,Apple\(most)\n".utf8)).count == 1)
+    }
+
     @Test func aLongCSVRecordUnderTheBoundIsRead() throws {
         let note = String(repeating: "n", count: CSVRecordReader.maximumRecordBytes - 100)
         let trees = try Self.readCSVFile(Array("latitude,longitude,species,notes\n1,2,Apple,\(note)\n".utf8))

@@ -15,6 +15,10 @@ struct CSVRecordReader {
     /// memory.
     static let maximumRecordBytes = 1 << 20
 
+    /// Most fields a record may have: far beyond any tree's columns, and it keeps a line of
+    /// separators from becoming hundreds of thousands of cells.
+    static let maximumFields = 1 << 16
+
     private var recordBytes = 0
     private var field: [UInt8] = []
     private var record: [String] = []
@@ -117,9 +121,9 @@ struct CSVRecordReader {
             }
             switch b {
             case separator:
-                endField()
+                try endField()
             case 0x0A, 0x0D:
-                endField()
+                try endField()
                 fieldStarted = false
                 if !(record.count == 1 && record[0].isEmpty) { try onRecord(record, recordLine, separator) }
                 record.removeAll(keepingCapacity: true)
@@ -142,7 +146,11 @@ struct CSVRecordReader {
         }
     }
 
-    private mutating func endField() {
+    private mutating func endField() throws {
+        if record.count == Self.maximumFields {
+            throw InterchangeError.invalidCSV(
+                line: recordLine, reason: "a record with more than \(Self.maximumFields) fields; is this a CSV file of trees, and is its separator the header's?")
+        }
         record.append(String(decoding: field, as: UTF8.self))
         field.removeAll(keepingCapacity: true)
         quoteJustClosed = false
@@ -183,7 +191,7 @@ struct CSVRecordReader {
         }
         if inQuotes { throw InterchangeError.invalidCSV(line: recordLine, reason: "unterminated quoted field") }
         if fieldStarted || !record.isEmpty || !field.isEmpty {
-            endField()
+            try endField()
             let r = record
             record.removeAll()
             if !(r.count == 1 && r[0].isEmpty) { try onRecord(r, recordLine, separator) }
