@@ -61,6 +61,33 @@ public struct ImportedTree: Sendable, Equatable {
     }
 }
 
+/// A value a reader left out or changed, at the line that holds it: the file is still read, and
+/// the import says what happened.
+public struct ReadWarning: Sendable, Equatable {
+    public var line: Int
+    public var reason: String
+    public init(line: Int, reason: String) { self.line = line; self.reason = reason }
+}
+
+/// The trees of a file whose horizontal accuracy is negative, which are kept with no accuracy:
+/// said once for the whole file, at the first of them.
+struct NegativeAccuracies {
+    private var first: Int?
+    private var count = 0
+
+    mutating func note(line: Int) {
+        if first == nil { first = line }
+        count += 1
+    }
+
+    /// Nil when no tree had one.
+    var warning: ReadWarning? {
+        guard let first else { return nil }
+        let trees = count == 1 ? "the tree is" : "this tree and \(count - 1) more after it are"
+        return ReadWarning(line: first, reason: "negative horizontal accuracy: \(trees) stored without an accuracy (an accuracy is a radius, 0 or more)")
+    }
+}
+
 /// A photo carried inside an import file. Only bytes and a date: names and paths from the file
 /// are never used.
 public struct ImportedPhoto: Sendable, Equatable {

@@ -324,6 +324,49 @@ import TreesWorkflows
         #expect(again.warnings.isEmpty && again.collectionsCreated.isEmpty)
     }
 
+    static let negativeCounts: [(name: String, text: String, line: Int, reason: String)] = [
+        ("sats.csv", "latitude,longitude,species,satellites\n1,2,Apple,7\n3,4,Pear,-3\n", 3,
+         "column 4 (satellites): \"-3\" is not a whole number, 0 or more"),
+        ("hdop.csv", "latitude,longitude,species,hdop\n1,2,Apple,-1.5\n", 2, "column 4 (hdop): \"-1.5\" is not a number, 0 or more"),
+        ("epochs.csv", "latitude,longitude,species,averagedEpochs\n1,2,Apple,-2\n", 2,
+         "column 4 (averagedEpochs): \"-2\" is not a whole number, 0 or more"),
+        ("sats.json", #"{"trees": [{"id": "x1", "latitude": 1, "longitude": 2, "species": "Apple",\#n"capture": {"satellites": -4}}]}"#, 2,
+         #""satellites" must be 0 or more, found -4"#),
+        ("hdop.json", #"{"trees": [{"id": "x1", "latitude": 1, "longitude": 2, "species": "Apple", "capture": {"hdop": -1}}]}"#, 1,
+         #""hdop" must be 0 or more, found -1"#),
+        ("epochs.json", #"{"trees": [{"id": "x1", "latitude": 1, "longitude": 2, "species": "Apple", "capture": {"averagedEpochs": -9}}]}"#, 1,
+         #""averagedEpochs" must be 0 or more, found -9"#),
+    ]
+
+    /// Negative satellites, HDOP or epochs refuse the file with the line and the reason, and
+    /// nothing is stored.
+    @Test(arguments: negativeCounts.indices)
+    func negativeCountsAreRefusedWithTheirLine(index: Int) throws {
+        let c = Self.negativeCounts[index]
+        let file = try folder.write(c.name, c.text)
+        #expect(throws: WorkflowError.malformed(file: file, line: c.line, reason: c.reason)) {
+            try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        }
+        #expect(try folder.store().trees().isEmpty)
+    }
+
+    /// A negative accuracy is stored as none, and said once for the file, at its first tree.
+    @Test(arguments: [
+        ("acc.csv", "latitude,longitude,species,horizontalAccuracy\n1,2,Apple,-1\n3,4,Pear,2\n5,6,Plum,-3\n7,8,Fig,-0.5\n"),
+        ("acc.json", #"{"format": "trees-collection", "trees": [\#n{"id": "4F1C2E1A-1111-4222-8333-000000000001", "latitude": 1, "longitude": 2, "species": "Apple", "horizontalAccuracy": -1},\#n"#
+            + #"{"id": "4F1C2E1A-1111-4222-8333-000000000002", "latitude": 3, "longitude": 4, "species": "Pear", "horizontalAccuracy": 2},\#n"#
+            + #"{"id": "4F1C2E1A-1111-4222-8333-000000000003", "latitude": 5, "longitude": 6, "species": "Plum", "horizontalAccuracy": -3},\#n"#
+            + #"{"id": "4F1C2E1A-1111-4222-8333-000000000004", "latitude": 7, "longitude": 8, "species": "Fig", "horizontalAccuracy": -0.5}]}"#),
+    ])
+    func negativeAccuraciesAreStoredAsNoneWithOneWarning(name: String, text: String) throws {
+        let file = try folder.write(name, text)
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(report.imported == 4)
+        #expect(report.warnings == [.init(line: 2, reason: "negative horizontal accuracy: this tree and 2 more after it are stored without an accuracy (an accuracy is a radius, 0 or more)")])
+        let accuracies = Dictionary(uniqueKeysWithValues: try folder.store().trees().map { ($0.species, $0.horizontalAccuracy) })
+        #expect(accuracies == ["Apple": nil, "Pear": 2, "Plum": nil, "Fig": nil])
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

@@ -225,6 +225,7 @@ public struct CSVTreeReader {
     private var columns: [Field?] = []
     private var headerRead = false
     private var header: [String] = []
+    private var negativeAccuracies = NegativeAccuracies()
 
     /// A field of a tree a column can give; its raw value indexes `fieldColumn`.
     enum Field: Int, CaseIterable {
@@ -272,31 +273,39 @@ public struct CSVTreeReader {
 
     public init() {}
 
-    public mutating func read(_ chunk: some Collection<UInt8>, _ onTree: (ImportedTree) throws -> Void) throws {
+    /// Reads a chunk: each tree to `onTree`, and to `warning` what was left out or changed (a
+    /// column ignored for another of the same field), in file order.
+    public mutating func read(_ chunk: some Collection<UInt8>, warning: (ReadWarning) throws -> Void = { _ in },
+                              _ onTree: (ImportedTree) throws -> Void) throws {
         var reader = records
         records = CSVRecordReader()
         defer { records = reader }
-        try reader.feed(chunk) { r, l, sep in try self.record(r, line: l, separator: sep, onTree) }
+        try reader.feed(chunk) { r, l, sep in try self.record(r, line: l, separator: sep, warning, onTree) }
     }
 
-    public mutating func finish(_ onTree: (ImportedTree) throws -> Void) throws {
+    /// Reads the end of the file; what is said of the whole file (negative accuracies) goes to
+    /// `warning` last.
+    public mutating func finish(warning: (ReadWarning) throws -> Void = { _ in }, _ onTree: (ImportedTree) throws -> Void) throws {
         var reader = records
         records = CSVRecordReader()
         defer { records = reader }
-        try reader.finish { r, l, sep in try self.record(r, line: l, separator: sep, onTree) }
+        try reader.finish { r, l, sep in try self.record(r, line: l, separator: sep, warning, onTree) }
         if !headerRead { throw InterchangeError.invalidCSV(line: 1, reason: "empty file; expected a header row") }
+        if let w = negativeAccuracies.warning { try warning(w) }
     }
 
-    public static func read(_ bytes: some Collection<UInt8>, _ onTree: (ImportedTree) throws -> Void) throws {
+    public static func read(_ bytes: some Collection<UInt8>, warning: (ReadWarning) throws -> Void = { _ in },
+                            _ onTree: (ImportedTree) throws -> Void) throws {
         var r = CSVTreeReader()
-        try r.read(bytes, onTree)
-        try r.finish(onTree)
+        try r.read(bytes, warning: warning, onTree)
+        try r.finish(warning: warning, onTree)
     }
 
-    private mutating func record(_ cells: [String], line: Int, separator: UInt8, _ onTree: (ImportedTree) throws -> Void) throws {
+    private mutating func record(_ cells: [String], line: Int, separator: UInt8, _ warning: (ReadWarning) throws -> Void,
+                                 _ onTree: (ImportedTree) throws -> Void) throws {
         if !headerRead {
             self.separator = separator
-            try readHeader(cells, line: line)
+            for w in try readHeader(cells, line: line) { try warning(w) }
             return
         }
         if cells.count < header.count {
@@ -382,10 +391,17 @@ public struct CSVTreeReader {
         if let s = text(.id) {
             if let u = ByteParsing.uuid(s) { t.id = u } else { t.unusableID = String(s.prefix(60)) }
         }
-        t.horizontalAccuracy = try number(.horizontalAccuracy).flatMap { $0 >= 0 ? $0 : nil }
-        if t.horizontalAccuracy == nil, let phone = try number(.phoneAccuracy), phone >= 0 {
-            t.horizontalAccuracy = phone * AccuracyModel.phoneTo95
-            t.accuracySource = .phone
+        var negativeAccuracy = false
+        if let a = try number(.horizontalAccuracy) {
+            if a >= 0 { t.horizontalAccuracy = a } else { negativeAccuracy = true }
+        }
+        if t.horizontalAccuracy == nil, let phone = try number(.phoneAccuracy) {
+            if phone >= 0 {
+                t.horizontalAccuracy = phone * AccuracyModel.phoneTo95
+                t.accuracySource = .phone
+            } else {
+                negativeAccuracy = true
+            }
         }
         if let s = text(.accuracySource) {
             guard let src = AccuracySource(rawValue: s) else { throw problem(.accuracySource, "an accuracy source") }
@@ -406,9 +422,17 @@ public struct CSVTreeReader {
             guard let mode = FixModeText.mode(m) else { throw problem(.fixMode, "none, 2d or 3d") }
             t.capture.fixMode = mode
         }
-        t.capture.satellites = try int(.satellites)
-        t.capture.hdop = try number(.hdop)
-        t.capture.averagedEpochs = try int(.averagedEpochs)
+        func count(_ f: Field) throws -> Int? {
+            guard let v = try int(f) else { return nil }
+            guard v >= 0 else { throw problem(f, "a whole number, 0 or more") }
+            return v
+        }
+        t.capture.satellites = try count(.satellites)
+        if let hdop = try number(.hdop) {
+            guard hdop >= 0 else { throw problem(.hdop, "a number, 0 or more") }
+            t.capture.hdop = hdop
+        }
+        t.capture.averagedEpochs = try count(.averagedEpochs)
         t.capture.locationSource = text(.locationSource)
         t.photoCount = try int(.photoCount)
         if let s = text(.fixStatus) {
@@ -427,11 +451,12 @@ public struct CSVTreeReader {
         t.capture.correctionAge = try measure(.correctionAge)
         t.capture.verticalAccuracy = try measure(.verticalAccuracy)
         t.capture.antennaHeight = try measure(.antennaHeight)
+        if negativeAccuracy { negativeAccuracies.note(line: line) }
         try onTree(t)
     }
 
     /// Matches the header's names to fields: `columnOverrides` first, then the names and aliases.
-    private mutating func readHeader(_ cells: [String], line: Int) throws {
+    private mutating func readHeader(_ cells: [String], line: Int) throws -> [ReadWarning] {
         headerRead = true
         header = cells
         columns = Array(repeating: nil, count: cells.count)
@@ -449,6 +474,7 @@ public struct CSVTreeReader {
             columns[i] = field
             seen.insert(field)
         }
+        let warnings: [ReadWarning] = []
         for (i, name) in cells.enumerated() where columns[i] == nil {
             guard let f = Self.aliases[Self.normalise(name.trimmingCharacters(in: .whitespaces))], !seen.contains(f) else { continue }
             seen.insert(f)
@@ -461,13 +487,13 @@ public struct CSVTreeReader {
         if transform != nil {
             if seen.contains(.easting) && seen.contains(.northing) {
                 detection.position = "easting from \(column(.easting)), northing from \(column(.northing))"
-                return
+                return warnings
             }
             guard seen.contains(.latitude) && seen.contains(.longitude) else {
                 throw InterchangeError.invalidCSV(line: line, reason: "no position columns: expected easting and northing (or E and N, x and y), or latitude and longitude; name them with --columns easting=…,northing=…")
             }
             detection.position = "x from \(column(.longitude)), y from \(column(.latitude))"
-            return
+            return warnings
         }
         if !seen.contains(.latitude) && !seen.contains(.longitude) && seen.contains(.easting) && seen.contains(.northing) {
             throw InterchangeError.invalidCSV(line: line, reason: "columns \(column(.easting)) and \(column(.northing)) are grid positions: give their coordinate reference system with --crs (EPSG:27700 for the British National Grid)")
@@ -476,6 +502,7 @@ public struct CSVTreeReader {
             throw InterchangeError.invalidCSV(line: line, reason: "missing required column \"\(required.name)\" (or an alias such as \(required == .latitude ? "lat" : "lon"))")
         }
         detection.position = "latitude from \(column(.latitude)), longitude from \(column(.longitude))"
+        return warnings
     }
 
     /// Removes the `'` that export puts before a text (see `CSVWriter.looksNeutralised`).

@@ -43,13 +43,16 @@ public struct CollectionJSONReader {
         try drain(onEvent)
     }
 
-    public mutating func finish(_ onEvent: (CollectionJSONEvent) throws -> Void) throws {
+    /// Reads the end of the document; what is said of the whole file (negative accuracies, kept
+    /// as none) goes to `warning` last.
+    public mutating func finish(warning: (ReadWarning) throws -> Void = { _ in }, _ onEvent: (CollectionJSONEvent) throws -> Void) throws {
         try tokenizer.finish(&builder)
         try drain(onEvent)
         if !builder.topIsArray && !builder.sawTrees {
             throw InterchangeError.invalidContent(
                 line: 1, column: 1, reason: "no \"trees\" array; expected {\"collections\": [...], \"trees\": [...]} or an array of trees")
         }
+        if let w = builder.negativeAccuracies.warning { try warning(w) }
     }
 
     private mutating func drain(_ onEvent: (CollectionJSONEvent) throws -> Void) throws {
@@ -60,10 +63,11 @@ public struct CollectionJSONReader {
     }
 
     /// Reads a whole document held in memory.
-    public static func read(_ bytes: some Collection<UInt8>, _ onEvent: (CollectionJSONEvent) throws -> Void) throws {
+    public static func read(_ bytes: some Collection<UInt8>, warning: (ReadWarning) throws -> Void = { _ in },
+                            _ onEvent: (CollectionJSONEvent) throws -> Void) throws {
         var r = CollectionJSONReader()
         try r.read(bytes, onEvent)
-        try r.finish(onEvent)
+        try r.finish(warning: warning, onEvent)
     }
 }
 
@@ -119,6 +123,8 @@ indirect enum JSONValue {
 
 struct CollectionJSONBuilder: JSONHandler {
     var events: [CollectionJSONEvent] = []
+    /// Trees whose negative horizontal accuracy was left out.
+    var negativeAccuracies = NegativeAccuracies()
     var exportedAt: Date?
     var format: String?
 
@@ -324,6 +330,10 @@ struct CollectionJSONBuilder: JSONHandler {
         switch currentSlot {
         case .tree:
             var t = try Self.tree(value)
+            if let a = t.horizontalAccuracy, a < 0 {
+                t.horizontalAccuracy = nil
+                negativeAccuracies.note(line: t.line)
+            }
             // A file that is not ours (no "format": "trees-collection" before its trees: the iOS
             // Tree Tracker app's export, or its bare array) carries the phone's own accuracy figure.
             if format != CollectionJSONWriter.formatName, t.accuracySource == nil, let a = t.horizontalAccuracy {
@@ -461,7 +471,8 @@ struct CollectionJSONBuilder: JSONHandler {
         let species = try f.string("species") ?? ""
         var t = ImportedTree(id: id, coordinate: Coordinate(latitude: lat, longitude: lon), species: species, line: line)
         t.unusableID = unusableID
-        if let acc = try f.number("horizontalAccuracy"), acc >= 0 { t.horizontalAccuracy = acc }
+        // A negative one is kept here, for the builder to leave out and count.
+        t.horizontalAccuracy = try f.number("horizontalAccuracy")
         t.altitude = try f.number("altitude")
         t.variety = try f.string("variety").flatMap { $0.isEmpty ? nil : $0 }
         t.rootstock = try f.string("rootstock").flatMap { $0.isEmpty ? nil : $0 }
@@ -539,9 +550,17 @@ struct CollectionJSONBuilder: JSONHandler {
                 guard let mode = FixModeText.mode(m) else { throw cf.fail("\"fixMode\" \"\(m.prefix(20))\" is not none, 2d or 3d", at: cm["fixMode"]) }
                 t.capture.fixMode = mode
             }
-            t.capture.satellites = try cf.int("satellites")
-            t.capture.hdop = try cf.number("hdop")
-            t.capture.averagedEpochs = try cf.int("averagedEpochs")
+            func count(_ key: String) throws -> Int? {
+                guard let n = try cf.int(key) else { return nil }
+                guard n >= 0 else { throw cf.fail("\"\(key)\" must be 0 or more, found \(n)", at: cm[key]) }
+                return n
+            }
+            t.capture.satellites = try count("satellites")
+            if let hdop = try cf.number("hdop") {
+                guard hdop >= 0 else { throw cf.fail("\"hdop\" must be 0 or more, found \(TextCodec.decimal(hdop) ?? "\(hdop)")", at: cm["hdop"]) }
+                t.capture.hdop = hdop
+            }
+            t.capture.averagedEpochs = try count("averagedEpochs")
             t.capture.locationSource = try cf.string("locationSource")
             if let s = try cf.string("fixStatus") {
                 guard let status = FixStatus(name: s) else { throw cf.fail("\"fixStatus\" \(FixQualityText.unknownStatus(s))", at: cm["fixStatus"]) }

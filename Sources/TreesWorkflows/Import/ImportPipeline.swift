@@ -249,7 +249,7 @@ final class ImportReadJob: @unchecked Sendable {
                 }
             }
             try input.forEachChunk(progress: progress) { try reader.read($0, handle) }
-            try reader.finish(handle)
+            try reader.finish(warning: { try emit(.warning(line: $0.line, reason: $0.reason)) }, handle)
         case .csv:
             var reader = CSVTreeReader()
             reader.columnOverrides = columnOverrides
@@ -260,8 +260,9 @@ final class ImportReadJob: @unchecked Sendable {
                 reader.transform = grid.transform
                 try emit(.projecting(crs: grid.name))
             }
-            try input.forEachChunk(progress: progress) { try reader.read($0) { try emit(.tree($0)) } }
-            try reader.finish { try emit(.tree($0)) }
+            func warn(_ w: ReadWarning) throws { try emit(.warning(line: w.line, reason: w.reason)) }
+            try input.forEachChunk(progress: progress) { try reader.read($0, warning: warn) { try emit(.tree($0)) } }
+            try reader.finish(warning: warn) { try emit(.tree($0)) }
             let d = reader.detection
             if d.separator != "','" || d.decimalComma || crsName != nil || !columnOverrides.isEmpty {
                 try emit(.detected(d.description + (crsName.map { " in \($0)" } ?? "")))
