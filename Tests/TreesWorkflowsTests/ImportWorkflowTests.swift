@@ -367,6 +367,20 @@ import TreesWorkflows
         #expect(accuracies == ["Apple": nil, "Pear": 2, "Plum": nil, "Fig": nil])
     }
 
+    /// A header with a field's own name and an alias of it reads the own name, wherever it
+    /// stands, and says once which column was ignored.
+    @Test func aFieldsOwnNameWinsOverItsAliasWithAWarning() throws {
+        let file = try folder.write("both.csv", "lat,lon,latitude,longitude,species,Lat\n1,2,47.5,8.25,Apple,3\n")
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(report.imported == 1)
+        #expect(report.warnings == [
+            .init(line: 1, reason: "column 1 (lat) is ignored: column 3 (latitude) gives the same field; to read the other, give --columns latitude=lat"),
+            .init(line: 1, reason: "column 2 (lon) is ignored: column 4 (longitude) gives the same field; to read the other, give --columns longitude=lon"),
+            .init(line: 1, reason: "column 6 (Lat) is ignored: column 3 (latitude) gives the same field; to read the other, give --columns latitude=Lat"),
+        ])
+        #expect(try folder.store().trees().map(\.coordinate) == [Coordinate(latitude: 47.5, longitude: 8.25)])
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

@@ -267,6 +267,13 @@ public struct CSVTreeReader {
         return a
     }()
 
+    /// The fields by their own names (as our CSV's header writes them), normalised.
+    static let ownNames: [String: Field] = {
+        var names: [String: Field] = [:]
+        for f in Field.allCases where f != .phoneAccuracy { names[normalise(f.name)] = f }
+        return names
+    }()
+
     static func normalise(_ s: String) -> String {
         String(s.lowercased().unicodeScalars.filter { !" _-.".unicodeScalars.contains($0) }.map(Character.init))
     }
@@ -455,7 +462,8 @@ public struct CSVTreeReader {
         try onTree(t)
     }
 
-    /// Matches the header's names to fields: `columnOverrides` first, then the names and aliases.
+    /// Matches the header's names to fields: `columnOverrides` first, then the fields' own names,
+    /// then aliases. A column ignored because an earlier or exact one gives its field is a warning.
     private mutating func readHeader(_ cells: [String], line: Int) throws -> [ReadWarning] {
         headerRead = true
         header = cells
@@ -474,11 +482,23 @@ public struct CSVTreeReader {
             columns[i] = field
             seen.insert(field)
         }
-        let warnings: [ReadWarning] = []
-        for (i, name) in cells.enumerated() where columns[i] == nil {
-            guard let f = Self.aliases[Self.normalise(name.trimmingCharacters(in: .whitespaces))], !seen.contains(f) else { continue }
-            seen.insert(f)
-            columns[i] = f
+        let overridden = seen
+        let keys = cells.map { Self.normalise($0.trimmingCharacters(in: .whitespaces)) }
+        // A field's own name wins over its aliases wherever it stands (`latitude` over `lat`).
+        for names in [Self.ownNames, Self.aliases] {
+            for (i, key) in keys.enumerated() where columns[i] == nil {
+                guard let f = names[key], !seen.contains(f) else { continue }
+                seen.insert(f)
+                columns[i] = f
+            }
+        }
+        var warnings: [ReadWarning] = []
+        for (i, key) in keys.enumerated() where columns[i] == nil {
+            guard let f = Self.aliases[key], !overridden.contains(f), let used = columns.firstIndex(of: f) else { continue }
+            let option = f == .phoneAccuracy ? "accuracy_meters" : f.name
+            warnings.append(ReadWarning(
+                line: line,
+                reason: "column \(i + 1) (\(cells[i].prefix(40))) is ignored: column \(used + 1) (\(cells[used].prefix(40))) gives the same field; to read the other, give --columns \(option)=\(cells[i].prefix(40))"))
         }
         fieldColumn = Array(repeating: -1, count: Field.allCases.count)
         for (i, f) in columns.enumerated() { if let f { fieldColumn[f.rawValue] = i } }
