@@ -381,6 +381,27 @@ import TreesWorkflows
         #expect(try folder.store().trees().map(\.coordinate) == [Coordinate(latitude: 47.5, longitude: 8.25)])
     }
 
+    /// A collection named with spaces around it is the stored collection of that name, from a CSV
+    /// column or a JSON collection: the trees go in it and no second collection is made.
+    @Test func aCollectionNameWithSpacesAroundItIsTheStoredOne() throws {
+        let first = try folder.write("first.csv", "latitude,longitude,species,collection\n1,2,Apple,Orchard\n")
+        #expect(try ImportWorkflow().run(try InputFile(first), opening: { try folder.store() }).collectionsCreated == ["Orchard"])
+        let csv = try folder.write("spaces.csv", "latitude,longitude,species,collection\n3,4,Pear,\" Orchard\"\n5,6,Plum,orchard \n")
+        let fromCSV = try ImportWorkflow().run(try InputFile(csv), opening: { try folder.store() })
+        #expect(fromCSV.imported == 2 && fromCSV.collectionsCreated.isEmpty)
+        let json = try folder.write("spaces.json", """
+            {"collections": [{"id": "0E5C0C1E-0000-4000-8000-000000000009", "name": " Orchard "}],
+             "trees": [{"id": "4F1C2E1A-1111-4222-8333-000000000009", "latitude": 7, "longitude": 8, "species": "Fig",
+                        "collectionId": "0E5C0C1E-0000-4000-8000-000000000009"}]}
+            """)
+        let fromJSON = try ImportWorkflow().run(try InputFile(json), opening: { try folder.store() })
+        #expect(fromJSON.imported == 1 && fromJSON.collectionsCreated.isEmpty)
+        let store = try folder.store()
+        #expect(try store.collections().map(\.collection.name) == ["Orchard"])
+        let orchard = try store.collection(named: "Orchard").id
+        #expect(try store.trees().allSatisfy { $0.collectionID == orchard })
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

@@ -75,18 +75,20 @@ struct TreeImporter {
     mutating func add(_ c: ImportedCollection) throws {
         guard forced == nil else { return }
         try storeQueue()
+        // As the store keeps names: " Orchard " is the stored "Orchard", not a second one.
+        let name = c.name.trimmingCharacters(in: .whitespacesAndNewlines)
         if try w.reader.collection(id: c.id) != nil {
             collectionMap[c.id] = c.id
-        } else if let existing = try? w.reader.collection(named: c.name) {
+        } else if let existing = try? w.reader.collection(named: name) {
             collectionMap[c.id] = existing.id
         } else {
             do {
-                try w.insert(TreeCollection(id: c.id, name: c.name, createdAt: c.createdAt ?? w.now, updatedAt: c.updatedAt))
+                try w.insert(TreeCollection(id: c.id, name: name, createdAt: c.createdAt ?? w.now, updatedAt: c.updatedAt))
             } catch let e as StoreError {
                 throw Self.refusal(e, line: c.line)
             }
             collectionMap[c.id] = c.id
-            report.collectionsCreated.append(c.name)
+            report.collectionsCreated.append(name)
         }
         if let stored = collectionMap[c.id] {
             for var schedule in c.schedules {
@@ -157,7 +159,9 @@ struct TreeImporter {
         }
     }
 
-    private mutating func named(_ name: String, id: UUID?, line: Int) throws -> UUID {
+    private mutating func named(_ given: String, id: UUID?, line: Int) throws -> UUID {
+        // As the store keeps names: " Orchard" is the stored "Orchard", not a second one.
+        let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
         let key = name.lowercased()
         if let known = namedCollections[key] { return known }
         try storeQueue()
