@@ -402,6 +402,21 @@ import TreesWorkflows
         #expect(try store.trees().allSatisfy { $0.collectionID == orchard })
     }
 
+    /// A tree without a species is skipped with a reason in the terms of its file: a CSV's cell
+    /// and `--columns`, a JSON tree's "species"; not the GPX option `--species-from`.
+    @Test(arguments: [
+        ("rows.csv", "latitude,longitude,species\n1,2,Apple\n3,4\n5,6, \n",
+         [3, 4], "no species: the row's species cell is empty (name the species column with --columns species=COLUMN)"),
+        ("trees.json", #"{"trees": [{"id": "a", "latitude": 1, "longitude": 2, "species": "Apple"},\#n{"id": "b", "latitude": 3, "longitude": 4, "species": ""}]}"#,
+         [2], #"no species: the tree's "species" is empty"#),
+    ])
+    func aTreeWithoutSpeciesIsSkippedInTheTermsOfItsFormat(name: String, text: String, lines: [Int], reason: String) throws {
+        let file = try folder.write(name, text)
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(report.imported == 1)
+        #expect(report.skipped == lines.map { .init(line: $0, reason: reason) })
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

@@ -166,6 +166,7 @@ public struct ImportWorkflow: Sendable {
                     if large { try w.reserveBulkCache(megabytes: 12) }
                     var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photos: store.photoLibrary)
                     importer.enlargedCache = large
+                    importer.noSpecies = Self.noSpecies(format)
                     // A surveyed tree takes 150 to 700 bytes of GPX, JSON or CSV: the index is sized for
                     // the smaller figure's count and adds a table if a file holds more.
                     importer.expectedTrees = Int((input.size ?? 0) / 250)
@@ -206,6 +207,17 @@ public struct ImportWorkflow: Sendable {
             throw Self.mapped(error, input: input)
         }
         return report
+    }
+
+    /// Why a tree without a species is skipped, and where its species may be, by format.
+    static func noSpecies(_ format: FileFormat) -> String {
+        switch format {
+        case .gpx: "no species; choose the field with --species-from"
+        case .csv: "no species: the row's species cell is empty (name the species column with --columns species=COLUMN)"
+        case .json: "no species: the tree's \"species\" is empty"
+        case .gpkg: "no species: the row's species is empty (name the species column with --map species=COLUMN)"
+        case .nmea: "no species"
+        }
     }
 
     struct DryRunRollback: Error {}

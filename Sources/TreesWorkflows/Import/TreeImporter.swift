@@ -32,6 +32,8 @@ struct TreeImporter {
     /// Care events of stored trees, stored together once every tree is (collection JSON).
     private var careEvents: [CareEvent] = []
 
+    /// Why a tree without a species is skipped, and what to do, in the terms of the file's format.
+    var noSpecies = "no species"
     /// About how many trees the file holds (from its size), to size the duplicate index.
     var expectedTrees = 0
     /// True when the workflow gave the connection a larger page cache for a large file.
@@ -188,7 +190,7 @@ struct TreeImporter {
         }
         // White space as Unicode defines it; ASCII answered without a property lookup.
         guard t.species.unicodeScalars.contains(where: { $0.isASCII ? !($0 == " " || (0x09...0x0D).contains($0.value)) : !$0.properties.isWhitespace }) else {
-            report.skipped.append(.init(line: t.line, reason: "no species; choose the field with --species-from"))
+            report.skipped.append(.init(line: t.line, reason: noSpecies))
             return
         }
         guard let resolved = try collection(for: t) else {
