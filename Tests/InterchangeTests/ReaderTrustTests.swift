@@ -106,6 +106,28 @@ import TreesTestSupport
         #expect(try Self.readCSVFile(Array("latitude,longitude,species\(most)\n1,2,Apple\(most)\n".utf8)).count == 1)
     }
 
+    /// A file saved in Latin-1 is refused at the line of its first such text, not stored with
+    /// its letters replaced; UTF-8 with a byte order mark is read.
+    @Test func csvTextThatIsNotUTF8IsRefusedAtItsLine() throws {
+        let latin1: [UInt8] = Array("latitude,longitude,species,notes\n1,2,Apple,ok\n3,4,Pear,Gr".utf8) + [0xFC] + Array("n\n".utf8)
+        #expect(throws: InterchangeError.invalidCSV(
+            line: 3, reason: "column 4 is not UTF-8 text; save the file as UTF-8 (\"CSV UTF-8\" in a spreadsheet)")) {
+            try Self.readCSVFile(latin1)
+        }
+        let utf8 = [0xEF, 0xBB, 0xBF] + Array("latitude,longitude,species,notes\r\n3,4,Pear,Grün\r\n".utf8)
+        #expect(try Self.readCSVFile(utf8).map(\.notes) == ["Grün"])
+    }
+
+    @Test func jsonTextThatIsNotUTF8IsRefusedAtItsLine() throws {
+        for escaped in [false, true] {
+            let parts = Self.tree(#""notes": "Gr@n\#(escaped ? #"\n"# : "")""#).components(separatedBy: "@")
+            let bytes = Array(parts[0].utf8) + [0xFC] + Array(parts[1].utf8)
+            let error = try #require(throws: InterchangeError.self) { try readJSON(bytes) }
+            #expect(error.line == 3)
+            #expect(error.reason == "a string that is not UTF-8 text; save the file as UTF-8")
+        }
+    }
+
     @Test func aLongCSVRecordUnderTheBoundIsRead() throws {
         let note = String(repeating: "n", count: CSVRecordReader.maximumRecordBytes - 100)
         let trees = try Self.readCSVFile(Array("latitude,longitude,species,notes\n1,2,Apple,\(note)\n".utf8))

@@ -3,6 +3,9 @@ import TreesKit
 
 /// Reads RFC 4180 CSV as a stream of records, fed in chunks of any size.
 ///
+/// The text must be UTF-8 (a byte order mark is skipped): a field in another encoding refuses the
+/// file, rather than being stored with its letters replaced.
+///
 /// Quoted fields may hold commas, doubled quotes and line breaks; records end with CRLF or LF.
 /// Each record comes with the line it starts on. The separator is `,`, `;` or a tab, whichever
 /// the first line holds most of outside quotes (a comma when it holds none).
@@ -151,7 +154,12 @@ struct CSVRecordReader {
             throw InterchangeError.invalidCSV(
                 line: recordLine, reason: "a record with more than \(Self.maximumFields) fields; is this a CSV file of trees, and is its separator the header's?")
         }
-        record.append(String(decoding: field, as: UTF8.self))
+        guard let text = String(validating: field, as: UTF8.self) else {
+            throw InterchangeError.invalidCSV(
+                line: recordLine,
+                reason: "column \(record.count + 1) is not UTF-8 text; save the file as UTF-8 (\"CSV UTF-8\" in a spreadsheet)")
+        }
+        record.append(text)
         field.removeAll(keepingCapacity: true)
         quoteJustClosed = false
         fieldStarted = false

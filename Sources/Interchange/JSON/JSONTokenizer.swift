@@ -258,7 +258,10 @@ struct JSONTokenizer {
             let b = buf[i]
             if b == UInt8(ascii: "\\") || b < 0x20 { plain = false; break }
         }
-        if plain { return String(decoding: buf[start..<end], as: UTF8.self) }
+        if plain {
+            guard let text = String(validating: buf[start..<end], as: UTF8.self) else { throw notUTF8(at: start) }
+            return text
+        }
         scratch.removeAll(keepingCapacity: true)
         var i = start
         func hex4(_ at: Int) throws -> UInt32 {
@@ -308,6 +311,12 @@ struct JSONTokenizer {
             }
             i += 2
         }
-        return String(decoding: scratch, as: UTF8.self)
+        guard let text = String(validating: scratch, as: UTF8.self) else { throw notUTF8(at: start) }
+        return text
+    }
+
+    /// A string whose bytes are not UTF-8, which JSON text must be.
+    private func notUTF8(at i: Int) -> InterchangeError {
+        error("a string that is not UTF-8 text; save the file as UTF-8", at: i)
     }
 }
