@@ -417,6 +417,24 @@ import TreesWorkflows
         #expect(report.skipped == lines.map { .init(line: $0, reason: reason) })
     }
 
+    /// A collection name the store cannot hold refuses the file at its line, saying what is wrong
+    /// with it, and nothing is stored.
+    @Test(arguments: [
+        ("break.csv", "latitude,longitude,species,collection\n1,2,Apple,Orchard\n3,4,Pear,\"North\nOrchard\"\n", 3,
+         "collection name \"North Orchard\" has a line break; a name is one line"),
+        ("break.json", #"{"trees": [{"id": "a", "latitude": 1, "longitude": 2, "species": "Apple", "collection": "North\nOrchard"}]}"#, 1,
+         "collection name \"North Orchard\" has a line break; a name is one line"),
+        ("none.csv", "latitude,longitude,species,collection\n1,2,Apple,None\n", 2,
+         "collection name \"None\" is reserved: 'none' means no collection; rename it"),
+    ])
+    func anUnstorableCollectionNameIsRefusedWithWhatIsWrong(name: String, text: String, line: Int, reason: String) throws {
+        let file = try folder.write(name, text)
+        #expect(throws: WorkflowError.malformed(file: file, line: line, reason: reason)) {
+            try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        }
+        #expect(try folder.store().trees().isEmpty)
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

@@ -153,12 +153,24 @@ struct TreeImporter {
     static func refusal(_ error: StoreError, line: Int) -> any Error {
         switch error {
         case .invalidCollectionName(let name):
-            ImportRefusal(line: line, reason: "collection name \"\(name.prefix(60))\" is reserved or blank; 'none' means no collection")
+            ImportRefusal(line: line, reason: collectionNameProblem(name))
         case .unstorable(let reason): ImportRefusal(line: line, reason: "cannot store \(reason)")
         // The tree itself is unacceptable; a storage failure is not the file's fault and passes on.
         case .invalidTree(let problem): ImportRefusal(line: line, reason: problem)
         default: error
         }
+    }
+
+    /// Why the store refuses a collection name, and what to do.
+    static func collectionNameProblem(_ name: String) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return "the collection name is blank; leave it out for no collection" }
+        if trimmed.lowercased() == "none" {
+            return "collection name \"\(trimmed)\" is reserved: 'none' means no collection; rename it"
+        }
+        let shown = String(trimmed.prefix(60)).replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+        if trimmed.contains(where: \.isNewline) { return "collection name \"\(shown)\" has a line break; a name is one line" }
+        return "collection name \"\(shown)\" holds a NUL character; no name may hold one"
     }
 
     private mutating func named(_ given: String, id: UUID?, line: Int) throws -> UUID {
