@@ -435,6 +435,19 @@ import TreesWorkflows
         #expect(try folder.store().trees().isEmpty)
     }
 
+    /// A blank collection name, in a CSV cell or a JSON tree's "collection", is no collection.
+    @Test(arguments: [
+        ("blank.csv", "latitude,longitude,species,collection\n1,2,Apple,\" \"\n3,4,Pear,\n"),
+        ("blank.json", #"{"trees": [{"id": "4F1C2E1A-1111-4222-8333-000000000031", "latitude": 1, "longitude": 2, "species": "Apple", "collection": ""},\#n"#
+            + #"{"id": "4F1C2E1A-1111-4222-8333-000000000032", "latitude": 3, "longitude": 4, "species": "Pear", "collection": "  "}]}"#),
+    ])
+    func aBlankCollectionNameIsNoCollection(name: String, text: String) throws {
+        let file = try folder.write(name, text)
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try folder.store() })
+        #expect(report.imported == 2 && report.collectionsCreated.isEmpty && report.warnings.isEmpty)
+        #expect(try folder.store().trees().allSatisfy { $0.collectionID == nil })
+    }
+
     @Test func anNMEALogIsRefusedAsPositionsNotTrees() throws {
         let file = try folder.write("walk.nmea", "$GPGGA,092750.000,5321.6802,N,00630.3372,W,1,8,1.03,61.7,M,55.2,M,,*76\r\n")
         #expect(throws: WorkflowError.positionsNotTrees(file: file, path: file)) {

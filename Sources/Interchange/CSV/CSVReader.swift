@@ -428,7 +428,8 @@ public struct CSVTreeReader {
         t.rootstock = text(.rootstock)
         t.notes = text(.notes)
         if let point = text(.pointID) { t.notes = t.notes.map { "\($0) (point \(point))" } ?? "point \(point)" }
-        t.collectionName = text(.collection)
+        // A blank name is no collection, as an empty cell is.
+        t.collectionName = ByteParsing.nonBlank(text(.collection))
         t.collectionID = try uuid(.collectionId)
         t.createdAt = try date(.createdAt)
         t.updatedAt = try date(.updatedAt)

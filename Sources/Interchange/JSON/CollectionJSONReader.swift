@@ -478,7 +478,8 @@ struct CollectionJSONBuilder: JSONHandler {
         t.rootstock = try f.string("rootstock").flatMap { $0.isEmpty ? nil : $0 }
         t.notes = try f.string("notes").flatMap { $0.isEmpty ? nil : $0 }
         t.collectionID = try f.uuid("collectionId")
-        t.collectionName = try f.string("collection")
+        // "" (or white space) is no collection, as for the other optional texts.
+        t.collectionName = ByteParsing.nonBlank(try f.string("collection"))
         t.createdAt = try f.date("createdAt")
         t.updatedAt = try f.date("updatedAt")
         if let s = try f.string("accuracySource") {
