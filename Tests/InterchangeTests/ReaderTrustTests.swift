@@ -128,6 +128,19 @@ import TreesTestSupport
         }
     }
 
+    /// A number a Double cannot hold is refused as too large; NaN and Infinity are not JSON.
+    @Test(arguments: [
+        (#""altitude": 1e400"#, "the number 1e400 is too large (beyond ±1.8e308)"),
+        (#""altitude": -2E+999"#, "the number -2E+999 is too large (beyond ±1.8e308)"),
+        (#""altitude": NaN"#, "invalid value 'NaN'"),
+        (#""altitude": -Infinity"#, "invalid value '-Infinity'"),
+    ])
+    func jsonNumbersBeyondADoubleAreRefusedAsTooLarge(member: String, reason: String) throws {
+        let error = try #require(jsonError(Self.tree(member)))
+        #expect(error.line == 3)
+        #expect(error.reason == reason)
+    }
+
     @Test func aLongCSVRecordUnderTheBoundIsRead() throws {
         let note = String(repeating: "n", count: CSVRecordReader.maximumRecordBytes - 100)
         let trees = try Self.readCSVFile(Array("latitude,longitude,species,notes\n1,2,Apple,\(note)\n".utf8))

@@ -164,6 +164,8 @@ struct JSONTokenizer {
                     afterValue(); pos = end; try handler.number(v, line: l, column: c)
                 } else {
                     let shown = String(decoding: token.prefix(40), as: UTF8.self)
+                    // A number in JSON's syntax that no finite Double holds (1e400).
+                    if Self.isJSONNumber(token) { throw error("the number \(shown) is too large (beyond ±1.8e308)", at: pos) }
                     throw error("invalid value '\(shown)'", at: pos)
                 }
             }
