@@ -18,6 +18,17 @@ import TreesTestSupport
         return trees
     }
 
+    /// Excel's first line `sep=;` names the separator; the header and rows follow, their lines
+    /// counted from the file's first, in any chunking.
+    @Test(arguments: ["\r\n", "\n", "\r"])
+    func anExcelSeparatorLineIsReadAsTheSeparator(end: String) throws {
+        let text = "\u{FEFF}sep=;\(end)Spp;Lat;Lon\(end)Malus;47,5;8,25\(end)Pyrus;-1,5;-2\(end)"
+        let trees = try ChunkingVerifier.standard.verify(text) { try read($0) }
+        #expect(trees.map(\.species) == ["Malus", "Pyrus"])
+        #expect(trees.map(\.coordinate) == [Coordinate(latitude: 47.5, longitude: 8.25), Coordinate(latitude: -1.5, longitude: -2)])
+        #expect(trees.map(\.line) == [3, 4])
+    }
+
     @Test func semicolonsAndDecimalCommasInAnyChunking() throws {
         // A quoted header name holding a line break and commas: the separator is still ';'.
         let text = "\u{FEFF}Spp;Lat;Lon;Comment;\"Plot\n(a, b, c, d)\"\nMalus domestica;47,5;8,25;\"a, b; c\";1\nPyrus;-1,5;-2;;2\n"

@@ -41,6 +41,18 @@ struct CSVRecordReader {
             // that however the bytes arrive the same bytes decide.
             guard chunk.contains(0x0A) || chunk.contains(0x0D) || head.count >= Self.separatorScan else { return }
             let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            if let hint = Self.separatorHint(head[start...]) {
+                // Excel's `sep=;` line names the separator; the header is the next line.
+                bomChecked = true
+                separator = hint.separator
+                line = 2
+                recordLine = 2
+                pendingCR = hint.endsInCR
+                let h = head
+                head = []
+                try consume(h[(start + hint.length)...], onRecord)
+                return
+            }
             guard let found = Self.separator(ofFirstLine: head[start...], complete: false) else { return }
             bomChecked = true
             let h = head
@@ -163,6 +175,20 @@ struct CSVRecordReader {
         field.removeAll(keepingCapacity: true)
         quoteJustClosed = false
         fieldStarted = false
+    }
+
+    /// The separator a first line `sep=X` names (as Excel writes it, X being `,`, `;` or a tab),
+    /// the bytes of that line with its end, and whether it ended in a CR (a LF may follow);
+    /// nil for any other first line.
+    static func separatorHint(_ bytes: ArraySlice<UInt8>) -> (separator: UInt8, length: Int, endsInCR: Bool)? {
+        let b = Array(bytes.prefix(7))
+        guard b.count >= 6, b[0] | 0x20 == UInt8(ascii: "s"), b[1] | 0x20 == UInt8(ascii: "e"), b[2] | 0x20 == UInt8(ascii: "p"),
+              b[3] == UInt8(ascii: "="), [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09].contains(b[4]) else { return nil }
+        switch b[5] {
+        case 0x0A: return (b[4], 6, false)
+        case 0x0D: return b.count == 7 && b[6] == 0x0A ? (b[4], 7, false) : (b[4], 6, true)
+        default: return nil
+        }
     }
 
     /// How much of the first line decides the separator, in bytes.
