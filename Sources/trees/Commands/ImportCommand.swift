@@ -24,8 +24,12 @@ struct ImportCommand: AsyncParsableCommand {
             others. A row that cannot be read is refused as FILE: layer L, row FID: reason.
 
             A surveyor's CSV: the separator (',', ';' or tab) is told from the header line, and with \
-            ';' or tab numbers may have a decimal comma; what was detected is said on standard \
-            error. --crs EPSG:27700 reads easting and northing columns (easting, east, E, x; \
+            ';' or tab numbers may have a decimal comma; a first line sep=; (as Excel writes it) \
+            names the separator; what was detected is said on standard error. Where a header has \
+            both a field's own name and an alias of it (latitude and lat), the own name is read and \
+            the other column is named in a warning. The file must be UTF-8: text in another \
+            encoding is refused with its line. Negative satellites, HDOP or epochs refuse the file; \
+            a negative accuracy is stored as none, with one warning. --crs EPSG:27700 reads easting and northing columns (easting, east, E, x; \
             northing, north, N, y) in that CRS and refuses a row outside the CRS's area of use. \
             --columns species=Spp,easting=East,… names the column of a field outright.
             """
