@@ -174,8 +174,9 @@ public final class GeoPackageReader {
 
     /// Reads the trees of the point layer `layer` (the first one when nil), positions carried into
     /// WGS 84; `mapping` names the column for a field where the default names do not fit. Rows
-    /// without a position or a species are passed to `skipped` with their fid; a row that cannot be
-    /// read stops everything with `GISError.badRow`. `projecting` is told the layer's CRS (its code,
+    /// without a species are passed to `skipped` with their fid; a row that cannot be read (no
+    /// geometry or an empty one, a malformed blob, a position outside WGS 84 or the CRS, a value
+    /// of the wrong kind) stops everything with `GISError.badRow`. `projecting` is told the layer's CRS (its code,
     /// else its name) before the first tree when positions are carried through PROJ.
     public func readTrees(layer: String?, mapping: [GeoPackageField: String] = [:],
                           progress: (Double) -> Void = { _ in },
@@ -221,11 +222,17 @@ public final class GeoPackageReader {
             let fid = Int(s.int(0) ?? 0)
             seen += 1
             if seen % 4096 == 0 { progress(Double(seen) / Double(total)) }
-            guard let blob = s.blob(1) else { try skipped(fid, "no geometry"); continue }
+            // A tree is a position: a row without one cannot be read as a tree.
+            guard let blob = s.blob(1) else {
+                throw GISError.badRow(file: name, layer: layer.name, row: Int64(fid),
+                                      reason: "no geometry (NULL in \(geometryColumn)); give the row a point or delete it")
+            }
             let x: Double, y: Double
             switch GeoPackageGeometry.decodePoint(blob) {
             case .success(.point(let px, let py)): (x, y) = (px, py)
-            case .success(.empty): try skipped(fid, "an empty point"); continue
+            case .success(.empty):
+                throw GISError.badRow(file: name, layer: layer.name, row: Int64(fid),
+                                      reason: "an empty point; give the row a position or delete it")
             case .failure(let f): throw GISError.badRow(file: name, layer: layer.name, row: Int64(fid), reason: f.reason)
             }
             let coordinate: Coordinate

@@ -161,6 +161,26 @@ struct GeoPackageImportCLITests {
         #expect(bad.status == 65)
         #expect(bad.stderr == "trees: \(cut): layer waypoints, row 3: a point cut short\n", "\(bad)")
 
+        // A row without a position (NULL geometry, or an empty point) refuses the file, even after rows that read well.
+        let three = try t.scratch.write("three.csv", "lon,lat,species\n-0.1,51.5,Oak\n-0.2,51.6,Ash\n-0.3,51.7,Elm\n")
+        let noGeometry: [(sql: String, reason: String)] = [
+            ("UPDATE p SET geom = NULL WHERE fid = 2", "no geometry (NULL in geom); give the row a point or delete it"),
+            ("UPDATE p SET geom = X'47500011E6100000010100000000000000000000F87F000000000000F87F' WHERE fid = 2",
+             "an empty point; give the row a position or delete it"),
+        ]
+        for (i, damage) in noGeometry.enumerated() {
+            let file = t.scratch.path("empty\(i).gpkg")
+            #expect(try Program.run(Tool.ogr2ogr.require(), ["-f", "GPKG", file, three, "-nln", "p", "-oo", "X_POSSIBLE_NAMES=lon",
+                                                             "-oo", "Y_POSSIBLE_NAMES=lat", "-a_srs", "EPSG:4326"]).status == 0)
+            let triggers = (1...7).map { "DROP TRIGGER IF EXISTS rtree_p_geom_update\($0);" }.joined()
+            let damaged = try Program.run(Tool.sqlite3.require(), [file, triggers + damage.sql])
+            #expect(damaged.status == 0, "\(damaged)")
+            let refused = try t.run(["import", file])
+            #expect(refused.status == 65)
+            #expect(refused.stderr == "trees: \(file): layer p, row 2: \(damage.reason)\n", "\(refused)")
+            #expect(try t.run(["import", file, "--dry-run"]).status == 65)
+        }
+
         #expect(try t.dump() == before)
     }
 }
