@@ -324,13 +324,31 @@ public enum TextCodec {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends text escaped for XML content and attribute values: `& < > " '` become references,
-    /// and so does a carriage return (`&#13;`), which a reader would otherwise turn into a line
-    /// feed; characters XML 1.0 cannot carry (all below U+0020 but tab, newline and return, and
-    /// U+FFFE and U+FFFF) are dropped (see ``xmlDropsCharacters(_:)``).
-    public static func appendXMLEscaped(_ text: String, to out: inout [UInt8]) {
+    /// Appends text escaped for XML content: `& < > " '` become references, and so does a carriage
+    /// return (`&#13;`), which a reader would otherwise turn into a line feed; characters XML 1.0
+    /// cannot carry (all below U+0020 but tab, newline and return, and U+FFFE and U+FFFF) are
+    /// dropped (see ``xmlDropsCharacters(_:)``). Returns whether any were.
+    @discardableResult
+    public static func appendXMLEscaped(_ text: String, to out: inout [UInt8]) -> Bool {
         var text = text
-        text.withUTF8 { t in out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, into: $0) } }
+        var dropped = false
+        text.withUTF8 { t in
+            out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, attribute: false, into: $0, dropped: &dropped) }
+        }
+        return dropped
+    }
+
+    /// Appends text escaped for an XML attribute value: as ``appendXMLEscaped(_:to:)``, and tab and
+    /// newline as `&#9;` and `&#10;` too, which a reader's attribute-value normalisation would
+    /// otherwise turn into spaces. Returns whether characters XML cannot carry were dropped.
+    @discardableResult
+    public static func appendXMLAttributeEscaped(_ text: String, to out: inout [UInt8]) -> Bool {
+        var text = text
+        var dropped = false
+        text.withUTF8 { t in
+            out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, attribute: true, into: $0, dropped: &dropped) }
+        }
+        return dropped
     }
 
     /// Bytes ``writeXMLEscaped(_:into:)`` writes at most for `count` bytes of text.
@@ -339,6 +357,16 @@ public enum TextCodec {
     /// Writes UTF-8 `text` as ``appendXMLEscaped(_:to:)`` appends it, into memory with room for
     /// ``maxXMLEscapedCount(_:)`` bytes; returns how many it wrote.
     public static func writeXMLEscaped(_ text: UnsafeBufferPointer<UInt8>, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        var dropped = false
+        return writeXMLEscaped(text, attribute: false, into: p, dropped: &dropped)
+    }
+
+    /// Writes UTF-8 `text` escaped for XML content, or for an attribute value when `attribute`
+    /// (see ``appendXMLAttributeEscaped(_:to:)``), into memory with room for
+    /// ``maxXMLEscapedCount(_:)`` bytes; returns how many it wrote, and sets `dropped` when it left
+    /// out characters XML cannot carry.
+    public static func writeXMLEscaped(_ text: UnsafeBufferPointer<UInt8>, attribute: Bool, into p: UnsafeMutablePointer<UInt8>,
+                                       dropped: inout Bool) -> Int {
         if !text.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
             || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") || $0 < 0x20 || $0 == 0xEF }) {
             if let base = text.baseAddress { p.update(from: base, count: text.count) }
@@ -359,9 +387,11 @@ public enum TextCodec {
             case UInt8(ascii: "\""): put("&quot;")
             case UInt8(ascii: "'"): put("&apos;")
             case 0x0D: put("&#13;")
+            case 0x09 where attribute: put("&#9;")
+            case 0x0A where attribute: put("&#10;")
             case 0x09, 0x0A: p[n] = b; n += 1
-            case ..<0x20: break
-            case 0xEF where isNonCharacterFFFx(text, at: i): i += 2
+            case ..<0x20: dropped = true
+            case 0xEF where isNonCharacterFFFx(text, at: i): i += 2; dropped = true
             default: p[n] = b; n += 1
             }
             i += 1
@@ -382,10 +412,17 @@ public enum TextCodec {
         }
     }
 
-    /// Text escaped for XML; see ``appendXMLEscaped(_:to:)``.
+    /// Text escaped for XML content; see ``appendXMLEscaped(_:to:)``.
     public static func xmlEscaped(_ text: String) -> String {
         var out: [UInt8] = []
         appendXMLEscaped(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Text escaped for an XML attribute value; see ``appendXMLAttributeEscaped(_:to:)``.
+    public static func xmlAttributeEscaped(_ text: String) -> String {
+        var out: [UInt8] = []
+        appendXMLAttributeEscaped(text, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -72,6 +72,36 @@ import TreesTestSupport
         #expect(back.fields.variety == "Old\rRed")
     }
 
+    /// A reader turns a tab, a newline or a return in an attribute value into a space: in
+    /// attributes (care's `who` and `unit`, `creator`) they are written as references, so they
+    /// come back as themselves; element text keeps tab and newline as they are.
+    @Test(.enabled(if: Tool.xmllint.shouldRun)) func tabsAndLineBreaksInAttributesComeBack() throws {
+        let tree = Fixtures.bare
+        let event = CareEvent(treeID: tree.id, kind: .harvest, date: Date(timeIntervalSince1970: 1_717_236_000),
+                              notes: "row\t3\nnorth", quantity: CareQuantity(value: 2.5, unit: "kg\tper\ntree"),
+                              who: "Ann\tand\nBob\r\nCarter", createdAt: Date(timeIntervalSince1970: 1_717_236_000))
+        var context = Fixtures.context
+        context.creator = "trees\t2.0\nbuild"
+        let box = StringBox()
+        var writer = GPXWriter(context: context) { box.bytes.append(contentsOf: $0) }
+        try writer.begin()
+        try writer.write(tree, photos: [], care: TreeCare(events: [event], schedules: []))
+        try writer.finish()
+        let text = box.string
+        #expect(text.contains(#"creator="trees&#9;2.0&#10;build""#))
+        #expect(text.contains(#"unit="kg&#9;per&#10;tree""#) && text.contains(#"who="Ann&#9;and&#10;Bob&#13;&#10;Carter""#))
+        #expect(text.contains(">row\t3\nnorth</trees:care>"))
+        #expect(try schemaComplaints(text, "attributes.gpx") == "")
+        var back: [ImportedTree] = []
+        let summary = try GPXReader.read(Array(text.utf8)) { e in if case .waypoint(let p) = e { back.append(ImportedTree(p)) } }
+        #expect(summary.metadata.creator == "trees\t2.0\nbuild")
+        let read = try #require(back.first?.care.events.first)
+        #expect(read.who == "Ann\tand\nBob\r\nCarter")
+        #expect(read.quantity == CareQuantity(value: 2.5, unit: "kg\tper\ntree"))
+        #expect(read.notes == "row\t3\nnorth")
+        #expect(TextCodec.xmlAttributeEscaped("a\tb\nc\rd\u{1}\"") == "a&#9;b&#10;c&#13;d&quot;")
+    }
+
     /// Characters XML 1.0 cannot carry are left out of the file (tab, line feed and return stay);
     /// the document stays well formed and valid.
     @Test(.enabled(if: Tool.xmllint.shouldRun)) func charactersXMLCannotCarryAreLeftOut() throws {

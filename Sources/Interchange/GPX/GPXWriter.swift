@@ -24,7 +24,8 @@ import TreesKit
 ///   <trees:antennaHeight>metres</trees:antennaHeight>
 /// </extensions>
 /// ```
-/// Elements appear in schema order; absent values are left out.
+/// Elements appear in schema order; absent values are left out. In attribute values, tab, newline
+/// and return are written as character references, so a reader gives them back as themselves.
 public struct GPXWriter: TreeWriter {
     private var out: ByteOutput
     private let context: ExportContext
@@ -45,7 +46,7 @@ public struct GPXWriter: TreeWriter {
         out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx xmlns=\"http://www.topografix.com/GPX/1/1\" xmlns:trees=\"")
         out.append(GPXNamespace.trees)
         out.append("\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\" version=\"1.1\" creator=\"")
-        out.appendXMLEscaped(context.creator)
+        out.appendXMLAttribute(context.creator)
         out.append("\">\n  <metadata>\n")
         if let name = context.name {
             out.append("    <name>"); out.appendXMLEscaped(name); out.append("</name>\n")
@@ -201,14 +202,14 @@ public struct GPXWriter: TreeWriter {
         if let v = c.antennaHeight, v.isFinite { element("      <trees:antennaHeight>", number: v, "</trees:antennaHeight>\n") }
         for e in care.events {
             out.append("      <trees:care id=\""); out.appendUUID(e.id)
-            out.append("\" kind=\""); out.appendXMLEscaped(e.kind.name)
+            out.append("\" kind=\""); out.appendXMLAttribute(e.kind.name)
             out.append("\" date=\""); out.appendISO8601(e.date, fraction: .milliseconds)
             if let q = e.quantity, q.value.isFinite {
                 out.append("\" quantity=\""); appendNumber(q.value)
-                if let u = q.unit { out.append("\" unit=\""); out.appendXMLEscaped(u) }
+                if let u = q.unit { out.append("\" unit=\""); out.appendXMLAttribute(u) }
             }
             if let h = e.health { out.append("\" health=\""); out.append(h.rawValue) }
-            if let w = e.who { out.append("\" who=\""); out.appendXMLEscaped(w) }
+            if let w = e.who { out.append("\" who=\""); out.appendXMLAttribute(w) }
             out.append("\" createdAt=\""); out.appendISO8601(e.createdAt, fraction: .milliseconds)
             out.append("\" updatedAt=\""); out.appendISO8601(e.updatedAt, fraction: .milliseconds)
             if let notes = e.notes {
@@ -219,7 +220,7 @@ public struct GPXWriter: TreeWriter {
         }
         for s in care.schedules {
             out.append("      <trees:schedule id=\""); out.appendUUID(s.id)
-            out.append("\" kind=\""); out.appendXMLEscaped(s.kind.name)
+            out.append("\" kind=\""); out.appendXMLAttribute(s.kind.name)
             out.append("\" everyDays=\""); out.appendInteger(s.everyDays)
             out.append("\" from=\""); out.append(s.from.description)
             if let season = s.season { out.append("\" season=\""); out.append(season.description) }

@@ -109,10 +109,29 @@ public struct ByteOutput {
         used = 0
     }
 
-    /// Text escaped for XML content or attribute values (`TextCodec.appendXMLEscaped`).
-    mutating func appendXMLEscaped(_ s: String) {
+    /// Text escaped for XML content (`TextCodec.appendXMLEscaped`); whether characters XML cannot
+    /// carry were left out.
+    @discardableResult
+    mutating func appendXMLEscaped(_ s: String) -> Bool {
+        appendXML(s, attribute: false)
+    }
+
+    /// Text escaped for an XML attribute value (`TextCodec.appendXMLAttributeEscaped`); whether
+    /// characters XML cannot carry were left out.
+    @discardableResult
+    mutating func appendXMLAttribute(_ s: String) -> Bool {
+        appendXML(s, attribute: true)
+    }
+
+    private mutating func appendXML(_ s: String, attribute: Bool) -> Bool {
         var s = s
-        s.withUTF8 { t in appendWritten(maxCount: TextCodec.maxXMLEscapedCount(t.count)) { TextCodec.writeXMLEscaped(t, into: $0) } }
+        var dropped = false
+        s.withUTF8 { t in
+            appendWritten(maxCount: TextCodec.maxXMLEscapedCount(t.count)) {
+                TextCodec.writeXMLEscaped(t, attribute: attribute, into: $0, dropped: &dropped)
+            }
+        }
+        return dropped
     }
 
     /// The decimal digits of `value` (`TextCodec.appendInteger`).
