@@ -139,6 +139,28 @@ import TreesTestSupport
         #expect(patch.utf8.count == GPXWriter.boundsWidth)
     }
 
+    /// A longitude just short of 180° never comes out as 180 (the schema's longitudes stop short
+    /// of it): a track point rounded to 9 places is written as −180, a waypoint as it is.
+    @Test(.enabled(if: Tool.xmllint.shouldRun)) func longitudesJustShortOf180StayValid() throws {
+        var track = GPXTrackWriter(name: "east")
+        var out: [UInt8] = []
+        track.begin(into: &out)
+        for lon in [179.9999999996, 179.9999999994, -180, 180, -179.9999999996] {
+            track.add(Fix(mode: .threeD, coordinate: Coordinate(latitude: 90, longitude: lon)), into: &out)
+        }
+        track.end(into: &out)
+        let text = String(decoding: out, as: UTF8.self)
+        let lons = text.components(separatedBy: "lon=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(lons == ["-180", "179.999999999", "-180", "-180", "-180"], "\(text)")
+        #expect(try schemaComplaints(text, "track180.gpx") == "", "\(text)")
+
+        var tree = Fixtures.bare
+        tree.coordinate = Coordinate(latitude: -90, longitude: 179.9999999996)
+        let waypoints = try exportString([tree], format: .gpx, context: Fixtures.context)
+        #expect(waypoints.contains("<wpt lat=\"-90\" lon=\"179.9999999996\">"))
+        #expect(try schemaComplaints(waypoints, "wpt180.gpx") == "", "\(waypoints)")
+    }
+
     /// A document without trees reserves no room for bounds: no line of padding is left in it.
     @Test(.enabled(if: Tool.xmllint.shouldRun)) func aDocumentWithoutTreesHasNoPadding() throws {
         var context = ExportContext(collections: [], exportedAt: Fixtures.context.exportedAt)

@@ -5,7 +5,8 @@ import TreesKit
 ///
 /// Each fix with a position becomes a `trkpt` with `ele` (above mean sea level), `time`,
 /// `geoidheight`, `fix`, `sat` and the DOPs, as GPX 1.1 orders them; positions to 9 decimal
-/// places (about 0.1 mm), heights to the millimetre, DOPs to two places.
+/// places (about 0.1 mm; a longitude that would round to 180 is written as −180), heights to the
+/// millimetre, DOPs to two places.
 public struct GPXTrackWriter {
     let name: String
     var segmentOpen = false
@@ -37,7 +38,7 @@ public struct GPXTrackWriter {
         literal("   <trkpt lat=\"", &out)
         TextCodec.appendDecimal(c.latitude, places: 9, to: &out)
         literal("\" lon=\"", &out)
-        TextCodec.appendDecimal(c.longitude, places: 9, to: &out)
+        TextCodec.appendDecimal(Self.longitude(c.longitude), places: 9, to: &out)
         literal("\">", &out)
         if let ele = fix.altitudeMSL, ele.isFinite { element("ele", ele, places: 3, &out) }
         if let time = fix.time {
@@ -60,6 +61,13 @@ public struct GPXTrackWriter {
         if let v = fix.vdop, v.isFinite, v >= 0 { element("vdop", v, places: 2, &out) }
         if let v = fix.pdop, v.isFinite, v >= 0 { element("pdop", v, places: 2, &out) }
         literal("</trkpt>\n", &out)
+    }
+
+    /// The longitude to write to 9 places: GPX longitudes run from −180 inclusive to 180
+    /// exclusive, so one that would be written as 180 (179.9999999996 rounds up) is written as −180,
+    /// the same meridian.
+    static func longitude(_ value: Double) -> Double {
+        (value.magnitude * 1e9).rounded() >= 180e9 && value > 0 ? value - 360 : value
     }
 
     /// Closes the open segment, the track and the document.
