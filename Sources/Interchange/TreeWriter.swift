@@ -52,9 +52,13 @@ public protocol TreeWriter {
     mutating func write(_ tree: Tree, photos: [ExportPhoto], care: TreeCare) throws
     /// Writes the document's end and flushes everything to the sink.
     mutating func finish() throws
+    /// What the document could not carry as it was (one line each, for standard error), once
+    /// `finish()` has returned.
+    var warnings: [String] { get }
 }
 
 extension TreeWriter {
+    public var warnings: [String] { [] }
     public mutating func write(_ tree: Tree) throws { try write(tree, photos: []) }
     public mutating func write(_ tree: Tree, photos: [ExportPhoto], care: TreeCare) throws { try write(tree, photos: photos) }
 }
@@ -106,4 +110,36 @@ public struct TreeTrackerFlavour: Sendable, Equatable {
     /// nil when such trees are refused before the export starts.
     public var unknownAccuracy: Double?
     public init(unknownAccuracy: Double? = nil) { self.unknownAccuracy = unknownAccuracy }
+}
+
+/// The values an XML writer left characters out of (XML 1.0 cannot carry control characters
+/// other than tab, newline and return, U+FFFE or U+FFFF), counted for a warning.
+struct XMLCharacterLoss {
+    /// Values that lost characters.
+    private(set) var values = 0
+    /// The first tree with such a value.
+    private(set) var example: String?
+    /// Whether the escaper dropped characters in the tree being written.
+    var inTree = false
+
+    /// Counts the values of `tree` (`texts`, everything written as text) that lose characters,
+    /// when the escaper noticed any while writing it; a check of the tree's texts, made only then.
+    mutating func endTree(_ tree: Tree, texts: [String?]) {
+        guard inTree else { return }
+        inTree = false
+        let lost = texts.reduce(0) { $0 + ($1.map { TextCodec.xmlDropsCharacters($0) ? 1 : 0 } ?? 0) }
+        values += max(lost, 1)
+        if example == nil { example = tree.shortID }
+    }
+
+    /// A value written outside any tree (the document's name).
+    mutating func noteDocumentValue() { values += 1 }
+
+    /// The warning, when anything was left out.
+    func warning(format: String) -> String? {
+        guard values > 0 else { return nil }
+        let those = values == 1 ? "1 value held characters" : "\(values) values held characters"
+        return "\(those) \(format) cannot carry (control characters other than tab, newline and return, U+FFFE, U+FFFF), "
+            + "left out of the file" + (example.map { "; the first in tree \($0) (trees show \($0))" } ?? "")
+    }
 }

@@ -236,6 +236,29 @@ import TreesTestSupport
         #expect(care.stderr.contains("'none' is not one"), "\(care)")
     }
 
+    /// Characters XML cannot carry are left out of a GPX or KML export, and the export says so on
+    /// standard error: how many values, and the first tree with one. Other formats keep them.
+    @Test func anXMLExportSaysWhenItLeavesCharactersOut() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        #expect(try t.run(["add", "--lat", "51.5", "--lon", "-0.1", "--species", "Oak"]).status == 0)
+        let added = try t.run(["add", "--lat", "51.6", "--lon", "-0.2", "--species", "Ash\u{1}", "--notes", "bell\u{7}\u{FFFE}", "--json"])
+        #expect(added.status == 0, "\(added)")
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        let short = String(id.lowercased().prefix(8))
+        for format in ["gpx", "kml"] {
+            let file = t.scratch.path("controls.\(format)")
+            let r = try t.run(["export", "--format", format, "--out", file])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stderr == "trees: warning: 2 values held characters \(format.uppercased()) cannot carry (control characters other than "
+                + "tab, newline and return, U+FFFE, U+FFFF), left out of the file; the first in tree \(short) (trees show \(short))\n", "\(r)")
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(text.contains("bell<") && !text.contains("\u{7}"))
+        }
+        let json = try t.run(["export", "--format", "json", "--out", "-"])
+        #expect(json.status == 0 && json.stderr.isEmpty, "\(json)")
+    }
+
     /// An export of a few megabytes (written in blocks, handed to writeback as it goes, bounds
     /// patched in at the end) is complete; a full device is reported as such and leaves no files.
     @Test func largeExportIsCompleteAndAFullDiskIsReported() throws {

@@ -36,6 +36,8 @@ public struct GPXWriter: TreeWriter {
     /// Whether `<metadata>` is still open, waiting for the first tree to reserve room for the
     /// bounds: a document without trees has no bounds, and so no room for them either.
     private var metadataOpen = false
+    /// Values characters were left out of, for the warning.
+    private var loss = XMLCharacterLoss()
 
     public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
         self.context = context
@@ -46,10 +48,12 @@ public struct GPXWriter: TreeWriter {
         out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx xmlns=\"http://www.topografix.com/GPX/1/1\" xmlns:trees=\"")
         out.append(GPXNamespace.trees)
         out.append("\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\" version=\"1.1\" creator=\"")
-        out.appendXMLAttribute(context.creator)
+        if out.appendXMLAttribute(context.creator) { loss.noteDocumentValue() }
         out.append("\">\n  <metadata>\n")
         if let name = context.name {
-            out.append("    <name>"); out.appendXMLEscaped(name); out.append("</name>\n")
+            out.append("    <name>")
+            if out.appendXMLEscaped(name) { loss.noteDocumentValue() }
+            out.append("</name>\n")
         }
         out.append("    <time>"); out.appendISO8601(context.exportedAt); out.append("</time>\n")
         if let b = context.bounds {
@@ -124,7 +128,7 @@ public struct GPXWriter: TreeWriter {
 
     private mutating func element(_ open: StaticString, _ text: String, _ close: StaticString) {
         out.append(open)
-        out.appendXMLEscaped(text)
+        if out.appendXMLEscaped(text) { loss.inTree = true }
         out.append(close)
     }
 
@@ -202,14 +206,14 @@ public struct GPXWriter: TreeWriter {
         if let v = c.antennaHeight, v.isFinite { element("      <trees:antennaHeight>", number: v, "</trees:antennaHeight>\n") }
         for e in care.events {
             out.append("      <trees:care id=\""); out.appendUUID(e.id)
-            out.append("\" kind=\""); out.appendXMLAttribute(e.kind.name)
+            out.append("\" kind=\""); attribute(e.kind.name)
             out.append("\" date=\""); out.appendISO8601(e.date, fraction: .milliseconds)
             if let q = e.quantity, q.value.isFinite {
                 out.append("\" quantity=\""); appendNumber(q.value)
-                if let u = q.unit { out.append("\" unit=\""); out.appendXMLAttribute(u) }
+                if let u = q.unit { out.append("\" unit=\""); attribute(u) }
             }
             if let h = e.health { out.append("\" health=\""); out.append(h.rawValue) }
-            if let w = e.who { out.append("\" who=\""); out.appendXMLAttribute(w) }
+            if let w = e.who { out.append("\" who=\""); attribute(w) }
             out.append("\" createdAt=\""); out.appendISO8601(e.createdAt, fraction: .milliseconds)
             out.append("\" updatedAt=\""); out.appendISO8601(e.updatedAt, fraction: .milliseconds)
             if let notes = e.notes {
@@ -220,7 +224,7 @@ public struct GPXWriter: TreeWriter {
         }
         for s in care.schedules {
             out.append("      <trees:schedule id=\""); out.appendUUID(s.id)
-            out.append("\" kind=\""); out.appendXMLAttribute(s.kind.name)
+            out.append("\" kind=\""); attribute(s.kind.name)
             out.append("\" everyDays=\""); out.appendInteger(s.everyDays)
             out.append("\" from=\""); out.append(s.from.description)
             if let season = s.season { out.append("\" season=\""); out.append(season.description) }
@@ -229,8 +233,18 @@ public struct GPXWriter: TreeWriter {
             out.append("\"/>\n")
         }
         out.append("    </extensions>\n  </wpt>\n")
+        loss.endTree(tree, texts: [tree.species, tree.variety, tree.rootstock, tree.notes, tree.capture.locationSource,
+                                   tree.collectionID.flatMap { context.collections[$0]?.name }]
+                     + care.events.flatMap { [$0.kind.name, $0.quantity?.unit, $0.who, $0.notes] } + care.schedules.map(\.kind.name))
         try out.flushIfFull()
     }
+
+    private mutating func attribute(_ text: String) {
+        if out.appendXMLAttribute(text) { loss.inTree = true }
+    }
+
+    /// Says how many values lost characters XML cannot carry, when any did.
+    public var warnings: [String] { loss.warning(format: "GPX").map { [$0] } ?? [] }
 
     public mutating func finish() throws {
         closeMetadata(reserving: false)

@@ -6,6 +6,8 @@ import TreesKit
 public struct KMLWriter: TreeWriter {
     private var out: ByteOutput
     private let context: ExportContext
+    /// Values characters were left out of, for the warning.
+    private var loss = XMLCharacterLoss()
 
     public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
         self.context = context
@@ -21,7 +23,9 @@ public struct KMLWriter: TreeWriter {
 
     public mutating func begin() throws {
         out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n<Document>\n")
-        out.append("  <name>"); out.appendXMLEscaped(context.name ?? "trees"); out.append("</name>\n")
+        out.append("  <name>")
+        if out.appendXMLEscaped(context.name ?? "trees") { loss.noteDocumentValue() }
+        out.append("</name>\n")
         for cls in AccuracyClass.allCases {
             out.append("  <Style id=\"accuracy-"); out.append(cls.rawValue); out.append("\">\n")
             out.append("    <IconStyle><color>"); out.append(Self.kmlColour(cls.colour.hex))
@@ -38,7 +42,7 @@ public struct KMLWriter: TreeWriter {
     private mutating func data(_ name: StaticString, _ value: String?) {
         guard let value else { return }
         dataOpen(name)
-        out.appendXMLEscaped(value)
+        if out.appendXMLEscaped(value) { loss.inTree = true }
         out.append("</value></Data>\n")
     }
 
@@ -72,9 +76,13 @@ public struct KMLWriter: TreeWriter {
 
     public mutating func write(_ tree: Tree, photos: [ExportPhoto]) throws {
         out.append("  <Placemark id=\"tree-"); out.appendUUID(tree.id); out.append("\">\n")
-        out.append("    <name>"); out.appendXMLEscaped(tree.displayName); out.append("</name>\n")
+        out.append("    <name>")
+        if out.appendXMLEscaped(tree.displayName) { loss.inTree = true }
+        out.append("</name>\n")
         if let notes = tree.notes, !notes.isEmpty {
-            out.append("    <description>"); out.appendXMLEscaped(notes); out.append("</description>\n")
+            out.append("    <description>")
+            if out.appendXMLEscaped(notes) { loss.inTree = true }
+            out.append("</description>\n")
         }
         out.append("    <TimeStamp><when>"); out.appendISO8601(tree.createdAt); out.append("</when></TimeStamp>\n")
         out.append("    <styleUrl>#accuracy-"); out.append(tree.accuracyClass.rawValue); out.append("</styleUrl>\n")
@@ -110,8 +118,13 @@ public struct KMLWriter: TreeWriter {
         out.appendDecimal(tree.latitude)
         if let alt = tree.altitude, alt.isFinite { out.append(","); out.appendDecimal(alt) }
         out.append("</coordinates></Point>\n  </Placemark>\n")
+        loss.endTree(tree, texts: [tree.species, tree.variety, tree.rootstock, tree.notes, tree.capture.locationSource,
+                                   tree.collectionID.flatMap { context.collections[$0]?.name }])
         try out.flushIfFull()
     }
+
+    /// Says how many values lost characters XML cannot carry, when any did.
+    public var warnings: [String] { loss.warning(format: "KML").map { [$0] } ?? [] }
 
     public mutating func finish() throws {
         out.append("</Document>\n</kml>\n")

@@ -34,6 +34,8 @@ public struct ExportWorkflow: Sendable {
     public struct Report: Sendable, Equatable {
         public var destination: OutputDestination
         public var trees: Int
+        /// What the file could not carry as it was (characters XML cannot hold), one line each.
+        public var warnings: [String] = []
     }
 
     /// Writes the export to `destination`. Fails with a `WorkflowError` (nothing is left at a
@@ -159,6 +161,7 @@ public struct ExportWorkflow: Sendable {
             if count > 0 { throw WorkflowError.accuracyMissing(count: count, examples: examples) }
         }
         var written = 0
+        var warnings: [String] = []
         var sinkError: WorkflowError?
         let output = try OutputFile(destination, protecting: store.files)
         do {
@@ -262,6 +265,7 @@ public struct ExportWorkflow: Sendable {
                 }
                 finished.wait()
                 if let failure = writing.failure { throw failure }
+                warnings = writing.writer.warnings
                 if patchBounds, let placeholder = (writing.writer as? GPXWriter)?.boundsPlaceholder {
                     try output.patch(at: placeholder.lowerBound, GPXWriter.boundsPatch(bounds))
                 }
@@ -271,7 +275,7 @@ public struct ExportWorkflow: Sendable {
             output.abandon()
             throw sinkError ?? error
         }
-        return Report(destination: destination, trees: written)
+        return Report(destination: destination, trees: written, warnings: warnings)
     }
 }
 

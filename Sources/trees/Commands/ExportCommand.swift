@@ -90,6 +90,7 @@ struct ExportCommand: AsyncParsableCommand {
         let prefix = collection.map { ExportWorkflow.meansNoCollection($0) ? "no collection" : $0 }
         let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(prefix, at: now, extension: format.fileExtension))
         let report = try workflow.run(from: db, to: destination, at: now)
+        for warning in report.warnings { StandardError.write("trees: warning: \(warning)\n") }
         if let path = destination.path {
             Output.line("Exported \(report.trees) tree\(report.trees == 1 ? "" : "s") to \(path)")
         }
