@@ -161,6 +161,42 @@ import TreesTestSupport
         #expect(try schemaComplaints(waypoints, "wpt180.gpx") == "", "\(waypoints)")
     }
 
+    /// Schema processors read `xsd:decimal` to 24 digits (libxml2): a number of GPX's own
+    /// elements of 1e24 or more is written as the largest one they read, with a warning; just
+    /// below, in full; our extension keeps the number itself.
+    @Test(.enabled(if: Tool.xmllint.shouldRun)) func hugeNumbersAreWrittenAsDecimalsSchemaProcessorsRead() throws {
+        var high = Fixtures.bare
+        high.altitude = 1e24
+        high.capture.hdop = 1e300
+        high.ellipsoidHeight = -1e30
+        var low = Fixtures.bare
+        low.id = UUID(uuidString: "2F3E4D5C-6B7A-4988-8A9B-ACBDCEDFE0F1")!
+        low.altitude = -9.999999999999999e23
+        let box = StringBox()
+        var writer = GPXWriter(context: Fixtures.context) { box.bytes.append(contentsOf: $0) }
+        try writer.begin()
+        try writer.write(high)
+        try writer.write(low)
+        try writer.finish()
+        let text = box.string
+        #expect(try schemaComplaints(text, "huge.gpx") == "", "\(text)")
+        #expect(text.contains("<ele>999999999999999999999999</ele>") && text.contains("<hdop>999999999999999999999999</hdop>"))
+        #expect(text.contains("<ele>-999999999999999800000000</ele>"))
+        #expect(text.contains("<trees:ellipsoidHeight>-1000000000000000000000000000000</trees:ellipsoidHeight>"))
+        #expect(writer.warnings == ["2 numbers of 1e24 or more (an altitude or an HDOP) written as 999999999999999999999999, "
+            + "the largest GPX readers take; the first in tree \(high.shortID) (trees show \(high.shortID))"])
+
+        var track = GPXTrackWriter(name: "high")
+        var out: [UInt8] = []
+        track.begin(into: &out)
+        track.add(Fix(mode: .threeD, coordinate: Coordinate(latitude: 1, longitude: 2), altitudeMSL: -1e24, geoidSeparation: 1e40, hdop: 5e30),
+                  into: &out)
+        track.end(into: &out)
+        let trackText = String(decoding: out, as: UTF8.self)
+        #expect(try schemaComplaints(trackText, "hugetrack.gpx") == "", "\(trackText)")
+        #expect(trackText.contains("<ele>-999999999999999999999999</ele>"))
+    }
+
     /// A document without trees reserves no room for bounds: no line of padding is left in it.
     @Test(.enabled(if: Tool.xmllint.shouldRun)) func aDocumentWithoutTreesHasNoPadding() throws {
         var context = ExportContext(collections: [], exportedAt: Fixtures.context.exportedAt)

@@ -6,7 +6,8 @@ import TreesKit
 /// Each fix with a position becomes a `trkpt` with `ele` (above mean sea level), `time`,
 /// `geoidheight`, `fix`, `sat` and the DOPs, as GPX 1.1 orders them; positions to 9 decimal
 /// places (about 0.1 mm; a longitude that would round to 180 is written as −180), heights to the
-/// millimetre, DOPs to two places.
+/// millimetre, DOPs to two places; a height or DOP of 1e24 or more (no receiver's) as the largest
+/// number schema processors read.
 public struct GPXTrackWriter {
     let name: String
     var segmentOpen = false
@@ -78,7 +79,13 @@ public struct GPXTrackWriter {
 
     private func element(_ tag: StaticString, _ value: Double, places: Int, _ out: inout [UInt8]) {
         out.append(UInt8(ascii: "<")); literal(tag, &out); out.append(UInt8(ascii: ">"))
-        TextCodec.appendDecimal(value, places: places, to: &out)
+        if value.magnitude >= 1e24 {
+            // More digits than schema processors read (see `GPXWriter.largestDecimal`).
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            literal(GPXWriter.largestDecimal, &out)
+        } else {
+            TextCodec.appendDecimal(value, places: places, to: &out)
+        }
         literal("</", &out); literal(tag, &out); out.append(UInt8(ascii: ">"))
     }
 

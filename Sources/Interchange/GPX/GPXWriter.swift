@@ -38,6 +38,10 @@ public struct GPXWriter: TreeWriter {
     private var metadataOpen = false
     /// Values characters were left out of, for the warning.
     private var loss = XMLCharacterLoss()
+    /// Numbers of GPX's own elements too large for `xsd:decimal` (see `largestDecimal`), and
+    /// the first tree with one.
+    private var tooLarge = 0
+    private var tooLargeExample: String?
 
     public init(context: ExportContext, sink: @escaping ByteOutput.Sink) {
         self.context = context
@@ -123,6 +127,23 @@ public struct GPXWriter: TreeWriter {
         }
     }
 
+    /// The largest `xsd:decimal` schema processors read: libxml2 reads 24 digits at most, and a
+    /// number of 1e24 or more takes 25. GPX's own elements (`ele`, `hdop`) hold this instead,
+    /// with the number's sign; our extension's elements, which no schema checks, hold the number.
+    static let largestDecimal: StaticString = "999999999999999999999999"
+
+    /// `value` in an element of GPX's schema: as `element(_:number:_:)`, or `largestDecimal` when
+    /// it is 1e24 or more (counted for the warning).
+    private mutating func element(_ open: StaticString, schemaNumber value: Double, _ close: StaticString, tree: Tree) {
+        guard value.magnitude >= 1e24 else { return element(open, number: value, close) }
+        out.append(open)
+        if value < 0 { out.append("-") }
+        out.append(Self.largestDecimal)
+        out.append(close)
+        tooLarge += 1
+        if tooLargeExample == nil { tooLargeExample = tree.shortID }
+    }
+
     /// GPX longitudes run from −180 inclusive to 180 exclusive; 180° is written as −180°.
     static func longitude(_ value: Double) -> Double { value >= 180 ? value - 360 : value }
 
@@ -159,7 +180,7 @@ public struct GPXWriter: TreeWriter {
         out.append("\" lon=\"")
         appendNumber(Self.longitude(tree.longitude))
         out.append("\">\n")
-        if let alt = tree.altitude, alt.isFinite { element("    <ele>", number: alt, "</ele>\n") }
+        if let alt = tree.altitude, alt.isFinite { element("    <ele>", schemaNumber: alt, "</ele>\n", tree: tree) }
         out.append("    <time>"); out.appendISO8601(tree.capture.fixTime ?? tree.createdAt); out.append("</time>\n")
         let name = tree.displayName
         if !name.isEmpty { element("    <name>", name, "</name>\n") }
@@ -173,7 +194,7 @@ public struct GPXWriter: TreeWriter {
         case .notSeen, nil: break
         }
         if let sat = tree.capture.satellites, sat >= 0 { element("    <sat>", raw: String(sat), "</sat>\n") }
-        if let hdop = tree.capture.hdop, hdop.isFinite { element("    <hdop>", number: hdop, "</hdop>\n") }
+        if let hdop = tree.capture.hdop, hdop.isFinite { element("    <hdop>", schemaNumber: hdop, "</hdop>\n", tree: tree) }
         out.append("    <extensions>\n")
         out.append("      <trees:id>"); out.appendUUID(tree.id); out.append("</trees:id>\n")
         element("      <trees:species>", tree.species, "</trees:species>\n")
@@ -243,8 +264,17 @@ public struct GPXWriter: TreeWriter {
         if out.appendXMLAttribute(text) { loss.inTree = true }
     }
 
-    /// Says how many values lost characters XML cannot carry, when any did.
-    public var warnings: [String] { loss.warning(format: "GPX").map { [$0] } ?? [] }
+    /// Says how many values lost characters XML cannot carry, and how many numbers were too
+    /// large for GPX, when any were.
+    public var warnings: [String] {
+        var lines = loss.warning(format: "GPX").map { [$0] } ?? []
+        if tooLarge > 0 {
+            lines.append("\(tooLarge == 1 ? "1 number" : "\(tooLarge) numbers") of 1e24 or more (an altitude or an HDOP) written as "
+                         + "\(Self.largestDecimal), the largest GPX readers take"
+                         + (tooLargeExample.map { "; the first in tree \($0) (trees show \($0))" } ?? ""))
+        }
+        return lines
+    }
 
     public mutating func finish() throws {
         closeMetadata(reserving: false)
