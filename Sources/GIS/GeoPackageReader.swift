@@ -255,7 +255,7 @@ public final class GeoPackageReader {
                 guard !s.isNull(c) else { continue }
                 try read(field, column: c, from: s, into: &t, row: fid, layer: layer.name)
             }
-            if Self.isBlank(t.species) { try skipped(fid, "no species"); continue }
+            if Self.isBlank(t.species) { try skipped(fid, FileFormat.gpkg.noSpeciesReason); continue }
             try body(t)
         }
         progress(1)

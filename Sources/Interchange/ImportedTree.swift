@@ -209,3 +209,17 @@ extension ImportedTree {
         }
     }
 }
+
+extension FileFormat {
+    /// Why a tree of this format has no species, for a skipped record, in the file's own terms
+    /// and with the option that chooses where the species is read from, where there is one.
+    public var noSpeciesReason: String {
+        switch self {
+        case .gpx: "no species; choose the field with --species-from"
+        case .csv: "no species: the row's species cell is empty (name the species column with --columns species=COLUMN)"
+        case .json: "no species: the tree's \"species\" is empty"
+        case .gpkg: "no species: the row's species is empty (name the species column with --map species=COLUMN)"
+        case .nmea: "no species"
+        }
+    }
+}

@@ -236,6 +236,38 @@ import TreesTestSupport
         #expect(care.stderr.contains("'none' is not one"), "\(care)")
     }
 
+    /// A record without a species is skipped in every format, and the summary counts it; the
+    /// reason names the option that chooses where the species is read from in that format.
+    @Test func aRecordWithoutASpeciesIsSkippedWithTheOptionOfItsFormat() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let gpx = try t.scratch.write("a.gpx", """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1">
+            <wpt lat="51" lon="0"><name>Oak</name></wpt>
+            <wpt lat="51.1" lon="0"></wpt>
+            </gpx>
+
+            """)
+        let csv = try t.scratch.write("a.csv", "latitude,longitude,species\n52,0,Oak\n52.1,0,\n")
+        let cases = [(gpx, 4, "no species; choose the field with --species-from"),
+                     (csv, 3, "no species: the row's species cell is empty (name the species column with --columns species=COLUMN)")]
+        for (file, line, reason) in cases {
+            let r = try t.run(["import", file])
+            #expect(r.status == 0, "\(r)")
+            #expect(r.stdout == "Imported 1 tree from \(file); 0 already present, 1 skipped.\n  skipped \(file):\(line): \(reason)\n", "\(r)")
+        }
+        let exported = try t.run(["export", "--format", "json", "--out", "-"])
+        let blank = exported.stdout.replacingOccurrences(of: "\"Oak\"", with: "\"\"")
+        let other = try TreesProcess()
+        defer { other.cleanUp() }
+        let json = try other.scratch.write("blank.json", blank)
+        let r = try other.run(["import", json, "--json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let skipped = try #require(summary["skipped"] as? [[String: Any]])
+        #expect(skipped.count == 2 && skipped.allSatisfy { $0["reason"] as? String == "no species: the tree's \"species\" is empty" }, "\(r)")
+    }
+
     /// Characters XML cannot carry are left out of a GPX or KML export, and the export says so on
     /// standard error: how many values, and the first tree with one. Other formats keep them.
     @Test func anXMLExportSaysWhenItLeavesCharactersOut() throws {

@@ -210,15 +210,7 @@ public struct ImportWorkflow: Sendable {
     }
 
     /// Why a tree without a species is skipped, and where its species may be, by format.
-    static func noSpecies(_ format: FileFormat) -> String {
-        switch format {
-        case .gpx: "no species; choose the field with --species-from"
-        case .csv: "no species: the row's species cell is empty (name the species column with --columns species=COLUMN)"
-        case .json: "no species: the tree's \"species\" is empty"
-        case .gpkg: "no species: the row's species is empty (name the species column with --map species=COLUMN)"
-        case .nmea: "no species"
-        }
-    }
+    static func noSpecies(_ format: FileFormat) -> String { format.noSpeciesReason }
 
     struct DryRunRollback: Error {}
 
