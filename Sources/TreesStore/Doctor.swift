@@ -210,8 +210,10 @@ struct StoreDoctor {
             default:
                 remedy = nil
             }
+            // A care event's command sets its health alone; a schedule's sets the whole row again.
+            let fits = table != "careEvent" || column == "health"
             items.append(Item(finding: StoreFinding(table: table, row: rowID, id: id, column: column, reason: reason, remedy: remedy,
-                                                    command: command),
+                                                    command: fits ? command : nil),
                               action: action))
         }
         // A row with a part that cannot be mended is not half mended: it is left (or removed) whole.
