@@ -18,6 +18,9 @@ public struct ReplaySource: LocationSource {
     public let timesAsGpsd: Bool
     /// Bytes read per chunk.
     static let chunkSize = 1 << 20
+    /// The longest wait between two fixes (a year): a slow speed or a jump in the recorded times
+    /// that asks for more waits this long.
+    public static let longestWait: Duration = .seconds(31_536_000)
 
     public init(path: String, speed: ReplaySpeed, clock: any Clock<Duration> = ContinuousClock(), timesAsGpsd: Bool = false) {
         self.path = path
@@ -181,6 +184,8 @@ struct Pacer {
         defer { if latest.map({ time > $0 }) ?? true { latest = time } }
         guard let latest, time > latest else { return }
         let seconds = time.timeIntervalSince(latest) / factor
-        try await clock.sleep(for: .nanoseconds(Int64((seconds * 1e9).rounded())))
+        let longest = Double(ReplaySource.longestWait.components.seconds)
+        let wait = seconds < longest ? Duration.nanoseconds(Int64((seconds * 1e9).rounded())) : ReplaySource.longestWait
+        try await clock.sleep(for: wait)
     }
 }

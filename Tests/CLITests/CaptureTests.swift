@@ -124,6 +124,8 @@ import TreesTestSupport
         (["--antenna-height", "12.5"], "--antenna-height must be from 0 to 10 metres (the antenna's height above the ground), not 12.5"),
         (["--antenna-height", "nan"], "--antenna-height must be from 0 to 10 metres (the antenna's height above the ground), not nan"),
         (["--require-fix", "rtk"], "--require-fix must be dgps, rtk-float, rtk-fixed or any, not 'rtk'"),
+        (["--timeout", "1e30"], "--timeout must be a positive number of seconds, at most 31536000 (a year)"),
+        (["--stale", "1e30"], "--stale must be a positive number of seconds, at most 31536000 (a year)"),
     ])
     func badSurveySettingsAreRefusedBeforeAnythingHappens(arguments: [String], message: String) throws {
         let t = try TreesProcess()

@@ -142,6 +142,17 @@ private func writeTrack() throws -> String {
         #expect(events.count == 2)
     }
 
+    /// A speed so small that the wait between two fixes does not fit in a `Duration` waits the
+    /// longest wait there is instead of stopping the program.
+    @Test func aTinySpeedWaitsTheLongestWaitInsteadOfOverflowing() async throws {
+        let path = try writeTrack()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = TestClock()
+        _ = try await ReplaySource(path: path, speed: .factor(1e-300), clock: clock).run { _ in }
+        #expect(clock.sleeps.count == 5)
+        #expect(clock.sleeps.allSatisfy { $0 == ReplaySource.longestWait })
+    }
+
     @Test func aMissingFileIsAClearError() async throws {
         let source = ReplaySource(path: "/nonexistent/track.nmea", speed: .max)
         await #expect(throws: LocationError.cannotOpenTrack(path: "/nonexistent/track.nmea", reason: "No such file or directory")) {

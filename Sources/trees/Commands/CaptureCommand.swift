@@ -64,9 +64,9 @@ struct CaptureCommand: AsyncParsableCommand {
         guard encourage.isFinite, encourage > 0, encourage <= require else {
             throw ValidationError("--encourage must be positive and not above --require (\(require) m)")
         }
-        guard stale.isFinite, stale > 0 else { throw ValidationError("--stale must be a positive number of seconds") }
+        try SecondsOption.check(stale, "--stale")
         if let average, average < 1 { throw ValidationError("--average must be 1 or more") }
-        if let timeout, !(timeout.isFinite && timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let timeout { try SecondsOption.check(timeout, "--timeout") }
         if let s = attributes.species, TextTools.nonEmpty(s) == nil { throw ValidationError("--species must not be empty") }
         if let q = requireFix, q.lowercased() != "any", RequiredFix(rawValue: q.lowercased()) == nil {
             throw ValidationError("--require-fix must be dgps, rtk-float, rtk-fixed or any, not '\(TerminalText.escaped(q))'")
@@ -79,7 +79,7 @@ struct CaptureCommand: AsyncParsableCommand {
 
     /// The gate, with the fix quality this capture requires (`survey.requiredFix`).
     func gate(_ survey: SurveySettings = SurveySettings()) -> CaptureGate {
-        CaptureGate(require: require, encourage: encourage, stale: .milliseconds(Int64(stale * 1000)), requiredFix: survey.requiredFix)
+        CaptureGate(require: require, encourage: encourage, stale: SecondsOption.duration(stale), requiredFix: survey.requiredFix)
     }
 
     /// What a survey receiver's capture remembers between runs.
@@ -161,7 +161,7 @@ struct AutoCapture {
         var bestStatus: FixStatus?
         let clock = ContinuousClock()
         let start = clock.now
-        let deadline = command.timeout.map { start + .milliseconds(Int64($0 * 1000)) }
+        let deadline = command.timeout.map { start + SecondsOption.duration($0) }
         let (inputs, continuation) = source.captureInputs()
         defer { continuation.finish() }
         var frozen: FrozenFix?

@@ -37,9 +37,7 @@ struct GPSCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let count, count <= 0 { throw ValidationError("--count must be a positive number of fixes") }
-        if let duration, !(duration > 0) || !duration.isFinite {
-            throw ValidationError("--duration must be a positive number of seconds")
-        }
+        if let duration { try SecondsOption.check(duration, "--duration") }
     }
 
     func run() async throws {
@@ -54,7 +52,7 @@ struct GPSCommand: AsyncParsableCommand {
         var printer = GPSPrinter(mode: mode, terminal: terminal, sourceName: source.description)
         defer { printer.finish() }
         var fixes = 0
-        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        let deadline = duration.map { ContinuousClock.now + SecondsOption.duration($0) }
         for try await input in source.inputs(ticking: mode == .live, until: deadline).mappingErrors(CLIError.from) {
             switch input {
             case let .event(event):
@@ -131,7 +129,25 @@ extension SourceOptions {
     }
 }
 
-/// What the command's loop reads: source events and clock ticks.
+/// A length of time given in seconds on the command line (`--duration`, `--timeout`, `--stale`).
+enum SecondsOption {
+    /// The longest accepted: a year, far past any wait in the field and well inside what the
+    /// clock can count.
+    static let maximum = 31_536_000.0
+
+    /// Refuses anything but a positive number of seconds up to `maximum`.
+    static func check(_ seconds: Double, _ option: String) throws {
+        guard seconds.isFinite, seconds > 0, seconds <= maximum else {
+            throw ValidationError("\(option) must be a positive number of seconds, at most \(Int(maximum)) (a year)")
+        }
+    }
+
+    /// A checked number of seconds as a `Duration`, to the millisecond.
+    static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((min(max(seconds, 0), maximum) * 1000).rounded()))
+    }
+}
+
 
 enum OutputMode { case live, lines, jsonl }
 
