@@ -166,7 +166,9 @@ public struct CaptureSession: Sendable {
     public static func qualityText(_ status: FixStatus, _ required: RequiredFix, _ correctionAge: Double?) -> String {
         let have = status.correctionRank == 0 ? "no corrections (\(status.title))" : status.title
         var text = "\(have) — waiting for \(required.title)"
-        if let age = correctionAge {
+        if let age = correctionAge, !(age < 86_400) {
+            text += "; corrections over a day old"
+        } else if let age = correctionAge {
             text += "; corrections \(age < 10 ? String(format: "%.1f", age) : String(Int(age.rounded()))) s old"
         } else if status.correctionRank == 0 {
             text += "; no corrections reach the receiver"

@@ -75,6 +75,21 @@ import TreesKit
         #expect(v.render(width: 120, colour: true)[5].contains(ANSI.code(for: .orange) + "Corrections: caster.example.org:2101/ORCH, 14.2 kB, last 14 s ago"))
     }
 
+    /// A receiver may send any number as its correction age: one too big for a whole number of
+    /// seconds is shown as over a day old, in the view and in what the gate waits for.
+    @Test func anAbsurdCorrectionAgeIsShownAsOverADay() {
+        var v = LiveView(sourceName: "serial:/dev/ttyACM0", requiredFix: .rtkFixed)
+        var f = fix(0, metres: 0.4)
+        f.status = .rtkFloat
+        f.correctionAge = 1e300
+        v.update(with: .fix(f), now: t0 + 0.1)
+        let lines = v.render(width: 120, colour: false)
+        #expect(lines[1].hasSuffix("RTK float — waiting for RTK fixed; corrections over a day old"), "\(lines[1])")
+        #expect(lines[2].hasPrefix("3D fix  RTK float, corrections over a day old  9 satellites"), "\(lines[2])")
+        #expect(LiveView.age(3 * 86_400) == "over a day")
+        #expect(LiveView.age(.infinity) == "over a day")
+    }
+
     @Test func anHDOPWorkedOutFromTheSkyIsSaidSo() {
         var v = LiveView(sourceName: "replay:sky.nmea")
         var f = fix(0, metres: 33.5)

@@ -204,8 +204,9 @@ struct LiveView {
         }
     }
 
-    /// Seconds as "0.4 s", "3 s", "2 min".
+    /// Seconds as "0.4 s", "3 s", "2 min", "over a day".
     static func age(_ seconds: Double) -> String {
+        guard seconds < 86_400 else { return "over a day" }
         if seconds < 10 { return String(format: "%.1f s", seconds) }
         if seconds < 120 { return "\(Int(seconds.rounded())) s" }
         return "\(Int((seconds / 60).rounded())) min"
