@@ -151,6 +151,23 @@ import TreesTestSupport
         #expect(accuracy < 8 && accuracy >= 3)
     }
 
+    /// `--require` under the default --encourage of 10 m brings --encourage down with it: the
+    /// capture waits for a fix under the required 8 m and saves it.
+    @Test func encourageFollowsARequireUnderItsDefault() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea?speed=max", "--auto",
+                           "--species", "Apple", "--require", "8", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let accuracy = try #require(tree["horizontalAccuracy"] as? Double)
+        #expect(accuracy < 8)
+        let loose = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea?speed=max", "--auto",
+                               "--species", "Apple", "--require", "8", "--encourage", "9"])
+        #expect(loose.status == 64)
+        #expect(loose.stderr.hasPrefix("trees: --encourage must be positive and not above --require (8 m)\n"), "\(loose.stderr)")
+    }
+
     @Test func duplicatesAreRefusedUnlessAllowed() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

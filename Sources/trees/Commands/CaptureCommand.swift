@@ -11,7 +11,7 @@ struct CaptureCommand: AsyncParsableCommand {
         abstract: "Capture a tree's position from a live or replayed GPS, then record what grows there.",
         discussion: """
             The gate: capture needs a fresh 2D/3D fix whose accuracy (radius of the 95% circle) is under \
-            --require metres (default 20); under --encourage metres (default 10) the fix is good, and until \
+            --require metres (default 20); under --encourage metres (default 10, or --require when that is less) the fix is good, and until \
             then the view encourages waiting. On a terminal: Enter freezes the current fix, a freezes the \
             average of the next --average epochs (default 10), q quits. Then the prompts for species, \
             variety, rootstock, notes, collection and photos, a summary, and Save / Re-capture / Discard.
@@ -35,7 +35,7 @@ struct CaptureCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Capture needs accuracy under this many metres.", valueName: "m"))
     var require: Double = 20
     @Option(help: ArgumentHelp("Accuracy under this many metres is good; above it the view encourages waiting.", valueName: "m"))
-    var encourage: Double = 10
+    var encourage: Double?
     @Option(help: ArgumentHelp("A fix older than this many seconds no longer counts.", valueName: "s"))
     var stale: Double = 3
     @Option(help: ArgumentHelp("Freeze the average of this many epochs that pass the gate (with --auto: always; on a terminal: the a key, default 10).", valueName: "n"))
@@ -61,8 +61,8 @@ struct CaptureCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard require.isFinite, require > 0 else { throw ValidationError("--require must be a positive number of metres") }
-        guard encourage.isFinite, encourage > 0, encourage <= require else {
-            throw ValidationError("--encourage must be positive and not above --require (\(require) m)")
+        if let encourage, !(encourage.isFinite && encourage > 0 && encourage <= require) {
+            throw ValidationError("--encourage must be positive and not above --require (\(Format.number(require)) m)")
         }
         try SecondsOption.check(stale, "--stale")
         if let average, average < 1 { throw ValidationError("--average must be 1 or more") }
@@ -79,8 +79,11 @@ struct CaptureCommand: AsyncParsableCommand {
 
     /// The gate, with the fix quality this capture requires (`survey.requiredFix`).
     func gate(_ survey: SurveySettings = SurveySettings()) -> CaptureGate {
-        CaptureGate(require: require, encourage: encourage, stale: SecondsOption.duration(stale), requiredFix: survey.requiredFix)
+        CaptureGate(require: require, encourage: encourage ?? min(Self.defaultEncourage, require), stale: SecondsOption.duration(stale), requiredFix: survey.requiredFix)
     }
+
+    /// The `--encourage` radius when none is given and `--require` is not under it.
+    static let defaultEncourage = 10.0
 
     /// What a survey receiver's capture remembers between runs.
     struct SurveySettings {
