@@ -221,7 +221,16 @@ public struct CaptureSession: Sendable {
     public mutating func finishAveraging() -> FrozenFix? {
         guard let run = averaging else { return frozen }
         averaging = nil
-        guard let last = run.fixes.last, let avg = PositionAverager.average(run.fixes) else { return nil }
+        return freezeAverage(of: run.fixes)
+    }
+
+    /// Freezes the average of fixes chosen elsewhere (epochs that passed the gate, at a timeout);
+    /// nil when there are none or a frozen fix is already held.
+    @discardableResult
+    public mutating func freezeAverage(of fixes: [Fix]) -> FrozenFix? {
+        guard frozen == nil else { return nil }
+        let passing = fixes.filter(passesGate)
+        guard let last = passing.last, let avg = PositionAverager.average(passing) else { return nil }
         var fix = last
         fix.coordinate = avg.coordinate
         fix.horizontalAccuracy = avg.horizontalAccuracy

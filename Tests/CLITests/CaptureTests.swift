@@ -168,6 +168,21 @@ import TreesTestSupport
         #expect(loose.stderr.hasPrefix("trees: --encourage must be positive and not above --require (8 m)\n"), "\(loose.stderr)")
     }
 
+    /// no-gst.nmea never gets under the 10 m of a good fix: with --average the epochs that passed
+    /// the gate last are averaged at the end of the source.
+    @Test func averagingIsKeptWhenNoFixIsEverGood() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/no-gst.nmea?speed=max", "--auto",
+                           "--species", "Apple", "--average", "5", "--json"])
+        #expect(r.status == 0, "\(r)")
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let capture = try #require(tree["capture"] as? [String: Any])
+        #expect(capture["averagedEpochs"] as? Int == 5)
+        #expect(tree["accuracySource"] as? String == "averaged")
+        #expect((tree["horizontalAccuracy"] as? Double ?? 99) < 20)
+    }
+
     @Test func duplicatesAreRefusedUnlessAllowed() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

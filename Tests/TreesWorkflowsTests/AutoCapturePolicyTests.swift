@@ -34,6 +34,19 @@ import TreesWorkflows
         #expect(frozen?.fix.time == Self.t0 + 3)
     }
 
+    /// `--average` is kept when no fix is ever good: at the end the last epochs that passed the
+    /// gate are averaged, not the best single one taken.
+    @Test func withoutAGoodFixTheLastAcceptableEpochsAreAveragedAtTheEnd() {
+        var policy = AutoCapturePolicy(gate: CaptureGate(), average: 3)
+        for (second, accuracy) in [(1, 30.0), (2, 18.0), (3, 12.0), (4, 15.0), (5, 16.0)] {
+            #expect(policy.handle(Self.fix(second, accuracy: accuracy, east: Double(second % 2)), at: .seconds(second)) == nil)
+        }
+        let frozen = policy.finish()
+        #expect(frozen?.epochs == 3)
+        #expect(frozen?.accuracySource == .averaged)
+        #expect(frozen?.fix.time == Self.t0 + 5)
+    }
+
     @Test func nothingPassesTheGateNothingIsFrozen() {
         var policy = AutoCapturePolicy(gate: CaptureGate(require: 20, encourage: 10), average: 3)
         for second in 1...5 { #expect(policy.handle(Self.fix(second, accuracy: 20), at: .seconds(second)) == nil) }
