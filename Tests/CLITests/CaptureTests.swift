@@ -183,6 +183,24 @@ import TreesTestSupport
         #expect((tree["horizontalAccuracy"] as? Double ?? 99) < 20)
     }
 
+    /// A gate no fix passes: the message gives the best accuracy seen and the --require that
+    /// would have taken it; at a timeout it also says to wait longer or move.
+    @Test func aGateNeverPassedSaysTheBestAccuracySeen() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let track = "\(Self.tracks.path)/no-gst.nmea"
+        let ended = try t.run(["capture", "--source", "replay:\(track)?speed=max", "--auto", "--species", "Apple", "--require", "5"])
+        #expect(ended.status == 3, "\(ended)")
+        #expect(ended.stderr == "trees: no fix under 5 m from replay:\(track) (the best was 15.2 m); nothing saved. "
+            + "To take a fix that good, capture with --require 16\n")
+        let timedOut = try t.run(["capture", "--source", "replay:\(track)?speed=1", "--auto", "--species", "Apple", "--require", "5",
+                                  "--timeout", "1"])
+        #expect(timedOut.status == 3, "\(timedOut)")
+        #expect(timedOut.stderr.hasPrefix("trees: no fix under 5 m from replay:\(track) (the best was "), "\(timedOut.stderr)")
+        #expect(timedOut.stderr.contains(" m); nothing saved. Give it longer with a larger --timeout, "
+            + "move the receiver away from buildings and canopy, or take a fix that good with --require "), "\(timedOut.stderr)")
+    }
+
     @Test func duplicatesAreRefusedUnlessAllowed() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

@@ -162,6 +162,7 @@ struct AutoCapture {
         let gate = command.gate(survey)
         var policy = AutoCapturePolicy(gate: gate, average: command.average)
         var bestStatus: FixStatus?
+        var bestAccuracy: Double?
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = command.timeout.map { start + SecondsOption.duration($0) }
@@ -169,6 +170,7 @@ struct AutoCapture {
         defer { continuation.finish() }
         var frozen: FrozenFix?
         var failure: (String, ExitStatus)?
+        var timedOut = false
         loop: for await input in inputs {
             let now = clock.now - start
             switch input {
@@ -177,6 +179,9 @@ struct AutoCapture {
                 if case .warning(let text) = event { StandardError.write("trees: \(text)\n") }
                 if case .fix(let f) = event, f.hasPosition, f.status.correctionRank >= (bestStatus?.correctionRank ?? -1) {
                     bestStatus = f.status
+                }
+                if case .fix(let f) = event, f.hasPosition, let a = f.horizontalAccuracy, a.isFinite, a < (bestAccuracy ?? .infinity) {
+                    bestAccuracy = a
                 }
             case .tick:
                 frozen = policy.handle(.tick, at: now)
@@ -187,7 +192,10 @@ struct AutoCapture {
                 break loop
             }
             if frozen != nil { break }
-            if let deadline, clock.now >= deadline { break }
+            if let deadline, clock.now >= deadline {
+                timedOut = true
+                break
+            }
         }
         if frozen == nil { frozen = policy.finish() }
         guard let frozen else {
@@ -199,9 +207,27 @@ struct AutoCapture {
                                       Format.number(command.require), source.description, best),
                                status: .noAcceptableFix)
             }
-            throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", Format.number(command.require), source.description),
+            guard let best = bestAccuracy else {
+                throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", Format.number(command.require), source.description),
+                               status: .noAcceptableFix)
+            }
+            throw CLIError(Self.notAccurateEnough(require: command.require, best: best, source: source.description, timedOut: timedOut),
                            status: .noAcceptableFix)
         }
+        try save(frozen, source: source)
+    }
+
+    /// Why nothing was saved when fixes came but none was accurate enough: the best accuracy seen,
+    /// and what to do about it.
+    static func notAccurateEnough(require: Double, best: Double, source: String, timedOut: Bool) -> String {
+        let looser = Format.number(best.rounded(.down) + 1)
+        let head = String(format: "no fix under %@ m from %@ (the best was %.1f m); nothing saved. ", Format.number(require), source, best)
+        guard timedOut else { return head + "To take a fix that good, capture with --require \(looser)" }
+        return head + "Give it longer with a larger --timeout, move the receiver away from buildings and canopy, "
+            + "or take a fix that good with --require \(looser)"
+    }
+
+    private func save(_ frozen: FrozenFix, source: any LocationSource) throws {
         let species = command.attributes.species.flatMap(TextTools.nonEmpty) ?? existing?.species ?? ""
         let collectionName = try CaptureDefaults.collectionName(command.attributes.collection, store: store)
         let choices = CaptureChoices(
