@@ -90,8 +90,9 @@ enum GPSDAccuracyRule {
 /// - a GST or TPV with a later time completes it with the SKY that came before it;
 /// - the end of the burst of reports (`quiet()`, no report for a few hundred milliseconds, which
 ///   separates the cycles of a real receiver) completes it with a SKY that came after it, if any.
-/// Fixes whose time is not after the last one given out are dropped, so the output never goes
-/// back in time or repeats, across reconnections too.
+/// A fix repeating one given out (same time, or a little earlier) is dropped, across
+/// reconnections too; a receiver time that steps further back starts the times over
+/// (`ReceiverTimeline`).
 struct GPSDCycleAssembler {
     private struct Pending {
         var fix: Fix
@@ -104,8 +105,10 @@ struct GPSDCycleAssembler {
 
     /// Driver names by device path, from DEVICES and DEVICE reports.
     var drivers: [String: String] = [:]
+    /// Receiver times given out, so a repeated epoch is not given twice.
+    private var timeline: ReceiverTimeline
     /// Receiver time of the last fix given out.
-    private(set) var lastTime: Date?
+    var lastTime: Date? { timeline.last }
     private var pending: Pending?
     private var lastSky: GPSDSky?
     private var skySinceTPV = false
@@ -115,7 +118,7 @@ struct GPSDCycleAssembler {
     /// Whether the last epoch given out had a SKY report of its own.
     private var lastEpochHadSky = true
 
-    init(lastTime: Date? = nil) { self.lastTime = lastTime }
+    init(lastTime: Date? = nil) { timeline = ReceiverTimeline(last: lastTime) }
 
     /// True while a TPV waits for the rest of its epoch.
     var isHolding: Bool { pending != nil }
@@ -181,7 +184,7 @@ struct GPSDCycleAssembler {
         pending = nil
         var fix = p.fix
         guard let time = fix.time else { return [] }
-        if let last = lastTime, time <= last { return [] }
+        guard timeline.takes(time) else { return [] }
         fix.hdop = sky?.hdop
         fix.vdop = sky?.vdop
         fix.pdop = sky?.pdop
@@ -212,7 +215,6 @@ struct GPSDCycleAssembler {
                 }
             }
         }
-        lastTime = time
         var out: [LocationEvent] = []
         let has = fix.hasPosition
         switch (hadPosition, has) {

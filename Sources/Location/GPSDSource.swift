@@ -25,8 +25,8 @@ import TreesKit
 /// back-off below and reports `.reconnecting` events. Once connected, losing gpsd is an event:
 /// `.sourceLost(reason:)`, then `.reconnecting(attempt:delay:)` before each attempt, with delays of
 /// 1 s doubling up to 10 s (`ReconnectPolicy`), slept on the injected clock. After reconnecting
-/// the stream goes on with `.connected` and fixes; a fix whose receiver time is not after the last
-/// one given out is dropped, so fixes never repeat or go back in time.
+/// the stream goes on with `.connected` and fixes; a fix repeating one given out is dropped, so
+/// fixes never repeat (`ReceiverTimeline`: a receiver time that steps well back starts over).
 public struct GPSDSource: LocationSource {
     public var host: String
     public var port: Int

@@ -147,16 +147,18 @@ public struct StdinSource: LocationSource {
 
 /// Passes fixes in time order and reports the fix coming and going.
 ///
-/// A fix whose receiver time is not after the last one passed is dropped (a device that comes
-/// back may resend its last epoch). `.noFix` is reported once when the first epoch of a connection
-/// has no position, `.fixLost` when a position is followed by an epoch without one.
+/// A repeated epoch (a device that comes back may resend its last ones) is dropped; a receiver
+/// time that steps further back starts the times over (see `ReceiverTimeline`). `.noFix` is
+/// reported once when the first epoch of a connection has no position, `.fixLost` when a position
+/// is followed by an epoch without one.
 struct FixGate: Sendable {
-    private(set) var lastTime: Date?
+    private var timeline = ReceiverTimeline()
     private var hadPosition: Bool?
 
+    var lastTime: Date? { timeline.last }
+
     mutating func pass(_ fix: Fix) -> [LocationEvent] {
-        if let t = fix.time, let last = lastTime, t <= last { return [] }
-        if let t = fix.time { lastTime = t }
+        guard timeline.takes(fix.time) else { return [] }
         var out: [LocationEvent] = []
         switch (hadPosition, fix.hasPosition) {
         case (true?, false): out.append(.fixLost)

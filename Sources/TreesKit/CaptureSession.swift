@@ -85,6 +85,8 @@ public struct CaptureSession: Sendable {
     /// Accuracy history of the last minute: (time received, metres).
     public private(set) var history: [(at: Duration, metres: Double)] = []
     private var sourceSaysNoFix = true
+    /// Receiver times taken, so a repeated epoch is not taken twice.
+    private var timeline = ReceiverTimeline()
     private var averaging: (target: Int, fixes: [Fix])?
     private var frozen: FrozenFix?
     private var now: Duration = .zero
@@ -99,7 +101,7 @@ public struct CaptureSession: Sendable {
         guard frozen == nil else { return }
         switch event {
         case .fix(let fix):
-            if let last = lastFix?.time, let t = fix.time, t <= last { return }
+            guard timeline.takes(fix.time) else { return }
             lastFix = fix
             lastFixAt = time
             sourceSaysNoFix = !fix.hasPosition

@@ -96,6 +96,16 @@ import TreesTestSupport
         #expect(out.count == 2 && out.last?.hasPrefix("  /dev/pts/") == true && out.last?.hasSuffix("  NMEA0183") == true, "\(r)")
     }
 
+    /// A log that starts over (its times step back) gives every fix of both rounds, as replay does.
+    @Test func stdinWhoseTimesStepBackGoesOn() throws {
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let track = try Data(contentsOf: URL(fileURLWithPath: Repository.path("SampleTracks/orchard-walk.nmea")))
+        let r = try trees.run(["gps", "--source", "-"], stdin: track + track)
+        #expect(r.status == 0, "\(r)")
+        #expect(lines(r.stdout).count == 2 * 335)
+    }
+
     @Test func stdinGivesWhatReplayGives() throws {
         let trees = try TreesProcess()
         defer { trees.cleanUp() }

@@ -77,6 +77,24 @@ import TreesKit
         #expect(fresh.quiet().first == .noFix)
     }
 
+    /// A receiver clock that steps back (a GPS week rollover, a log replayed from its start) is
+    /// followed, not waited out: only a repeat within a couple of seconds is dropped.
+    @Test func aReceiverTimeSteppingBackStartsTheTimesOver() {
+        var a = GPSDCycleAssembler(lastTime: t0 + 600)
+        _ = a.tpv(tpv(599, eph: 10), device: nil)
+        #expect(a.quiet().isEmpty, "a repeat of a recent epoch")
+        _ = a.tpv(tpv(0, eph: 10), device: nil)
+        let stepped = a.quiet()
+        guard case .fix(let f)? = stepped.first else {
+            Issue.record("ten minutes back is the clock stepping, not a repeat: \(stepped)")
+            return
+        }
+        #expect(f.time == t0)
+        _ = a.tpv(tpv(1, eph: 10), device: nil)
+        #expect(a.quiet().count == 1)
+        #expect(a.lastTime == t0 + 1)
+    }
+
     @Test func aLaterTPVCompletesTheHeldOne() {
         var a = assembler()
         _ = a.tpv(tpv(0, eph: 19), device: "/dev/ttyACM0")

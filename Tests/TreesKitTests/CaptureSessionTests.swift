@@ -28,6 +28,37 @@ import TreesKit
         #expect(s.state == .good(accuracy: 9.99))
     }
 
+    /// A receiver clock stepping back (a GPS week rollover, a replayed log starting over) does not
+    /// leave the session waiting for a later time: only a repeat within seconds is dropped.
+    @Test func aReceiverTimeSteppingBackIsFollowed() {
+        var s = CaptureSession()
+        s.handle(.fix(Self.fix(600, accuracy: 15)), at: .seconds(1))
+        s.handle(.fix(Self.fix(599, accuracy: 5)), at: .seconds(2))
+        #expect(s.state == .acceptable(accuracy: 15), "a repeat of a recent epoch is dropped")
+        s.handle(.fix(Self.fix(0, accuracy: 5)), at: .seconds(3))
+        #expect(s.state == .good(accuracy: 5))
+        s.handle(.fix(Self.fix(1, accuracy: 6)), at: .seconds(4))
+        #expect(s.state == .good(accuracy: 6))
+        #expect(s.freeze()?.fix.time == Self.t0 + 1)
+    }
+
+    /// A short log played over and over steps back by less than the repeat window: after a run of
+    /// repeats its times are taken as stepped back too.
+    @Test func aRunOfRepeatsIsTakenAsTheTimeSteppingBack() {
+        var timeline = ReceiverTimeline()
+        var taken = timeline.takes(Self.t0 + 20)
+        #expect(taken)
+        for second in 0..<ReceiverTimeline.repeatLimit {
+            taken = timeline.takes(Self.t0 + Double(second % 20))
+            #expect(!taken)
+        }
+        taken = timeline.takes(Self.t0 + 10)
+        #expect(taken)
+        #expect(timeline.last == Self.t0 + 10)
+        taken = timeline.takes(Self.t0 + 11)
+        #expect(taken)
+    }
+
     /// `--require-fix`: a fix of lesser quality is searched past, whatever its accuracy, and never
     /// becomes the best acceptable one; the text says what is missing.
     @Test func requiredFixQualityGatesTheCapture() {
