@@ -106,8 +106,9 @@ public struct NMEAFixReader: Sendable {
     }
 
     private mutating func limitCarry(emit: (Fix) -> Void) {
-        if carry.count > Self.maximumCarry, let lastCR = carry.lastIndex(of: 0x0D) {
-            // Lines ended by CR alone: read the sentences so far as part of the current line.
+        // A CR that is the carry's last byte may be the first half of a CRLF: it is not cut at.
+        if carry.count > Self.maximumCarry, let lastCR = carry.dropLast().lastIndex(of: 0x0D) {
+            // Lines ended by CR alone: read the lines so far.
             var part = carry
             carry = []
             part.withUnsafeBufferPointer { b in
@@ -140,17 +141,42 @@ public struct NMEAFixReader: Sendable {
         carry = line
     }
 
-    /// One line without its LF.
+    /// One line without its LF. A CR inside it ends a line too (files with CR alone as the line
+    /// end), and a CR at its end is the CR of a CRLF; `countsAsLine` false: the bytes end with a
+    /// CR and the line after it goes on in bytes still to come.
     mutating func processLine(_ p: UnsafePointer<UInt8>?, _ count: Int, emit: (Fix) -> Void, droppedBefore: Int = 0,
                               countsAsLine: Bool = true) {
-        if countsAsLine { statistics.lines += 1 }
-        let lineNumber = statistics.lines + (countsAsLine ? 0 : 1)
+        guard let p, count > 0 else {
+            statistics.lines += 1
+            if droppedBefore > 0 {
+                statistics.skip(.overlong, line: statistics.lines, detail: "\(droppedBefore)+ bytes without a line break")
+            }
+            return
+        }
+        var start = 0
+        var dropped = droppedBefore
+        while start < count {
+            let rest = count - start
+            let cr = memchr(p + start, 0x0D, rest).map { p.distance(to: UnsafePointer($0.assumingMemoryBound(to: UInt8.self))) }
+            let end = cr ?? count
+            // The part after the last CR is a line of its own unless it is empty (CRLF) or goes on later.
+            if cr != nil || countsAsLine && end > start {
+                statistics.lines += 1
+                processText(p + start, end - start, line: statistics.lines, droppedBefore: dropped, emit: emit)
+                dropped = 0
+            }
+            start = end + 1
+        }
+    }
+
+    /// The text of one line, without its line end.
+    private mutating func processText(_ p: UnsafePointer<UInt8>, _ count: Int, line lineNumber: Int, droppedBefore: Int,
+                                      emit: (Fix) -> Void) {
         if droppedBefore > 0 {
             statistics.skip(.overlong, line: lineNumber, detail: "\(droppedBefore)+ bytes without a line break")
         }
-        guard let p, count > 0 else { return }
         var n = count
-        while n > 0 && (p[n - 1] == 0x0D || p[n - 1] == 0x20) { n -= 1 }
+        while n > 0 && p[n - 1] == 0x20 { n -= 1 }
         if n == 0 { return }
         if p[0] == UInt8(ascii: "#") && droppedBefore == 0 {
             statistics.comments += 1

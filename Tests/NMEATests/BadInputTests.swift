@@ -31,6 +31,28 @@ import TreesTestSupport
         #expect(r.statistics.lines == 6)
     }
 
+    /// Lines ended by LF, CRLF or CR alone are counted alike and skipped lines keep their numbers,
+    /// however the bytes arrive (a log of CR-only lines is longer than the reader's line buffer).
+    @Test(arguments: ["\n", "\r\n", "\r"])
+    func everyLineEndCountsLinesAlike(lineEnd: String) {
+        var text = ""
+        for second in 0..<60 {
+            let time = String(format: "1015%02d.00", second)
+            text += sentence("GPGGA,\(time),4807.0380,N,01131.3240,E,1,08,0.9,545.4,M,46.9,M,,", lineEnd: lineEnd)
+            text += sentence("GPRMC,\(time),A,4807.0380,N,01131.3240,E,0.0,,150325,,,A", lineEnd: lineEnd)
+            if second == 30 { text += "junk here" + lineEnd + lineEnd }
+        }
+        text += "$GPGGA,bad*00" + lineEnd
+        for chunking in [ChunkingVerifier.Chunking.whole, .pieces(size: 1), .random(seed: 7, maximum: 700)] {
+            let r = readFixes(chunking.split(Array(text.utf8)))
+            #expect(r.fixes.count == 60, "\(chunking)")
+            #expect(r.statistics.lines == 123, "\(chunking)")
+            #expect(r.statistics.diagnostics.map(\.line) == [63, 123], "\(chunking)")
+            #expect(r.statistics.diagnostics.first?.detail == "junk here", "\(chunking)")
+            #expect(r.statistics.skipped == 2, "\(chunking)")
+        }
+    }
+
     @Test func doubledDollarIsRead() {
         let r = readFixes("$" + Self.gga)
         #expect(r.fixes.count == 1)
