@@ -16,7 +16,7 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotOpenTrack(path: String, reason: String)
     /// Reading a recorded track failed part way.
     case cannotReadTrack(path: String, reason: String)
-    /// A recorded track holds no NMEA sentence with a good checksum.
+    /// A recorded track (or standard input, `-`) holds no NMEA sentence with a good checksum.
     case noNMEAInTrack(path: String)
     /// An `ntrip://` URL that cannot be used; the text shown never holds a password.
     case badNTRIPURL(String, reason: String)
@@ -58,7 +58,9 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot read NMEA from standard input: \(reason)."
         case let .cannotOpenTrack(path, reason): "cannot open \(path): \(reason)"
         case let .cannotReadTrack(path, reason): "cannot read \(path): \(reason)"
-        case let .noNMEAInTrack(path): "no NMEA sentences found in \(path)"
+        case let .noNMEAInTrack(path):
+            path == "-" ? "no NMEA sentences found on standard input; pipe a receiver's output or a recorded track into it"
+                : "no NMEA sentences found in \(path)"
         case let .badNTRIPURL(text, reason):
             "invalid NTRIP caster '\(text)': \(reason). Expected ntrip://[USER@]HOST[:PORT]/MOUNT[?version=1|2]."
         case let .ntripPasswordUnreadable(path, reason):

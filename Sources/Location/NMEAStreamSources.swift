@@ -102,7 +102,8 @@ public struct SerialSource: LocationSource {
     }
 }
 
-/// NMEA on standard input (`-`), e.g. `gpspipe -r | trees gps --source -`; ends at end of file.
+/// NMEA on standard input (`-`), e.g. `gpspipe -r | trees gps --source -`; ends at end of file,
+/// with `LocationError.noNMEAInTrack` when no NMEA sentence came.
 public struct StdinSource: LocationSource {
     let fileDescriptor: Int32
     /// Fixes timed and reported as gpsd would (as `trees replay --jsonl` reads a file), for output
@@ -121,7 +122,7 @@ public struct StdinSource: LocationSource {
         let (stream, out) = AsyncThrowingStream<LocationEvent, any Error>.makeStream()
         let (fd, asGpsd) = (fileDescriptor, self.asGpsd)
         let task = Task {
-            let end = await onThread(named: "stdin") { stop -> NMEAReadLoop.End in
+            let end = await onThread(named: "stdin") { stop -> (NMEAReadLoop.End, Int) in
                 var gate = FixGate()
                 var reader = NMEAFixReader(correctingWeekRollover: asGpsd, asGpsd: asGpsd)
                 out.yield(.connected(version: nil, devices: [DeviceInfo(path: "-", driver: "NMEA0183", subtype: "standard input")]))
@@ -131,11 +132,13 @@ public struct StdinSource: LocationSource {
                 if end != .cancelled {
                     reader.finish { fix in for e in gate.pass(fix) { out.yield(e) } }
                 }
-                return end
+                return (end, reader.statistics.sentences)
             }
             switch end {
-            case let .failed(code) where code != EIO:
+            case let (.failed(code), _) where code != EIO:
                 out.finish(throwing: LocationError.stdinUnreadable(reason: String(cString: strerror(code))))
+            case (.endOfFile, 0):
+                out.finish(throwing: LocationError.noNMEAInTrack(path: "-"))
             default:
                 out.finish()
             }

@@ -2,7 +2,7 @@ import Foundation
 import NMEA
 import TreesKit
 
-/// Replays a recorded NMEA track as a location source.
+/// Replays a recorded NMEA track (a file, or standard input for `-`) as a location source.
 ///
 /// The file is read in 1 MiB chunks, so memory stays flat whatever its size. Fixes are paced by
 /// their recorded receiver times through the injected clock: with `.factor(2)` a track recorded
@@ -82,10 +82,16 @@ final class ReplayFile {
     private var reader: NMEAFixReader
     private var ended = false
 
+    /// Opens `path`, or standard input for `-`.
     init(path: String, timesAsGpsd: Bool = false) throws {
         reader = NMEAFixReader(correctingWeekRollover: timesAsGpsd, asGpsd: timesAsGpsd)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = path == "-" ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LocationError.cannotOpenTrack(path: path, reason: ReplaySource.errorText(errno)) }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            close(fd)
+            throw LocationError.cannotOpenTrack(path: path, reason: "it is a folder; give an NMEA track file")
+        }
         self.path = path
         self.fd = fd
         buffer = .allocate(byteCount: ReplaySource.chunkSize, alignment: 16)

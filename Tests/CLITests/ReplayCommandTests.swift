@@ -124,5 +124,29 @@ import TreesTestSupport
         #expect(both.stderr.contains("--jsonl and --gpx cannot be used together"))
         let speed = try t.run(["replay", text, "--speed", "fast"])
         #expect(speed.status == 64)
+        let folder = try t.run(["replay", t.folder.path])
+        #expect(folder.status == 66)
+        #expect(folder.stderr == "trees: cannot open \(t.folder.path): it is a folder; give an NMEA track file\n")
+        let capture = try t.run(["capture", "--source", "replay:\(t.folder.path)", "--auto", "--species", "Apple"])
+        #expect(capture.status == 66)
+        #expect(capture.stderr == folder.stderr)
+    }
+
+    /// `-` reads the track from standard input; an empty one is malformed input (65), for replay
+    /// and gps alike.
+    @Test func standardInputIsATrackAndAnEmptyOneIsRefused() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let track = Repository.path("SampleTracks/signal-loss.nmea")
+        let piped = try t.run(["replay", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: track)))
+        #expect(piped.status == 0)
+        #expect(piped.stdout == (try t.run(["replay", track])).stdout)
+        let message = "trees: no NMEA sentences found on standard input; pipe a receiver's output or a recorded track into it\n"
+        let replay = try t.run(["replay", "-"], stdin: Data())
+        #expect(replay.status == 65, "\(replay)")
+        #expect(replay.stderr == message)
+        let gps = try t.run(["gps", "--source", "-"], stdin: Data())
+        #expect(gps.status == 65, "\(gps)")
+        #expect(gps.stderr.hasSuffix(message), "\(gps.stderr)")
     }
 }
