@@ -17,6 +17,9 @@ import TreesKit
 /// Events go out through an `AsyncThrowingStream`; cancelling the consumer stops the thread within
 /// a quarter of a second.
 ///
+/// **No receiver.** gpsd running without a receiver (none given, or the last one unplugged) is a
+/// `.warning` saying so, repeated every 10 s while it lasts; the source goes on waiting for one.
+///
 /// **Accuracy.** See `GPSDAccuracyRule`: GST when the receiver sends it for the epoch, else the
 /// DOP model for plain NMEA receivers, else gpsd's own `eph`.
 ///
@@ -158,6 +161,8 @@ struct GPSDConnection {
     static let burstGap: Int32 = 300_000
     /// How often a waiting thread looks at the stop flag.
     static let pollInterval: Int32 = 250_000
+    /// How often it is said again that gpsd has no receiver, while that lasts.
+    static let noReceiverReminder: Duration = .seconds(10)
 
     /// Runs a connection on a new thread until it ends or the calling task is cancelled.
     static func run(
@@ -196,11 +201,22 @@ struct GPSDConnection {
             return Result(end: .lost(reason: "cannot send the watch request: \(libgpsReason(trees_errno()))", connected: false), lastTime: lastTime)
         }
 
-        var reader = GPSDReportReader(assembler: GPSDCycleAssembler(lastTime: lastTime))
+        let address = GPSDSource(host: config.host, port: config.port).address
+        var reader = GPSDReportReader(assembler: GPSDCycleAssembler(lastTime: lastTime), address: address)
+        var reminded: ContinuousClock.Instant?
         let capacity = 16_384
         let message = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
         defer { message.deallocate() }
         while !stop.isSet {
+            if let since = reader.noReceiverSince {
+                let now = ContinuousClock.now
+                if now - (reminded ?? since) >= noReceiverReminder {
+                    reminded = now
+                    out.yield(.warning("gpsd at \(address) still has no receiver after \(Int((now - since).components.seconds)) s; waiting for one"))
+                }
+            } else {
+                reminded = nil
+            }
             let holding = reader.assembler.isHolding
             let waitMicros = holding ? burstGap : pollInterval
             guard gps_waiting(data, waitMicros) else {
@@ -265,8 +281,27 @@ struct GPSDReportReader {
     private var version: String?
     private var devices: [DeviceInfo] = []
     private var announced = false
+    /// gpsd at this address, for messages.
+    let address: String
+    /// Since when gpsd has named no receiver (none configured, or the last one unplugged).
+    private(set) var noReceiverSince: ContinuousClock.Instant?
 
-    init(assembler: GPSDCycleAssembler) { self.assembler = assembler }
+    init(assembler: GPSDCycleAssembler, address: String = "") {
+        self.assembler = assembler
+        self.address = address
+    }
+
+    /// A warning when gpsd's last receiver is gone or it never had one; nothing while it has one.
+    private mutating func receiverCheck() -> [LocationEvent] {
+        guard devices.isEmpty else {
+            noReceiverSince = nil
+            return []
+        }
+        guard noReceiverSince == nil else { return [] }
+        noReceiverSince = ContinuousClock.now
+        return [.warning("gpsd at \(address) has no receiver: plug one in, or check the device gpsd is started with "
+            + "(DEVICES in /etc/default/gpsd); waiting for one")]
+    }
 
     mutating func handle(data: UnsafeMutablePointer<gps_data_t>, message: UnsafePointer<CChar>) -> [LocationEvent] {
         let text = String(cString: message)
@@ -285,9 +320,9 @@ struct GPSDReportReader {
                 devices.append(info)
                 if let driver = info.driver { assembler.drivers[info.path] = driver }
             }
-            if announced { return [] }
+            if announced { return receiverCheck() }
             announced = true
-            return [.connected(version: version, devices: devices)]
+            return [.connected(version: version, devices: devices)] + receiverCheck()
         case "DEVICE":
             let dev = data.pointee.dev
             let info = deviceInfo(dev)
@@ -298,7 +333,7 @@ struct GPSDReportReader {
                 // The device's last epoch is complete: give it out while its driver is still known.
                 let held = assembler.quiet()
                 assembler.drivers[info.path] = nil
-                return held + [.deviceRemoved(known)]
+                return held + [.deviceRemoved(known)] + receiverCheck()
             }
             if let driver = info.driver { assembler.drivers[info.path] = driver }
             if let i = devices.firstIndex(where: { $0.path == info.path }) {
@@ -310,7 +345,7 @@ struct GPSDReportReader {
                 return [.deviceAdded(merged)]
             }
             devices.append(info)
-            return [.deviceAdded(info)]
+            return [.deviceAdded(info)] + receiverCheck()
         case "TPV":
             return assembler.tpv(Self.fix(from: data.pointee.fix), device: Self.stringValue(of: "device", in: text))
         case "SKY":

@@ -106,6 +106,31 @@ import TreesTestSupport
         #expect(lines(r.stdout).count == 2 * 335)
     }
 
+    /// gpsd running without a receiver: gps says so and waits until its --duration, capture says
+    /// so and ends at its --timeout with status 3.
+    @Test(.enabled(if: Tool.gpsd.shouldRun), .tags(.gpsd)) func gpsdWithoutAReceiverSaysSoAndWaits() throws {
+        let gpsd = try Tool.gpsd.require()
+        let folder = try TemporaryFolder("gpsd-empty")
+        let port = GPSFake.freePort()
+        let daemon = try Program.start(gpsd, ["-N", "-S", String(port), "-F", folder.path("control")])
+        defer { if daemon.isRunning { daemon.send(SIGKILL) }; _ = daemon.wait() }
+        let deadline = Date().addingTimeInterval(120)
+        while !Loopback.accepts(port: port) && daemon.isRunning && Date() < deadline { usleep(20_000) }
+        try #require(Loopback.accepts(port: port), "gpsd did not open port \(port)")
+        let trees = try TreesProcess()
+        defer { trees.cleanUp() }
+        let warning = "gpsd at 127.0.0.1:\(port) has no receiver: plug one in, or check the device gpsd is started with "
+            + "(DEVICES in /etc/default/gpsd); waiting for one"
+        let r = try trees.run(["gps", "--source", "gpsd://127.0.0.1:\(port)", "--duration", "2"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout == "")
+        #expect(r.stderr == "trees: connected to gpsd 3.22\ntrees: \(warning)\n")
+        let c = try trees.run(["capture", "--source", "gpsd://127.0.0.1:\(port)", "--auto", "--species", "Apple", "--timeout", "2"])
+        #expect(c.status == 3, "\(c)")
+        #expect(c.stderr == "trees: \(warning)\ntrees: no fix from gpsd://127.0.0.1:\(port): gpsd has no receiver; nothing saved. "
+            + "Plug the receiver in, or check the device gpsd is started with\n")
+    }
+
     @Test func stdinGivesWhatReplayGives() throws {
         let trees = try TreesProcess()
         defer { trees.cleanUp() }

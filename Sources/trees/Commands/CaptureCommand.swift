@@ -163,6 +163,8 @@ struct AutoCapture {
         var policy = AutoCapturePolicy(gate: gate, average: command.average)
         var bestStatus: FixStatus?
         var bestAccuracy: Double?
+        /// The receivers the source names (gpsd may have none).
+        var receivers: Set<String>?
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = command.timeout.map { start + SecondsOption.duration($0) }
@@ -177,6 +179,12 @@ struct AutoCapture {
             case .event(let event):
                 frozen = policy.handle(.event(event), at: now)
                 if case .warning(let text) = event { StandardError.write("trees: \(text)\n") }
+                switch event {
+                case .connected(_, let devices): receivers = Set(devices.map(\.path))
+                case .deviceAdded(let d): receivers?.insert(d.path)
+                case .deviceRemoved(let d): receivers?.remove(d.path)
+                default: break
+                }
                 if case .fix(let f) = event, f.hasPosition, f.status.correctionRank >= (bestStatus?.correctionRank ?? -1) {
                     bestStatus = f.status
                 }
@@ -206,6 +214,10 @@ struct AutoCapture {
                 throw CLIError(String(format: "no %@ fix under %@ m from %@ (%@); nothing saved", required.title,
                                       Format.number(command.require), source.description, best),
                                status: .noAcceptableFix)
+            }
+            if bestAccuracy == nil, receivers?.isEmpty == true {
+                throw CLIError("no fix from \(source.description): gpsd has no receiver; nothing saved. "
+                               + "Plug the receiver in, or check the device gpsd is started with", status: .noAcceptableFix)
             }
             guard let best = bestAccuracy else {
                 throw CLIError(String(format: "no fix under %@ m from %@; nothing saved", Format.number(command.require), source.description),
