@@ -330,12 +330,7 @@ public enum TextCodec {
     /// dropped (see ``xmlDropsCharacters(_:)``). Returns whether any were.
     @discardableResult
     public static func appendXMLEscaped(_ text: String, to out: inout [UInt8]) -> Bool {
-        var text = text
-        var dropped = false
-        text.withUTF8 { t in
-            out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, attribute: false, into: $0, dropped: &dropped) }
-        }
-        return dropped
+        appendXML(text, attribute: false, to: &out)
     }
 
     /// Appends text escaped for an XML attribute value: as ``appendXMLEscaped(_:to:)``, and tab and
@@ -343,10 +338,14 @@ public enum TextCodec {
     /// otherwise turn into spaces. Returns whether characters XML cannot carry were dropped.
     @discardableResult
     public static func appendXMLAttributeEscaped(_ text: String, to out: inout [UInt8]) -> Bool {
+        appendXML(text, attribute: true, to: &out)
+    }
+
+    private static func appendXML(_ text: String, attribute: Bool, to out: inout [UInt8]) -> Bool {
         var text = text
         var dropped = false
         text.withUTF8 { t in
-            out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, attribute: true, into: $0, dropped: &dropped) }
+            out.appendWritten(maxCount: maxXMLEscapedCount(t.count)) { writeXMLEscaped(t, attribute: attribute, into: $0, dropped: &dropped) }
         }
         return dropped
     }
