@@ -86,7 +86,7 @@ public final class GeoPackageReader {
                 // A WAL-mode file with changes in its -wal needs a -shm file beside it, which SQLite cannot make in a
                 // folder this user may not write to: that is no fault of the file.
                 if !FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path),
-                   ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0) > 0 {
+                   SQLiteFile.logBytes(path) > 0 {
                     throw .sqlite(file: name, reason: "its latest changes are in \(name)-wal, which SQLite reads only in a folder it may write to; copy both files into one (\(reason))")
                 }
                 throw .notAGeoPackage(file: name, reason: reason)

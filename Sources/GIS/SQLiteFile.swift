@@ -41,8 +41,12 @@ final class SQLiteFile {
         defer { try? file.close() }
         guard let header = try? file.read(upToCount: 20), header.count == 20,
               header.starts(with: Array("SQLite format 3\0".utf8)), header[18] == 2, header[19] == 2 else { return false }
-        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
-        return (log ?? 0) == 0
+        return logBytes(path) == 0
+    }
+
+    /// The size of the write-ahead log beside `path` (0 when there is none).
+    static func logBytes(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
     }
 
     /// `path` as an SQLite URI that opens it read-only and immutable.
