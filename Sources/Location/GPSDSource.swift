@@ -55,20 +55,29 @@ public struct GPSDSource: LocationSource {
 
     public func events() -> AsyncThrowingStream<LocationEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<LocationEvent, any Error>.makeStream()
+        // The first connection starts now, on its own thread; the task takes over when it ends.
+        let config = GPSDConnection.Config(host: host, port: port, device: device)
+        let first = GPSDConnection.start(config: config, lastTime: nil, out: continuation)
         let task = Task { [self] in
-            await self.run(continuation)
+            await self.run(continuation, first: first)
         }
-        continuation.onTermination = { _ in task.cancel() }
+        continuation.onTermination = { _ in
+            first.cancel()
+            task.cancel()
+        }
         return stream
     }
 
-    private func run(_ out: AsyncThrowingStream<LocationEvent, any Error>.Continuation) async {
+    private func run(_ out: AsyncThrowingStream<LocationEvent, any Error>.Continuation, first: WorkThread<GPSDConnection.Result>) async {
         var lastTime: Date?
         var everConnected = false
         var attempt = 0
+        var started: WorkThread<GPSDConnection.Result>? = first
         while !Task.isCancelled {
             let config = GPSDConnection.Config(host: host, port: port, device: device)
-            let result = await GPSDConnection.run(config: config, lastTime: lastTime, out: out)
+            let connection = started ?? GPSDConnection.start(config: config, lastTime: lastTime, out: out)
+            started = nil
+            let result = await connection.result()
             lastTime = result.lastTime
             switch result.end {
             case .cancelled:
@@ -164,11 +173,11 @@ struct GPSDConnection {
     /// How often it is said again that gpsd has no receiver, while that lasts.
     static let noReceiverReminder: Duration = .seconds(10)
 
-    /// Runs a connection on a new thread until it ends or the calling task is cancelled.
-    static func run(
+    /// Starts a connection on a new thread; it runs until it ends or is cancelled.
+    static func start(
         config: Config, lastTime: Date?, out: AsyncThrowingStream<LocationEvent, any Error>.Continuation
-    ) async -> Result {
-        await onThread(named: "gpsd \(config.host):\(config.port)") { stop in
+    ) -> WorkThread<Result> {
+        WorkThread(named: "gpsd \(config.host):\(config.port)") { stop in
             GPSDConnection.session(config: config, lastTime: lastTime, stop: stop, out: out)
         }
     }

@@ -384,14 +384,56 @@ enum SerialSession {
 /// Runs blocking work on a new thread (never on the cooperative pool); cancelling the calling
 /// task sets the `StopFlag` the work polls.
 func onThread<T: Sendable>(named name: String, _ body: @escaping @Sendable (StopFlag) -> T) async -> T {
-    let stop = StopFlag()
-    return await withTaskCancellationHandler {
-        await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
-            let thread = Thread { done.resume(returning: body(stop)) }
-            thread.name = name
-            thread.start()
+    await WorkThread(named: name, body).result()
+}
+
+/// Blocking work started on a new thread at once, whose result a task awaits later.
+///
+/// A source's first connection starts this way as soon as its events are asked for: a task of its
+/// own would first wait for a thread of the cooperative pool, and a busy process may hold every one.
+final class WorkThread<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T?
+    private var waiter: CheckedContinuation<T, Never>?
+    private let stop = StopFlag()
+
+    init(named name: String, _ body: @escaping @Sendable (StopFlag) -> T) {
+        let stop = self.stop
+        let thread = Thread { [self] in finish(body(stop)) }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Asks the work to stop (it polls the flag).
+    func cancel() { stop.set() }
+
+    /// The work's result, once it ends; cancelling the calling task asks the work to stop.
+    func result() async -> T {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+                lock.lock()
+                if let value {
+                    lock.unlock()
+                    done.resume(returning: value)
+                } else {
+                    waiter = done
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            stop.set()
         }
-    } onCancel: {
-        stop.set()
+    }
+
+    private func finish(_ result: T) {
+        lock.lock()
+        if let waiter {
+            self.waiter = nil
+            lock.unlock()
+            waiter.resume(returning: result)
+        } else {
+            value = result
+            lock.unlock()
+        }
     }
 }

@@ -80,7 +80,9 @@ import TreesTestSupport
         defer { locked.cleanUp() }
         #expect(try locked.run(["add", "--lat", "1", "--lon", "2", "--species", "Fig"]).status == 0)
         let held = locked.folder.appendingPathComponent("held").path
-        let holder = try Program.start("/usr/bin/sqlite3", [locked.database, "BEGIN EXCLUSIVE;", ".shell touch '\(held)' && sleep 120"])
+        // The shell's sleep writes nowhere: killing sqlite3 then ends its output at once, where a
+        // sleep holding the pipes kept this test (and a thread of the pool) waiting two minutes.
+        let holder = try Program.start("/usr/bin/sqlite3", [locked.database, "BEGIN EXCLUSIVE;", ".shell touch '\(held)' && exec sleep 120 </dev/null >/dev/null 2>&1"])
         defer { holder.send(SIGKILL); _ = holder.wait() }
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: held) && holder.isRunning && Date() < deadline { usleep(10_000) }

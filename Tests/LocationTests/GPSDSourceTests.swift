@@ -9,9 +9,9 @@ import TreesTestSupport
 func collect(
     _ source: some LocationSource, timeout: Duration = .seconds(300), until done: @escaping @Sendable ([LocationEvent]) -> Bool
 ) async throws -> [LocationEvent] {
-    // The source runs and is read on a thread of its own: while the whole suite runs, synchronous
-    // tests queued on the shared pool can hold its threads for minutes. The source's own task,
-    // started by `events()` inside this one, prefers the same thread.
+    // The source is read on a thread of its own: while the whole suite runs, synchronous tests
+    // queued on the shared pool can hold its threads for minutes. A gpsd source's first connection
+    // starts on a thread of its own when `events()` is called; only reconnecting waits for the pool.
     let executor = ThreadExecutor(name: "location source under test")
     defer { executor.stop() }
     let reader = Task(executorPreference: executor) {

@@ -22,9 +22,6 @@ package final class GPSFake: @unchecked Sendable {
     /// Starts gpsd and gpsfake. gpsfake reads its log from a FIFO that is filled only once a client
     /// is connected to gpsd, so the client sees every epoch however slowly it gets going.
     package init(log: String, port: Int? = nil, cycle: Double = 0.02) throws {
-        // At most two gpsfake sessions at a time: more, beside the rest of the suite, starve them.
-        // The wait is bounded, so a session whose test is slow to end cannot hold up the others.
-        holdsSlot = Self.slots.wait(timeout: .now() + 180) == .success
         let folder = try TemporaryFolder("gpsfake")
         let fifo = folder.path((log as NSString).lastPathComponent)
         guard mkfifo(fifo, 0o600) == 0 else { throw GPSFakeError(message: "cannot make a FIFO at \(fifo)") }
@@ -50,13 +47,18 @@ package final class GPSFake: @unchecked Sendable {
             // file twice (once whole, then again to split it into packets), so it is written twice,
             // the second time once gpsfake waits in open(2) for it.
             signal(SIGPIPE, SIG_IGN)
-            let deadline = Date().addingTimeInterval(300)
+            var deadline = Date().addingTimeInterval(300)
             let started = Date()
             func note(_ step: String) { progress.set(String(format: "%@ (after %.1f s)", step, Date().timeIntervalSince(started))) }
             note("waiting for a client")
             while !Self.hasClient(port: servedPort) && Date() < deadline && !stopped.isSet { usleep(20_000) }
+            if stopped.isSet { return }
+            // Past the deadline without a client the log is given all the same: a client that
+            // comes later still sees the epochs gpsfake has not yet played.
+            let seen = Date() < deadline ? "client seen" : "no client seen"
             for pass in 0..<2 {
-                note(pass == 0 ? "client seen; opening the FIFO for the first reading" : "first reading written; waiting for gpsfake to open the FIFO again")
+                note(pass == 0 ? "\(seen); opening the FIFO for the first reading" : "first reading written; waiting for gpsfake to open the FIFO again")
+                if pass == 0 { deadline = Date().addingTimeInterval(120) }
                 if pass == 1 {
                     while Self.waitChannel(fakePID) != "wait_for_partner" && Date() < deadline && !stopped.isSet {
                         usleep(5_000)
@@ -103,16 +105,14 @@ package final class GPSFake: @unchecked Sendable {
         // A session whose log never reached gpsfake says where the hand-over stopped.
         let step = feederProgress.value
         if !step.hasPrefix("log given") {
-            FileHandle.standardError.write(Data("gpsfake on port \(port), log \(folder.path("")): stopped while \(step); gpsfake waits in \(Self.waitChannel(pid))\n".utf8))
+            let hex = String(format: ":%04X", port)
+            let lines = ["/proc/net/tcp", "/proc/net/tcp6"].flatMap { (ProcFile.text($0) ?? "").split(separator: "\n").filter { $0.contains(hex) } }
+            FileHandle.standardError.write(Data("gpsfake on port \(port), log \(folder.path("")): stopped while \(step); gpsfake waits in \(Self.waitChannel(pid)); sockets now: \(lines)\n".utf8))
         }
         _ = try? Self.run([Repository.path("scripts/gpsfake-stop"), String(pid)])
         feederStop.set()
         folder.remove()
-        if holdsSlot { Self.slots.signal() }
     }
-
-    private static let slots = DispatchSemaphore(value: 2)
-    private let holdsSlot: Bool
 
     deinit { stop() }
 
