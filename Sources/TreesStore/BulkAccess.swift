@@ -104,6 +104,9 @@ public final class BulkTreeWriter {
     /// While set, the connection fires no triggers and every tree stored after this rowid gets
     /// its version row when the queue is next stored by `storeQueue()`.
     private var versionsAfter: Int64?
+    /// True while the connection's triggers are off and this writer writes the version rows
+    /// (false when the store has a trigger on trees it does not know, and the triggers do it).
+    package var writesVersionsItself: Bool { versionsAfter != nil }
     /// The trees up to this rowid have their version rows already (see `writeVersions`).
     private var versionsWritten: Int64?
     /// True when the transaction writes a small file's trees into a store made unseen (`StoreWriter.isDirect`).
@@ -382,7 +385,7 @@ public final class BulkTreeWriter {
             """
             SELECT (SELECT applying = 0 FROM syncState)
                 AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'tree'
-                                AND name NOT IN ('tree_sync_insert', 'tree_sync_update', 'tree_sync_delete',
+                                AND name NOT IN ('tree_sync_insert', 'tree_sync_update', 'tree_sync_base', 'tree_sync_delete',
                                                  'careDue_tree_insert', 'careDue_tree_update'))
                 AND (SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'tree_sync_insert')
                     = '\(Self.versionTrigger.replacingOccurrences(of: "'", with: "''"))'

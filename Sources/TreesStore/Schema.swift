@@ -101,6 +101,9 @@ enum Schema {
             try db.execute(sql: "CREATE INDEX careLatest_kind ON careLatest(kind, treeId, date)")
         }
         CareDueSchema.register(in: &migrator)
+        migrator.registerMigration("v8-sync-bases") { db in
+            try SyncSchema.addBases(db)
+        }
         return migrator
     }
 }

@@ -29,8 +29,13 @@ public struct SyncTreeRow: Sendable, Equatable {
     /// Stored values as text (numbers in their shortest exact form, dates as `yyyy-MM-dd HH:mm:ss.SSS` UTC); nil is NULL.
     public var columns: [String?]
     public var versions: [SyncVersion]
+    /// For each field group, whether the pushing store changed it since its last push (pulled rows: all unchanged).
+    public var edits: [SyncEdit]
 
-    public init(id: String, columns: [String?], versions: [SyncVersion]) { self.id = id; self.columns = columns; self.versions = versions }
+    public init(id: String, columns: [String?], versions: [SyncVersion], edits: [SyncEdit]? = nil) {
+        self.id = id; self.columns = columns; self.versions = versions
+        self.edits = edits ?? Array(repeating: .unchanged, count: versions.count)
+    }
 
     /// The values of one group's columns, by column name.
     public func values(ofGroup index: Int) -> [String: String?] {
@@ -40,6 +45,17 @@ public struct SyncTreeRow: Sendable, Equatable {
         }
         return out
     }
+}
+
+/// Whether a store changed a field group of a tree since its last push, and over which version.
+public enum SyncEdit: Sendable, Equatable {
+    /// Not changed here since the last push: the value is a copy of one the server has had.
+    case unchanged
+    /// Changed here over `base`, the version the group had just before; nil when that is not
+    /// known (the group was made here, or changed before the store kept bases).
+    case edited(over: SyncVersion?)
+
+    public var isEdited: Bool { if case .edited = self { true } else { false } }
 }
 
 /// A collection as sync moves it.
@@ -105,6 +121,9 @@ public struct SyncRemote: Sendable, Equatable {
     public var pulledXid: String
     public var pulledSeq: Int64
     public var lastSyncAt: String?
+    /// The store's clock when it read what it pushed last: a version of its own later than this
+    /// is an edit the server has not had yet.
+    public var pushedClock: Int64 = 0
 }
 
 /// One page of what a server holds, to be merged into the store.
@@ -167,8 +186,8 @@ extension StoreReader {
     }
 
     public func remotes() throws -> [SyncRemote] {
-        try Row.fetchAll(db, sql: "SELECT name, target, pushedSeq, pulledXid, pulledSeq, lastSyncAt FROM remote ORDER BY name").map {
-            SyncRemote(name: $0[0], target: $0[1], pushedSeq: $0[2], pulledXid: $0[3], pulledSeq: $0[4], lastSyncAt: $0[5])
+        try Row.fetchAll(db, sql: "SELECT name, target, pushedSeq, pulledXid, pulledSeq, lastSyncAt, pushedClock FROM remote ORDER BY name").map {
+            SyncRemote(name: $0[0], target: $0[1], pushedSeq: $0[2], pulledXid: $0[3], pulledSeq: $0[4], lastSyncAt: $0[5], pushedClock: $0[6])
         }
     }
 
@@ -180,7 +199,10 @@ extension StoreReader {
     ///
     /// `pushed` is a remote's `pushedSeq`: the trees stamped with it are on the server already, and
     /// there may be many (an import stamps all its trees with one number, a pull its whole page).
-    public func changedTrees(after pushed: Int64, resuming: (seq: Int64, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncTreeRow)] {
+    /// A group whose version this store made after `pushedClock` (the remote's) is marked edited,
+    /// over the base its first change since then recorded.
+    public func changedTrees(after pushed: Int64, pushedClock: Int64 = 0, resuming: (seq: Int64, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncTreeRow)] {
+        let device = try syncState().deviceId
         let columns = SyncTreeRow.columnNames.map { "t.\($0)" }.joined(separator: ", ")
         // Two statements, each a seek in treeVersion_seq: given both conditions, SQLite seeks on
         // the sequence number alone and steps over the trees of the pages before one by one.
@@ -191,7 +213,8 @@ extension StoreReader {
         }
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT v.seq, t.id, \(columns), v.version, v.device,
-                   (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldVersion f WHERE f.treeId = t.id)
+                   (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldVersion f WHERE f.treeId = t.id),
+                   (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldBase b WHERE b.treeId = t.id)
             FROM treeVersion v JOIN tree t ON t.id = v.treeId
             WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.treeId LIMIT ?
             """), arguments: arguments + [through, limit])
@@ -204,7 +227,11 @@ extension StoreReader {
             let base = SyncVersion(clock: row[n + 2], device: row[n + 3])
             let fields = SyncValue.parseVersions(row[n + 4])
             let versions = SyncTreeRow.groups.map { g in max(base, fields[g.name] ?? base) }
-            out.append((row[0], SyncTreeRow(id: row[1], columns: values, versions: versions)))
+            let bases = SyncValue.parseVersions(row[n + 5])
+            let edits = zip(SyncTreeRow.groups, versions).map { g, v -> SyncEdit in
+                v.device == device && v.clock > pushedClock ? .edited(over: bases[g.name]) : .unchanged
+            }
+            out.append((row[0], SyncTreeRow(id: row[1], columns: values, versions: versions, edits: edits)))
         }
         return out
     }
@@ -275,9 +302,14 @@ extension StoreWriter {
         if db.changesCount == 0 { throw StoreError.unknownRemote(name, known: try reader.remotes().map(\.name)) }
     }
 
-    /// Records that local changes up to `seq` are on the server.
-    public func setPushed(remote: String, seq: Int64) throws {
-        try db.execute(sql: "UPDATE remote SET pushedSeq = max(pushedSeq, ?) WHERE name = ?", arguments: [seq, remote])
+    /// Records that local changes up to `seq`, made up to the clock reading `clock`, are on the
+    /// server, and lets go of the bases of trees not changed since (and of trees gone).
+    public func setPushed(remote: String, seq: Int64, clock: Int64) throws {
+        try db.execute(sql: "UPDATE remote SET pushedSeq = max(pushedSeq, ?), pushedClock = max(pushedClock, ?) WHERE name = ?",
+                       arguments: [seq, clock, remote])
+        try db.execute(sql: """
+            DELETE FROM treeFieldBase WHERE NOT EXISTS (SELECT 1 FROM treeVersion v WHERE v.treeId = treeFieldBase.treeId AND v.seq > ?)
+            """, arguments: [seq])
     }
 
     /// Keeps losing values reported by the server (already resolved there); returns the ones the
@@ -302,7 +334,9 @@ extension StoreWriter {
         var applied = AppliedPage()
         let state = try reader.syncState()
         let ourSeq = state.seq
-        let pushed = try Int64.fetchOne(db, sql: "SELECT pushedSeq FROM remote WHERE name = ?", arguments: [remote]) ?? 0
+        let pushedRow = try Row.fetchOne(db, sql: "SELECT pushedSeq, pushedClock FROM remote WHERE name = ?", arguments: [remote])
+        let pushed: Int64 = pushedRow?[0] ?? 0
+        let pushedClock: Int64 = pushedRow?[1] ?? 0
         let nothingWaiting = try reader.changeCount(after: pushed) == 0
         var seen = state.clock
         try db.execute(sql: "UPDATE syncState SET applying = 1")
@@ -325,7 +359,9 @@ extension StoreWriter {
         }
         for t in page.trees {
             for v in t.versions { seen = max(seen, v.clock) }
-            if let merged = try merge(t, seq: ourSeq, conflicts: &applied.conflicts) { if merged { applied.trees += 1 } }
+            if let merged = try merge(t, seq: ourSeq, device: state.deviceId, pushedClock: pushedClock, conflicts: &applied.conflicts) {
+                if merged { applied.trees += 1 }
+            }
         }
         for p in page.photos {
             seen = max(seen, p.version.clock)
@@ -371,7 +407,11 @@ extension StoreWriter {
         try db.execute(sql: "UPDATE syncState SET applying = 0, hlc = max(hlc, ?)", arguments: [seen])
         try db.execute(sql: "UPDATE remote SET pulledXid = ?, pulledSeq = ? WHERE name = ?", arguments: [cursor.xid, cursor.seq, remote])
         // What was pulled is on the server already: when nothing else was waiting to be pushed, it need not go back.
-        if nothingWaiting { try db.execute(sql: "UPDATE remote SET pushedSeq = ? WHERE name = ?", arguments: [ourSeq, remote]) }
+        // Its versions are another store's, or this one's from before the clock reading now.
+        if nothingWaiting {
+            try db.execute(sql: "UPDATE remote SET pushedSeq = ?, pushedClock = max(pushedClock, ?) WHERE name = ?",
+                           arguments: [ourSeq, max(state.clock, seen), remote])
+        }
         return applied
     }
 
@@ -423,8 +463,10 @@ extension StoreWriter {
                            versions: SyncTreeRow.groups.map { max(base, fields[$0.name] ?? base) })
     }
 
-    /// Merges one pulled tree; true when the store changed.
-    private func merge(_ remote: SyncTreeRow, seq: Int64, conflicts: inout [SyncConflict]) throws -> Bool? {
+    /// Merges one pulled tree; true when the store changed. A local value that loses is reported
+    /// only when this store changed it after its last push (`device`, `pushedClock`): otherwise it
+    /// is an older copy of a value the server has had.
+    private func merge(_ remote: SyncTreeRow, seq: Int64, device: String, pushedClock: Int64, conflicts: inout [SyncConflict]) throws -> Bool? {
         if try tombstoneVersion(.tree, remote.id) != nil { return false }
         let names = SyncTreeRow.columnNames
         guard let local = try localTree(remote.id) else {
@@ -440,13 +482,16 @@ extension StoreWriter {
         var changed = false
         for (g, group) in SyncTreeRow.groups.enumerated() where remote.versions[g] > local.versions[g] {
             let localValues = local.values(ofGroup: g), remoteValues = remote.values(ofGroup: g)
-            if localValues != remoteValues && group.name != "updatedAt" {
+            let editedHere = local.versions[g].device == device && local.versions[g].clock > pushedClock
+            if localValues != remoteValues && group.name != "updatedAt" && editedHere {
                 conflicts.append(SyncConflict(treeId: remote.id, field: group.name, loser: local.versions[g], loserValue: SyncValue.json(localValues),
                                               winner: remote.versions[g], reason: "older"))
             }
             for c in group.columns { if let i = names.firstIndex(of: c) { merged.columns[i] = remote.columns[i] } }
             merged.versions[g] = remote.versions[g]
             changed = true
+            // The group is the server's now: an edit made here later is made over its version.
+            try db.cachedStatement(sql: "DELETE FROM treeFieldBase WHERE treeId = ? AND field = ?").execute(arguments: [remote.id, group.name])
         }
         guard changed else { return false }
         if let i = names.firstIndex(of: "collectionId"), let c = merged.columns[i],

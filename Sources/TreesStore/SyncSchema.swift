@@ -39,11 +39,16 @@ enum SyncSchema {
         ("updatedAt", ["updatedAt"]),
     ]
 
-    /// The trigger that versions the field groups an update of a tree changes, comparing `groups`.
-    static func updateTrigger(groups: [(name: String, columns: [String])]) -> String {
-        let changed = groups.map { group in
+    /// The names of the field groups an update of a tree changes, as a query (`field`), comparing `groups`.
+    private static func changedGroups(_ groups: [(name: String, columns: [String])]) -> String {
+        groups.map { group in
             "SELECT '\(group.name)' AS field WHERE " + group.columns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
         }.joined(separator: " UNION ALL ")
+    }
+
+    /// The trigger that versions the field groups an update of a tree changes, comparing `groups`.
+    static func updateTrigger(groups: [(name: String, columns: [String])]) -> String {
+        let changed = changedGroups(groups)
         return """
             CREATE TRIGGER tree_sync_update AFTER UPDATE ON tree WHEN (SELECT applying FROM syncState) = 0 BEGIN
                 INSERT OR REPLACE INTO treeFieldVersion (treeId, field, version, device)
@@ -51,6 +56,39 @@ enum SyncSchema {
                 UPDATE treeVersion SET seq = (SELECT seq FROM syncState) WHERE treeId = new.id;
             END
             """
+    }
+
+    /// Migration `v8-sync-bases`: the version each field group had when this store first changed
+    /// it after its last push (`treeFieldBase`), and the clock of that push (`remote.pushedClock`).
+    ///
+    /// A push tells the server, for every field group, whether this store changed it since its last
+    /// push and over which version. The server then keeps a value as lost only when it truly was:
+    /// an edit made over a value its author had seen replaces that value, and a group this store
+    /// did not touch is only an older copy, never a lost value.
+    ///
+    /// The base is recorded by a trigger before the update, once per group until the next push
+    /// (`INSERT OR IGNORE`); a push removes the bases of the trees it sent that have not changed
+    /// since. Edits made before this migration have no base: they are judged as before, by version.
+    static func addBases(_ db: Database) throws {
+        let changed = changedGroups(treeFieldGroups)
+        try db.execute(sql: """
+            CREATE TABLE treeFieldBase (
+                treeId TEXT NOT NULL,
+                field TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                device TEXT NOT NULL,
+                PRIMARY KEY (treeId, field)
+            ) WITHOUT ROWID;
+            ALTER TABLE remote ADD COLUMN pushedClock INTEGER NOT NULL DEFAULT 0;
+            CREATE TRIGGER tree_sync_base BEFORE UPDATE ON tree WHEN (SELECT applying FROM syncState) = 0 BEGIN
+                INSERT OR IGNORE INTO treeFieldBase (treeId, field, version, device)
+                    SELECT old.id, changed.field,
+                           CASE WHEN f.version IS NOT NULL AND (f.version, f.device) > (v.version, v.device) THEN f.version ELSE v.version END,
+                           CASE WHEN f.version IS NOT NULL AND (f.version, f.device) > (v.version, v.device) THEN f.device ELSE v.device END
+                    FROM (\(changed)) changed JOIN treeVersion v ON v.treeId = old.id
+                    LEFT JOIN treeFieldVersion f ON f.treeId = old.id AND f.field = changed.field;
+            END;
+            """)
     }
 
     static func create(_ db: Database) throws {

@@ -25,18 +25,31 @@ enum ServerWriter {
         }
     }
 
+    /// The page being pushed. Beside each group's version: whether the pusher changed the group
+    /// since its last push (`e_`), and the version it changed it over (`b_`, `bd_`; NULL when not known).
+    /// A temporary table of the session, so its shape is the client's own and the server's schema
+    /// does not depend on it.
     static let incomingTable: String = {
         let cols = ["id uuid PRIMARY KEY"] + columns.map { "\($0.server) \($0.type)" }
-            + groups.flatMap { ["v_\($0.name) bigint", "d_\($0.name) text"] }
+            + groups.flatMap { ["v_\($0.name) bigint", "d_\($0.name) text", "e_\($0.name) boolean", "b_\($0.name) bigint", "bd_\($0.name) text"] }
         return "CREATE TEMP TABLE IF NOT EXISTS incoming_tree (\(cols.joined(separator: ", "))) ON COMMIT DELETE ROWS"
     }()
 
     static let copySQL: String = {
-        let names = ["id"] + columns.map(\.server) + groups.flatMap { ["v_\($0.name)", "d_\($0.name)"] }
+        let names = ["id"] + columns.map(\.server) + groups.flatMap { ["v_\($0.name)", "d_\($0.name)", "e_\($0.name)", "b_\($0.name)", "bd_\($0.name)"] }
         return "COPY incoming_tree (\(names.joined(separator: ", "))) FROM STDIN"
     }()
 
-    /// Conflicts of trees that are alive on the server, group by group.
+    /// Whether the server's value of group `g` is lost when the incoming one wins: unless the
+    /// pusher changed the group over exactly the version the server holds (it had seen that value).
+    private static func serverValueLost(_ g: String) -> String {
+        "NOT (i.e_\(g) AND (t.v_\(g), t.d_\(g)) IS NOT DISTINCT FROM (i.b_\(g), i.bd_\(g)))"
+    }
+
+    /// Conflicts of trees that are alive on the server, group by group. A value is lost when the
+    /// other side's wins over it and its author had not seen that other value: the pusher's value
+    /// when the pusher changed the group and the server's is later; the server's when the pusher's
+    /// is later and was not made over exactly the server's version.
     static let liveConflictSQL: String = {
         let parts = groups.filter { $0.name != "updated_at" }.map { g -> String in
             let differ = "(" + g.columns.map { "i.\($0.server)" }.joined(separator: ", ") + ") IS DISTINCT FROM ("
@@ -51,6 +64,7 @@ enum ServerWriter {
                     'older' AS reason
                 FROM incoming_tree i JOIN tree t ON t.id = i.id
                 WHERE t.deleted_version IS NULL AND (i.v_\(g.name), i.d_\(g.name)) <> (t.v_\(g.name), t.d_\(g.name)) AND \(differ)
+                    AND CASE WHEN \(newer(g.name)) THEN \(serverValueLost(g.name)) ELSE i.e_\(g.name) END
                 """
         }
         return """
@@ -60,14 +74,15 @@ enum ServerWriter {
             """
     }()
 
-    /// Edits of trees the server holds as deleted: the incoming groups newer than what it kept lose to the deletion.
+    /// Edits of trees the server holds as deleted: the groups the pusher changed, newer than what
+    /// the server kept, lose to the deletion (the groups it did not change are older copies).
     static let deletedConflictSQL: String = {
         let parts = groups.filter { $0.name != "updated_at" }.map { g -> String in
             """
             SELECT i.id, '\(SyncTreeRow.groups.first { ServerSchema.snakeCase($0.name) == g.name }?.name ?? g.name)', i.v_\(g.name), i.d_\(g.name), \(json(g.columns, "i")),
                 d.version, d.device, 'deleted'
             FROM incoming_tree i JOIN tombstone d ON d.kind = 'tree' AND d.id = i.id LEFT JOIN tree t ON t.id = i.id
-            WHERE t.id IS NULL OR (\(newer(g.name)) AND (\(g.columns.map { "i.\($0.server)" }.joined(separator: ", "))) IS DISTINCT FROM (\(g.columns.map { "t.\($0.server)" }.joined(separator: ", "))))
+            WHERE i.e_\(g.name) AND (t.id IS NULL OR (\(newer(g.name)) AND (\(g.columns.map { "i.\($0.server)" }.joined(separator: ", "))) IS DISTINCT FROM (\(g.columns.map { "t.\($0.server)" }.joined(separator: ", ")))))
             """
         }
         return """
@@ -112,7 +127,13 @@ enum ServerWriter {
             for row in rows.sorted(by: { $0.id < $1.id }) {
                 var values: [String?] = [row.id]
                 values.append(contentsOf: row.columns)
-                for v in row.versions { values.append(String(v.clock)); values.append(v.device) }
+                for (v, e) in zip(row.versions, row.edits) {
+                    values.append(String(v.clock)); values.append(v.device)
+                    switch e {
+                    case .unchanged: values += ["f", nil, nil]
+                    case .edited(let base): values += ["t", base.map { String($0.clock) }, base?.device]
+                    }
+                }
                 sink.append(values)
             }
         }

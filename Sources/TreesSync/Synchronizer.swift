@@ -88,7 +88,10 @@ public struct Synchronizer {
     // MARK: Push
 
     private func push(_ store: TreeStore, remote: SyncRemote, device: String, connection: PostgresConnection, report: inout SyncReport) throws(SyncError) {
-        let (through, waiting) = try storeCall { try store.read { r in (try r.syncState().seq, try r.changeCount(after: remote.pushedSeq)) } }
+        // The sequence number and the clock are read together: every version stamped up to
+        // `through` is at most `clock`, and every later one is greater.
+        let (state, waiting) = try storeCall { try store.read { r in (try r.syncState(), try r.changeCount(after: remote.pushedSeq)) } }
+        let through = state.seq
         guard waiting > 0 else { return }
         var done = 0
         let collections = try storeCall { try store.read { try $0.changedCollections(after: remote.pushedSeq, through: through) } }
@@ -104,7 +107,7 @@ public struct Synchronizer {
         var cursor: (seq: Int64, id: String)?
         while true {
             let c = cursor
-            let page = try storeCall { try store.read { try $0.changedTrees(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
+            let page = try storeCall { try store.read { try $0.changedTrees(after: remote.pushedSeq, pushedClock: remote.pushedClock, resuming: c, through: through, limit: pageSize) } }
             guard let last = page.last else { break }
             let rows = page.map(\.row)
             let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
@@ -131,7 +134,7 @@ public struct Synchronizer {
             report.pushed.photos += photos.count
             report.pushed.deletions += tombstones.count
         }
-        try storeCall { try store.write { try $0.setPushed(remote: remote.name, seq: through) } }
+        try storeCall { try store.write { try $0.setPushed(remote: remote.name, seq: through, clock: state.clock) } }
     }
 
     // MARK: Pull

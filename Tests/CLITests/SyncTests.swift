@@ -201,6 +201,52 @@ struct SyncTests {
         #expect(kept.contains("needs pruning"), "\(kept)")
     }
 
+    /// Only values nobody saw are lost values. An edit made over a value its author had pulled
+    /// replaces it; edits of different fields of one tree on two laptops both stay; a laptop's
+    /// older copy of a field it did not touch is not a lost value. Two edits of one field made
+    /// apart from each other still keep the earlier one, once, everywhere.
+    @Test func editsOverSeenValuesAndOfOtherFieldsAreNotLostValues() throws {
+        try Tool.postgres.require()
+        let team = try Team(2)
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple", "--notes", "first"])
+        var reported: [[String]] = [[], []]
+        func sync(_ i: Int) throws {
+            let r = try Self.report(try team.sync(i))
+            reported[i] += ((r["conflicts"] as? [[String: Any]]) ?? []).map { "\($0["field"] ?? "")=\($0["losingValue"] ?? "")" }
+        }
+        for i in [0, 1] { try sync(i) }
+        // In turn: 0 changes the notes, 1 pulls them and changes them again, 0 pulls that.
+        #expect(try team[0].run(["edit", x, "--notes", "second"]).status == 0)
+        try sync(0); try sync(1)
+        #expect(try team[1].run(["edit", x, "--notes", "third"]).status == 0)
+        try sync(1); try sync(0)
+        // Apart: 0 changes the species, 1 the variety, neither having seen the other's.
+        #expect(try team[0].run(["edit", x, "--species", "Pear"]).status == 0)
+        #expect(try team[1].run(["edit", x, "--variety", "Conference"]).status == 0)
+        try sync(0); try sync(1); try sync(0)
+        #expect(reported == [[], []], "\(reported)")
+        #expect(try team.server.psql("SELECT count(*) FROM tree_conflict", database: "team") == "0")
+        for i in [0, 1] {
+            let tree = try #require(try team.show(i, x)["tree"] as? [String: Any])
+            #expect(tree["species"] as? String == "Pear", "store \(i)")
+            #expect(tree["variety"] as? String == "Conference", "store \(i)")
+            #expect(tree["notes"] as? String == "third", "store \(i)")
+        }
+        // Apart, the same field: the earlier value is lost, and said so once on each laptop.
+        #expect(try team[0].run(["edit", x, "--notes", "by 0"]).status == 0)
+        #expect(try team[1].run(["edit", x, "--notes", "by 1"]).status == 0)
+        try sync(0); try sync(1); try sync(0); try sync(1)
+        for i in [0, 1] {
+            #expect(reported[i].count == 1, "store \(i): \(reported[i])")
+            #expect(reported[i].first?.contains("by 0") == true, "store \(i): \(reported[i])")
+            let losing = try #require(try team.show(i, x)["losingValues"] as? [[String: Any]])
+            #expect(losing.count == 1, "store \(i): \(losing)")
+        }
+        let exports = try [0, 1].map(team.export)
+        #expect(exports[0] == exports[1])
+        #expect(try team.serverExport() == exports[0])
+    }
+
     /// A collection that lost to a later edit shows in the tree's history by its name.
     @Test func aLostCollectionShowsInTheHistoryByItsName() throws {
         try Tool.postgres.require()

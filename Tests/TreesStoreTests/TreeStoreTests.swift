@@ -33,7 +33,7 @@ import TreesTestSupport
         }
         #expect(tables == ["careDue", "careDueStale", "careDueState", "careEvent", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection",
                            "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
-                           "tree", "treeConflict", "treeFieldVersion", "treeHealth", "treeHistory", "treeVersion"])
+                           "tree", "treeConflict", "treeFieldBase", "treeFieldVersion", "treeHealth", "treeHistory", "treeVersion"])
         #expect(journal == "wal")
         #expect(fk == 1)
         #expect(appID == Schema.applicationID)

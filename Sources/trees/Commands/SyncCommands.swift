@@ -104,8 +104,9 @@ struct SyncCommand: AsyncParsableCommand {
         abstract: "Push local changes to a remote and pull everyone else's.",
         discussion: """
             Each field of a tree (position, species, variety, rootstock, notes, collection) keeps the later version; \
-            a deleted tree stays deleted. Values that lose are kept in the tree's history (trees show ID --history) \
-            and listed here. A sync cut short carries on where it stopped when run again.
+            a deleted tree stays deleted. A value is lost only when it was replaced by an edit made without seeing it: \
+            an edit made over a pulled value replaces it quietly. Values that lose are kept in the tree's history \
+            (trees show ID --history) and listed here. A sync cut short carries on where it stopped when run again.
             """
     )
 
