@@ -198,6 +198,27 @@ import TreesTestSupport
 
     /// `schedule list --json`: an array like the other listings', one object per schedule with
     /// what it is for; an empty array when there are none.
+    /// Notes and quantities that start with a dash are values, not options: a frost of -2 °C is a
+    /// note, and a negative quantity is refused for being negative.
+    @Test func textsThatStartWithADashAreValues() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let tree = try Self.add(t, ["--species", "Apple", "--notes", "-2 °C frost on the blossom"])
+        let shown = try t.run(["show", tree, "--json"])
+        #expect(shown.stdout.contains(#""notes": "-2 °C frost on the blossom""#), "\(shown)")
+        let added = try t.run(["care", "add", tree, "water", "--notes", "-10 l: the hose leaked"])
+        #expect(added.status == 0, "\(added)")
+        let listed = try t.run(["care", "list", "--json"])
+        #expect(listed.stdout.contains(#""notes": "-10 l: the hose leaked""#), "\(listed)")
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+        let edited = try t.run(["care", "edit", String(id.prefix(8)), "--notes", "-"])
+        #expect(edited.status == 0, "\(edited)")
+        #expect(try t.run(["care", "list", "--json"]).stdout.contains(#""notes": "-""#))
+        let negative = try t.run(["care", "add", tree, "harvest", "--quantity", "-3 kg"])
+        #expect(negative.status == 64)
+        #expect(negative.stderr == "trees: quantity '-3 kg' is negative; expected 0 or more\n", "\(negative)")
+    }
+
     @Test func schedulesListAsJSON() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -420,6 +441,8 @@ import TreesTestSupport
             (["care", "add", tree, "harvest", "--quantity", "kg"], "quantity 'kg' has no number; expected a number and a unit such as '12 kg' or '40 l'"),
             (["care", "add", tree, "harvest", "--quantity", "1,5 l"], "quantity '1,5 l' has a decimal comma; write it with a point, as '1.5 l'"),
             (["care", "add", tree, "harvest", "--quantity=-3 l"], "quantity '-3 l' is negative; expected 0 or more"),
+            (["care", "add", tree, "harvest", "--quantity", "-3 l"], "quantity '-3 l' is negative; expected 0 or more"),
+            (["care", "edit", "abcdef12", "--quantity", "-3"], "quantity '-3' is negative; expected 0 or more"),
             (["care", "add", tree, "harvest", "--quantity", "1e999 l"], "quantity '1e999 l' is too large; expected at most 1000000000000"),
             (["care", "add", tree, "inspect", "--health", "poorly"], "health 'poorly' is not a status; expected one of healthy, stressed, diseased, pest, damaged, dead, unknown"),
             (["care", "add", tree, "water", "--health", "dead"], "--health goes with an inspect event, not 'water'; log it as 'inspect'"),

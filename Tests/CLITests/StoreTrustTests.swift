@@ -277,7 +277,9 @@ import TreesTestSupport
          #"1: "photoDates" 1000000000000000.0 seconds after 2001-01-01 is outside years 0000 to 9999 (UTC)"#),
         ("far.csv", "latitude,longitude,species,createdAt\n1,2,Apple,2024-01-01T00:00:00Z\n3,4,Pear,99999-01-01T00:00:00Z\n",
          #"3: column 4 (createdAt): "99999-01-01T00:00:00Z" is not a date within years 0000 to 9999 (UTC)"#),
-        ("far.csv", "latitude,longitude,species,altitude\n1,2,Apple,1e999\n", #"2: column 4 (altitude): "1e999" is not a number"#),
+        ("far.csv", "latitude,longitude,species,altitude\n1,2,Apple,1e999\n", #"2: column 4 (altitude): "1e999" is too large (beyond ±1.8e308)"#),
+        ("far.csv", "latitude,longitude,species,altitude\n1,2,Apple,-1E400\n", #"2: column 4 (altitude): "-1E400" is too large (beyond ±1.8e308)"#),
+        ("far.csv", "latitude,longitude,species,altitude\n1,2,Apple,inf\n", #"2: column 4 (altitude): "inf" is not a number"#),
         ("nul.json", #"{"collections": [], "trees": [{"id": "4F1C2E1A-1111-4222-8333-944455556666", "latitude": 1,"# + "\n"
             + #""longitude": 2, "species": "Apple", "notes": "north\u0000limbs"}]}"#,
          #"2: a NUL character (\u0000) in a string; no text may hold one"#),

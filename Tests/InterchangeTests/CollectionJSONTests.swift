@@ -180,6 +180,13 @@ func jsonError(_ text: String) -> InterchangeError? {
         ("[{\"id\":\"D1D1D1D1-1111-4222-8333-444455556666\",\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"capture\":{\"verticalAccuracySource\":\"guess\"}}]",
          .invalidContent(line: 1, column: 124, reason: "\"verticalAccuracySource\" \"guess\" is not an accuracy source; expected one of "
             + "receiver, gst, gbs, dop, manual, averaged, imported, phone")),
+        // Half a surrogate pair: refused where it stands, never turned into U+FFFD.
+        ("[{\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"notes\":\"ab\\ud800\"}]",
+         .malformedJSON(line: 1, column: 55, reason: "\\ud800 is half of a UTF-16 surrogate pair without its other half; it is not a character")),
+        ("[{\"latitude\":1,\"longitude\":2,\"species\":\"x\",\n\"notes\":\"\\ud83c\\u0041\"}]",
+         .malformedJSON(line: 2, column: 10, reason: "\\ud83c is half of a UTF-16 surrogate pair without its other half; it is not a character")),
+        ("[{\"latitude\":1,\"longitude\":2,\"species\":\"x\",\"notes\":\"\\udf33\"}]",
+         .malformedJSON(line: 1, column: 53, reason: "\\udf33 is half of a UTF-16 surrogate pair without its other half; it is not a character")),
     ])
     func refusesBadInputWithLineAndColumn(text: String, expected: InterchangeError) {
         #expect(jsonError(text) == expected)

@@ -372,10 +372,11 @@ public struct CSVTreeReader {
             guard let v = cell(f), !v.isEmpty else { return nil }
             return v
         }
-        func problem(_ f: Field, _ what: String) -> InterchangeError {
+        func problem(_ f: Field, _ what: String) -> InterchangeError { problem(f, saying: "is not \(what)") }
+        func problem(_ f: Field, saying reason: String) -> InterchangeError {
             let value = cell(f) ?? ""
             let col = max(0, fieldColumn[f.rawValue]) + 1
-            return .invalidCSV(line: line, reason: "column \(col) (\(header[col - 1])): \"\(value.prefix(40))\" is not \(what)")
+            return .invalidCSV(line: line, reason: "column \(col) (\(header[col - 1])): \"\(value.prefix(40))\" \(reason)")
         }
         let decimalCommas = separator != UInt8(ascii: ",")
         func number(_ f: Field) throws -> Double? {
@@ -384,7 +385,14 @@ public struct CSVTreeReader {
                 s = s.replacingOccurrences(of: ",", with: ".")
                 detection.decimalComma = true
             }
-            guard let v = ByteParsing.double(Array(s.utf8)[...]) else { throw problem(f, "a number") }
+            guard let v = ByteParsing.double(Array(s.utf8)[...]) else {
+                // A number written right but beyond a Double ("1e999") says so, as JSON's does.
+                let plain = s.trimmingCharacters(in: .whitespaces)
+                if let d = Double(plain), d.isInfinite, !plain.lowercased().contains("inf") {
+                    throw problem(f, saying: "is too large (beyond ±1.8e308)")
+                }
+                throw problem(f, "a number")
+            }
             return v
         }
         func int(_ f: Field) throws -> Int? {

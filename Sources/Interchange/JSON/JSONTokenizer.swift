@@ -290,20 +290,19 @@ struct JSONTokenizer {
             case UInt8(ascii: "u"):
                 var scalar = try hex4(i + 2)
                 i += 4
+                // Half of a surrogate pair alone is no character: refused rather than replaced,
+                // so no text is changed on its way in.
+                func lone(_ value: UInt32) -> InterchangeError {
+                    error("\\u\(String(value, radix: 16, uppercase: false)) is half of a UTF-16 surrogate pair without its other half; it is not a character", at: i - 4)
+                }
                 if scalar >= 0xD800 && scalar <= 0xDBFF {
-                    if i + 2 + 6 <= end, buf[i + 2] == UInt8(ascii: "\\"), buf[i + 3] == UInt8(ascii: "u") {
-                        let low = try hex4(i + 4)
-                        if low >= 0xDC00 && low <= 0xDFFF {
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                            i += 6
-                        } else {
-                            scalar = 0xFFFD
-                        }
-                    } else {
-                        scalar = 0xFFFD
-                    }
+                    guard i + 2 + 6 <= end, buf[i + 2] == UInt8(ascii: "\\"), buf[i + 3] == UInt8(ascii: "u") else { throw lone(scalar) }
+                    let low = try hex4(i + 4)
+                    guard low >= 0xDC00 && low <= 0xDFFF else { throw lone(scalar) }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
                 } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
-                    scalar = 0xFFFD
+                    throw lone(scalar)
                 } else if scalar == 0 {
                     throw error("a NUL character (\\u0000) in a string; no text may hold one", at: i - 4)
                 }

@@ -115,9 +115,9 @@ struct CareAddCommand: AsyncParsableCommand {
     var collection: String?
     @Option(help: ArgumentHelp("When it was done: YYYY-MM-DD or an ISO 8601 time, today or earlier (default: now).", valueName: "date"))
     var date: String?
-    @Option(help: ArgumentHelp("Free-text notes.", valueName: "text"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Free-text notes.", valueName: "text"))
     var notes: String?
-    @Option(help: ArgumentHelp("An amount and its unit, e.g. '12 kg' or '40 l'.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("An amount and its unit, e.g. '12 kg' or '40 l'.", valueName: "amount"))
     var quantity: String?
     @Option(help: ArgumentHelp("The health found (inspect events): \(HealthStatus.allCases.map { $0.rawValue }.joined(separator: ", ")).", valueName: "status"))
     var health: String?
@@ -250,8 +250,8 @@ struct CareEditCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The kind of care.", valueName: "kind")) var kind: String?
     @Option(help: ArgumentHelp("When it was done: YYYY-MM-DD or an ISO 8601 time, today or earlier.", valueName: "date"))
     var date: String?
-    @Option(help: ArgumentHelp("Free-text notes.", valueName: "text")) var notes: String?
-    @Option(help: ArgumentHelp("An amount and its unit, e.g. '12 kg'.", valueName: "amount")) var quantity: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Free-text notes.", valueName: "text")) var notes: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("An amount and its unit, e.g. '12 kg'.", valueName: "amount")) var quantity: String?
     @Option(help: ArgumentHelp("The health found (inspect events).", valueName: "status")) var health: String?
     @Option(help: ArgumentHelp("Who did it.", valueName: "name")) var who: String?
     @Flag(help: "Print the event as JSON.") var json = false

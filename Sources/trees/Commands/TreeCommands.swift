@@ -12,7 +12,7 @@ struct AttributeOptions: ParsableArguments {
     var variety: String?
     @Option(help: ArgumentHelp("Rootstock, e.g. M9.", valueName: "text"))
     var rootstock: String?
-    @Option(help: ArgumentHelp("Free-text notes.", valueName: "text"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Free-text notes.", valueName: "text"))
     var notes: String?
     @Option(help: ArgumentHelp("Collection name, or 'none' for no collection (default: the last used).", valueName: "name"))
     var collection: String?
