@@ -122,7 +122,7 @@ public final class BulkTreeWriter {
     public static let chunkSize = 32
 
     private enum Kind: Int, CaseIterable {
-        case insert, insertIfNew, upsert, exists, insertIfNewChunk, savepoint, rollbackTo, release
+        case insert, insertIfNew, upsert, exists, rowIDOf, insertIfNewChunk, savepoint, rollbackTo, release
         case syncTriggersOnly, lastRowID, versionsSorted, versionsByIDIndex, versionsInRowidOrder, anyScheduleKept, staleDueCare
     }
 
@@ -160,6 +160,24 @@ public final class BulkTreeWriter {
     }
 
     /// True when a tree with this id is stored.
+    /// The rowid of the stored tree `id`, or nil. Queued trees count once stored: call after the
+    /// outcome of their `storeQueue()`.
+    public func rowID(of id: UUID) throws -> Int64? {
+        let s = try statement(.rowIDOf)
+        sqlite3_reset(s)
+        defer { sqlite3_reset(s) }
+        bindUUID(id, 1, s)
+        switch sqlite3_step(s) {
+        case SQLITE_ROW: return sqlite3_column_int64(s, 0)
+        case SQLITE_DONE: return nil
+        default: throw failure()
+        }
+    }
+
+    /// The largest rowid of the tree table (0 when it is empty): a tree with a larger one was
+    /// stored after this was asked.
+    public func largestRowID() throws -> Int64 { try value(.lastRowID) ?? 0 }
+
     public func exists(_ id: UUID) throws -> Bool {
         assert(queue.isEmpty && versionsAfter == nil, "trees are queued: storeQueue() first")
         let s = try statement(.exists)
@@ -375,6 +393,7 @@ public final class BulkTreeWriter {
         case .insertIfNew: Tree.insertIfNewSQL
         case .upsert: Tree.replaceSQL
         case .exists: "SELECT 1 FROM tree WHERE id = ?"
+        case .rowIDOf: "SELECT rowid FROM tree WHERE id = ?"
         case .insertIfNewChunk: Tree.insertIfNewSQL(rows: Self.chunkSize)
         case .savepoint: "SAVEPOINT bulkTrees"
         case .rollbackTo: "ROLLBACK TO bulkTrees"

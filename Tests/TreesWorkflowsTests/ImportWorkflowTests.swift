@@ -213,6 +213,33 @@ import TreesWorkflows
         #expect(Set(try folder.store().trees().map(\.id.uuidString)) == Set((0..<120).map(id)))
     }
 
+    /// A file that gives one id to two trees keeps the first, counts the later ones as repeated in
+    /// the file (not as already present) and says so once, at the first: whether the first waits
+    /// in the same statement, was stored by an earlier one, or the store was empty before.
+    @Test func anIdRepeatedInTheFileIsToldApartFromOneAlreadyStored() throws {
+        func id(_ i: Int) -> String { String(format: "4F1C2E1A-1111-4222-8333-%012d", i) }
+        func file(_ name: String, _ numbers: [Int]) throws -> String {
+            let trees = numbers.map { i in #"{"id": "\#(id(i))", "latitude": 47.\#(1000 + i), "longitude": 8.1, "species": "Apple"}"# }
+            return try folder.write(name, #"{"collections": [], "trees": ["# + trees.joined(separator: ",\n") + "]}")
+        }
+        let first = try ImportWorkflow().run(try InputFile(try file("first.json", Array(0..<40) + [5, 39, 100, 100])), opening: { try folder.store() })
+        #expect(first.imported == 41 && first.alreadyPresent == 0 && first.repeatedInFile == 3)
+        let warning = "the id \(id(5).lowercased()) was given to an earlier tree of this file; the first tree with each id is kept, later ones are left out"
+        #expect(first.warnings == [.init(line: 41, reason: warning)])
+        // Into a store that holds some: tree 0 is already present, 200's second coming a repeat.
+        let second = try ImportWorkflow().run(try InputFile(try file("second.json", [0, 200, 200])), opening: { try folder.store() })
+        #expect(second.imported == 1 && second.alreadyPresent == 1 && second.repeatedInFile == 1)
+        #expect(second.warnings.map(\.line) == [3])
+        #expect(try folder.store().trees().count == 42)
+        // Replacing what the store held, a file still keeps the first of its own trees with an id.
+        let third = try folder.write("third.json", #"[{"id": "\#(id(300))", "latitude": 1, "longitude": 2, "species": "Fig"},"# + "\n"
+            + #"{"id": "\#(id(300))", "latitude": 3, "longitude": 4, "species": "Plum"}, {"id": "\#(id(0))", "latitude": 5, "longitude": 6, "species": "Pear"}]"#)
+        let replaced = try ImportWorkflow(conflict: .replace).run(try InputFile(third), opening: { try folder.store() })
+        #expect(replaced.imported == 1 && replaced.replaced == 1 && replaced.repeatedInFile == 1, "\(replaced)")
+        let species = try folder.store().trees().filter { [id(300), id(0)].contains($0.id.uuidString) }.map(\.species).sorted()
+        #expect(species == ["Fig", "Pear"])
+    }
+
     /// Surveyed trees are stored many a statement; a duplicate (same species ignoring case, within
     /// 1e-7°) is found wherever its original waits: in the same statement not yet run, in a statement
     /// run before, among trees the file gives ids, or in the store before the import.

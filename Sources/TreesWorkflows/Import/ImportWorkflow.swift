@@ -61,7 +61,10 @@ public struct ImportWorkflow: Sendable {
         public var format: FileFormat
         public var dryRun: Bool
         public var imported = 0
+        /// Trees whose id the store held before the import.
         public var alreadyPresent = 0
+        /// Trees whose id an earlier tree of the same file gave: the first of each is kept.
+        public var repeatedInFile = 0
         public var replaced = 0
         public var photos = 0
         /// Records left out (no coordinates, no species), the rest was imported.

@@ -47,6 +47,24 @@ struct TreeImporter {
     static let tablesBeforeRebuild = 3
     /// Set when the index has more tables than that (checked once a chunk of trees is stored).
     private var rebuildPositions = false
+    /// The largest rowid before the import: a stored tree past it came from this file.
+    private let storedBefore: Int64
+
+    /// Counts a tree not stored because its id is stored already: in the store before the
+    /// import, or given by an earlier tree of this file (said once, at the first such line).
+    private mutating func notStored(id: UUID, line: Int) throws {
+        // Into a store that was empty, every tree not stored repeats one of the file.
+        let repeated = try storedBefore == 0 || (bulk.rowID(of: id) ?? 0) > storedBefore
+        guard repeated else {
+            report.alreadyPresent += 1
+            return
+        }
+        if report.repeatedInFile == 0 {
+            report.warnings.append(.init(line: line, reason: "the id \(id.uuidString.lowercased()) was given to an earlier tree of this file; "
+                                         + "the first tree with each id is kept, later ones are left out"))
+        }
+        report.repeatedInFile += 1
+    }
 
     /// The reading thread's estimate of the file's trees (`ImportItem.expected`): the duplicate
     /// index, built or to be built, is sized by it rather than by the file's bytes.
@@ -58,6 +76,7 @@ struct TreeImporter {
     init(writer: StoreWriter, conflict: ImportWorkflow.ConflictPolicy, collection: String?, photos: PhotoLibrary) throws {
         w = writer
         bulk = writer.bulkTrees()
+        storedBefore = try bulk.largestRowID()
         self.conflict = conflict
         self.photos = photos
         if let collection {
@@ -217,7 +236,7 @@ struct TreeImporter {
             // The common case: insert unless the id is already stored, many trees a statement.
             do {
                 queued.append(QueuedPosition(t))
-                count(try bulk.queueIfNew(t.tree(id: given, collectionID: collectionID, now: w.now)))
+                try count(try bulk.queueIfNew(t.tree(id: given, collectionID: collectionID, now: w.now)))
             } catch let e as StoreError {
                 throw Self.refusal(e, line: t.line)
             }
@@ -233,7 +252,7 @@ struct TreeImporter {
             }
             do {
                 queued.append(QueuedPosition(t, speciesHash: speciesHash))
-                count(try bulk.queueIfNew(t.tree(id: ids.next(at: w.now), collectionID: collectionID, now: w.now)))
+                try count(try bulk.queueIfNew(t.tree(id: ids.next(at: w.now), collectionID: collectionID, now: w.now)))
             } catch let e as StoreError {
                 throw Self.refusal(e, line: t.line)
             }
@@ -249,7 +268,7 @@ struct TreeImporter {
                 throw Self.refusal(e, line: t.line)
             }
             guard inserted else {
-                report.alreadyPresent += 1
+                try notStored(id: given, line: t.line)
                 return
             }
             report.imported += 1
@@ -261,9 +280,14 @@ struct TreeImporter {
         if let given = t.id, try bulk.exists(given) {
             switch conflict {
             case .skip:
-                report.alreadyPresent += 1
+                try notStored(id: given, line: t.line)
                 return
             case .replace:
+                // A tree this file stored already is not replaced by a later one of the file.
+                if try storedBefore == 0 || (bulk.rowID(of: given) ?? 0) > storedBefore {
+                    try notStored(id: given, line: t.line)
+                    return
+                }
                 do {
                     try bulk.upsert(t.tree(id: given, collectionID: collectionID, now: w.now))
                 } catch let e as StoreError {
@@ -294,18 +318,18 @@ struct TreeImporter {
     /// anything else that reads or writes the store.
     private mutating func storeQueue() throws {
         // Failures here are the store's (the trees were checked when queued), not the file's.
-        count(try bulk.storeQueue())
+        try count(try bulk.storeQueue())
     }
 
     /// Counts what the bulk writer says of its queue, and indexes the position of each tree it
     /// stored under its rowid.
-    private mutating func count(_ outcomes: [Bool]) {
+    private mutating func count(_ outcomes: [Bool]) throws {
         guard !outcomes.isEmpty else { return }
         assert(outcomes.count == queued.count, "the queue and its positions go in step")
         var rowID = bulk.lastQueuedRowID - Int64(outcomes.lazy.filter { $0 }.count)
         for (inserted, position) in zip(outcomes, queued) {
             guard inserted else {
-                report.alreadyPresent += 1
+                if let id = position.id { try notStored(id: id, line: position.line) } else { report.alreadyPresent += 1 }
                 continue
             }
             report.imported += 1
@@ -435,9 +459,13 @@ private struct QueuedPosition {
     /// `PositionIndex.speciesHash(species)` when the duplicate check made it (a tree without an
     /// id); nil otherwise, and made only if the tree goes into an index.
     var speciesHash: UInt64?
+    /// The id the file gave the tree, and its line: a tree not stored is told apart by them.
+    var id: UUID?
+    var line: Int
 
     init(_ t: ImportedTree, speciesHash: UInt64? = nil) {
         (latitude, longitude, species) = (t.coordinate.latitude, t.coordinate.longitude, t.species)
         self.speciesHash = speciesHash
+        (id, line) = (t.id, t.line)
     }
 }

@@ -11,7 +11,8 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             Re-importing a file adds nothing: a tree whose id is already stored is 'already present' \
             (see --on-conflict), and so is a tree without an id at the same position (within 1e-7°) \
-            with the same species. A malformed file is refused with FILE:LINE: reason and the store \
+            with the same species. A tree whose id an earlier tree of the same file gave is 'repeated in the file': \
+            the first is kept, and a warning names the first such line. A malformed file is refused with FILE:LINE: reason and the store \
             is left unchanged. GPX waypoints become trees; --include adds route and track points. \
             A store that does not exist yet is built beside its path under a name of its own and put \
             in place when the import ends (empty when the file is refused); Ctrl-C leaves no file.

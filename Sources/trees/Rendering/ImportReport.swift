@@ -6,7 +6,8 @@ extension ImportWorkflow.Report {
     func json(file: String) -> JSON {
         .object([
             ("file", .string(file)), ("format", .string(format.rawValue)), ("dryRun", .bool(dryRun)),
-            ("imported", .int(imported)), ("alreadyPresent", .int(alreadyPresent)), ("replaced", .int(replaced)),
+            ("imported", .int(imported)), ("alreadyPresent", .int(alreadyPresent)),
+            ("repeatedInFile", .int(repeatedInFile)), ("replaced", .int(replaced)),
             ("photos", .int(photos)), ("careEvents", .int(careEvents)),
             ("skipped", .array(skipped.map { .object([("line", .int($0.line)), ("reason", .string($0.reason))]) })),
             ("warnings", .array(warnings.map { .object([("line", .int($0.line)), ("reason", .string($0.reason))]) })),
@@ -18,6 +19,7 @@ extension ImportWorkflow.Report {
     var text: String {
         func trees(_ n: Int) -> String { "\(n) tree\(n == 1 ? "" : "s")" }
         var parts = ["\(alreadyPresent) already present"]
+        if repeatedInFile > 0 { parts.append("\(repeatedInFile) repeated in the file") }
         if replaced > 0 { parts.append("\(replaced) replaced") }
         parts.append("\(skipped.count) skipped")
         var out = dryRun
