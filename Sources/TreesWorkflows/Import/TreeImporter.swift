@@ -50,12 +50,16 @@ struct TreeImporter {
     /// The largest rowid before the import: a stored tree past it came from this file.
     private let storedBefore: Int64
 
+    /// True when the stored tree `id` was stored by this import. Before it stored a tree, none can
+    /// have been (a file imported again asks nothing); into a store that was empty, every one was.
+    private func storedByThisFile(_ id: UUID) throws -> Bool {
+        try report.imported > 0 && (storedBefore == 0 || (bulk.rowID(of: id) ?? 0) > storedBefore)
+    }
+
     /// Counts a tree not stored because its id is stored already: in the store before the
     /// import, or given by an earlier tree of this file (said once, at the first such line).
     private mutating func notStored(id: UUID, line: Int) throws {
-        // Into a store that was empty, every tree not stored repeats one of the file.
-        let repeated = try storedBefore == 0 || (bulk.rowID(of: id) ?? 0) > storedBefore
-        guard repeated else {
+        guard try storedByThisFile(id) else {
             report.alreadyPresent += 1
             return
         }
@@ -284,7 +288,7 @@ struct TreeImporter {
                 return
             case .replace:
                 // A tree this file stored already is not replaced by a later one of the file.
-                if try storedBefore == 0 || (bulk.rowID(of: given) ?? 0) > storedBefore {
+                if try storedByThisFile(given) {
                     try notStored(id: given, line: t.line)
                     return
                 }
