@@ -95,6 +95,13 @@ public struct TreeCollection: Sendable, Equatable, Identifiable, Codable {
     public init(id: UUID = .random(), name: String, createdAt: Date, updatedAt: Date? = nil) {
         self.id = id; self.name = name; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
     }
+
+    /// True when `text` names no collection: `none`, in any case, with blanks around it or not.
+    /// Wherever a collection is named (options, prompts, files) it means no collection, so no
+    /// collection may be called so.
+    public static func meansNone(_ text: String) -> Bool {
+        text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == "none"
+    }
 }
 
 /// A photo of a tree. The bytes live in a file named by their SHA-256, beside the database.

@@ -367,7 +367,7 @@ public struct StoreWriter {
 
     static func validName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.lowercased() != "none", !trimmed.contains(where: \.isNewline), !StoredValue.hasNUL(trimmed) else {
+        guard !trimmed.isEmpty, !TreeCollection.meansNone(trimmed), !trimmed.contains(where: \.isNewline), !StoredValue.hasNUL(trimmed) else {
             throw StoreError.invalidCollectionName(name)
         }
         return trimmed

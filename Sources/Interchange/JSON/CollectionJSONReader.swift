@@ -595,7 +595,7 @@ struct CollectionJSONBuilder: JSONHandler {
         guard let id = try f.uuid("id") else { throw f.fail("bad id", at: idValue) }
         _ = try f.required("name")
         guard let name = TextTools.nonEmpty(try f.string("name")) else { throw f.fail("the collection name is empty", at: members["name"]) }
-        if name.lowercased() == "none" {
+        if TreeCollection.meansNone(name) {
             throw f.fail("the collection name \"\(name)\" is reserved: 'none' means no collection; rename it", at: members["name"])
         }
         if name.contains(where: \.isNewline) { throw f.fail("the collection name has a line break", at: members["name"]) }

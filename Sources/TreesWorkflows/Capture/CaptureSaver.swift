@@ -142,7 +142,7 @@ public enum CaptureDefaults {
     public static func collectionName(_ option: String?, store: TreeStore) throws -> String? {
         if let option {
             let trimmed = option.trimmingCharacters(in: .whitespaces)
-            return trimmed.lowercased() == "none" || trimmed.isEmpty ? nil : trimmed
+            return TreeCollection.meansNone(trimmed) || trimmed.isEmpty ? nil : trimmed
         }
         guard let id = try store.preference(.lastCollection).flatMap(UUID.init(uuidString:)) else { return nil }
         return try store.read { try $0.collection(id: id) }?.name

@@ -128,15 +128,11 @@ public struct ExportWorkflow: Sendable {
         return Coordinate(latitude: (b.minLatitude + b.maxLatitude) / 2, longitude: (b.minLongitude + b.maxLongitude) / 2)
     }
 
-    /// `none` (any case, blanks around it) chooses the trees in no collection, as `list` does.
-    public static func meansNoCollection(_ name: String) -> Bool {
-        name.trimmingCharacters(in: .whitespaces).lowercased() == "none"
-    }
-
     private func filter(_ r: StoreReader) throws -> (TreeFilter, name: String?) {
         var filter = TreeFilter()
         guard let collection else { return (filter, nil) }
-        if Self.meansNoCollection(collection) {
+        // `none` chooses the trees in no collection, as `list` does.
+        if TreeCollection.meansNone(collection) {
             filter.collection = .unassigned
             return (filter, nil)
         }

@@ -188,7 +188,7 @@ struct TreeImporter {
     static func collectionNameProblem(_ name: String) -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return "the collection name is blank; leave it out for no collection" }
-        if trimmed.lowercased() == "none" {
+        if TreeCollection.meansNone(trimmed) {
             return "collection name \"\(trimmed)\" is reserved: 'none' means no collection; rename it"
         }
         let shown = String(trimmed.prefix(60)).replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")

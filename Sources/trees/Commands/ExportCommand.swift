@@ -54,7 +54,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         if care && format != .csv { throw ValidationError("--care works with --format csv only") }
-        if care, let collection, ExportWorkflow.meansNoCollection(collection) {
+        if care, let collection, TreeCollection.meansNone(collection) {
             throw ValidationError("--care exports the care log of all trees or of one collection; 'none' is not one")
         }
         if photos && format != .json {
@@ -87,7 +87,7 @@ struct ExportCommand: AsyncParsableCommand {
             if let path = destination.path { Output.line("Exported \(events) care event\(events == 1 ? "" : "s") to \(path)") }
             return
         }
-        let prefix = collection.map { ExportWorkflow.meansNoCollection($0) ? "no collection" : $0 }
+        let prefix = collection.map { TreeCollection.meansNone($0) ? "no collection" : $0 }
         let destination = try OutputDestination.resolve(out, generatedName: Format.generatedName(prefix, at: now, extension: format.fileExtension))
         let report = try workflow.run(from: db, to: destination, at: now)
         for warning in report.warnings { StandardError.write("trees: warning: \(warning)\n") }

@@ -235,7 +235,7 @@ struct InteractiveCapture {
         guard let line = Self.ask("Collection\(value.map { " [\($0)]" } ?? "") (none for no collection): ") else { throw CLIError("input ended; nothing saved") }
         let text = line.trimmingCharacters(in: .whitespaces)
         if text.isEmpty { return value }
-        if text.lowercased() == "none" { return nil }
+        if TreeCollection.meansNone(text) { return nil }
         if let match = names.first(where: { $0.lowercased() == text.lowercased() }) { return match }
         Self.say("'\(text)' is new; it will be created when the tree is saved.")
         return text

@@ -21,7 +21,7 @@ struct AttributeOptions: ParsableArguments {
 /// Resolves `--collection NAME|none`: `.some(nil)` means none, `nil` means not given.
 func resolveCollection(_ name: String?, in reader: StoreReader) throws -> TreeCollection?? {
     guard let name else { return nil }
-    if name.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return .some(nil) }
+    if TreeCollection.meansNone(name) { return .some(nil) }
     return .some(try reader.collection(named: name))
 }
 
