@@ -104,6 +104,9 @@ enum Schema {
         migrator.registerMigration("v8-sync-bases") { db in
             try SyncSchema.addBases(db)
         }
+        migrator.registerMigration("v9-care-sync") { db in
+            try CareSyncSchema.create(db)
+        }
         return migrator
     }
 }

@@ -88,7 +88,7 @@ public struct SyncPhotoRow: Sendable, Equatable {
 
 /// A deletion as sync moves it.
 public struct SyncTombstone: Sendable, Equatable {
-    public enum Kind: String, Sendable { case tree, collection, photo }
+    public enum Kind: String, Sendable { case tree, collection, photo, careEvent }
     public var kind: Kind
     public var id: String
     public var version: SyncVersion
@@ -131,6 +131,7 @@ public struct PulledPage: Sendable {
     public var collections: [SyncCollectionRow] = []
     public var trees: [SyncTreeRow] = []
     public var photos: [SyncPhotoRow] = []
+    public var careEvents: [SyncCareEventRow] = []
     public var tombstones: [SyncTombstone] = []
     public var conflicts: [SyncConflict] = []
     public init() {}
@@ -141,6 +142,7 @@ public struct AppliedPage: Sendable, Equatable {
     public var trees = 0
     public var collections = 0
     public var photos = 0
+    public var careEvents = 0
     public var deletions = 0
     /// Local values that lost to pulled ones.
     public var conflicts: [SyncConflict] = []
@@ -263,11 +265,12 @@ extension StoreReader {
         }
     }
 
-    /// Number of local changes (trees, collections, photos, deletions) after `seq`.
+    /// Number of local changes (trees, collections, photos, care events, deletions) after `seq`.
     public func changeCount(after seq: Int64) throws -> Int {
         try Int.fetchOne(db, sql: """
             SELECT (SELECT COUNT(*) FROM treeVersion WHERE seq > ?1) + (SELECT COUNT(*) FROM collectionVersion WHERE seq > ?1)
                  + (SELECT COUNT(*) FROM photoVersion WHERE seq > ?1) + (SELECT COUNT(*) FROM tombstone WHERE seq > ?1)
+                 + (SELECT COUNT(*) FROM careEventVersion WHERE seq > ?1)
             """, arguments: [seq]) ?? 0
     }
 
@@ -376,6 +379,8 @@ extension StoreWriter {
                 applied.photos += 1
             }
         }
+        for e in page.careEvents { seen = max(seen, e.version.clock) }
+        applied.careEvents = try applyPulledCare(page.careEvents, seq: ourSeq)
         for d in page.tombstones {
             seen = max(seen, d.version.clock)
             if try tombstoneVersion(d.kind, d.id) != nil { continue }
@@ -400,6 +405,14 @@ extension StoreWriter {
                 try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [d.id])
                 if db.changesCount > 0 { applied.deletions += 1 }
                 try db.execute(sql: "DELETE FROM photoVersion WHERE photoId = ?", arguments: [d.id])
+            case .careEvent:
+                let event = try Row.fetchOne(db, sql: "SELECT treeId, kind FROM careEvent WHERE id = ?", arguments: [d.id])
+                try db.execute(sql: "DELETE FROM careEvent WHERE id = ?", arguments: [d.id])
+                if db.changesCount > 0 { applied.deletions += 1 }
+                try db.execute(sql: "DELETE FROM careEventVersion WHERE eventId = ?", arguments: [d.id])
+                if let event, let tree = UUID(uuidString: event[0]), let kind = try? CareKind(event[1] as String) {
+                    try refreshCare(of: tree, kind: kind)
+                }
             }
         }
         // The server lists every value lost on a pulled tree, earlier ones too: only those new here are reported.

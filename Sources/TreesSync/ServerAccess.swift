@@ -177,6 +177,36 @@ enum ServerWriter {
             """, [p.id, p.treeId, p.sha256, p.format, String(p.byteCount), p.capturedAt, p.createdAt, String(p.version.clock), p.version.device, device])
     }
 
+    /// The care event columns in `SyncCareEventRow.columnNames` order: server name and type.
+    static let careColumns: [(server: String, type: String)] = SyncCareEventRow.columnNames.map { name in
+        let type = switch name {
+        case "treeId": "uuid"
+        case "date", "createdAt", "updatedAt": "timestamptz"
+        case "quantity": "double precision"
+        default: "text"
+        }
+        return (ServerSchema.snakeCase(name), type)
+    }
+
+    /// Stores a care event unless the server has a later version of it, or the event or its tree
+    /// was deleted.
+    static func pushCareEvent(_ e: SyncCareEventRow, device: String, _ connection: PostgresConnection) throws(SyncError) {
+        let n = careColumns.count
+        let values = careColumns.enumerated().map { i, c in "$\(i + 2)::\(c.type)" }.joined(separator: ", ")
+        try connection.execute("""
+            WITH up AS (
+                INSERT INTO care_event AS c (id, \(careColumns.map(\.server).joined(separator: ", ")), version, device)
+                SELECT $1::uuid, \(values), $\(n + 2)::bigint, $\(n + 3)
+                WHERE NOT EXISTS (SELECT 1 FROM tombstone WHERE (kind = 'careEvent' AND id = $1::uuid) OR (kind = 'tree' AND id = $2::uuid))
+                ON CONFLICT (id) DO UPDATE SET \(careColumns.map { "\($0.server) = excluded.\($0.server)" }.joined(separator: ", ")),
+                    version = excluded.version, device = excluded.device
+                WHERE (excluded.version, excluded.device) > (c.version, c.device)
+                RETURNING c.id
+            )
+            INSERT INTO change (kind, entity_id, device) SELECT 'care_event', id, $\(n + 4) FROM up
+            """, [e.id] + e.columns + [String(e.version.clock), e.version.device, device])
+    }
+
     static func pushTombstone(_ d: SyncTombstone, device: String, _ connection: PostgresConnection) throws(SyncError) -> [SyncConflict] {
         let inserted = try connection.execute("""
             INSERT INTO tombstone (kind, id, version, device) VALUES ($1, $2::uuid, $3::bigint, $4) ON CONFLICT DO NOTHING RETURNING 1
@@ -194,11 +224,14 @@ enum ServerWriter {
                 """, [d.id, String(d.version.clock), d.version.device]))
             try connection.execute("UPDATE tree SET deleted_version = $2::bigint WHERE id = $1::uuid", [d.id, String(d.version.clock)])
             try connection.execute("DELETE FROM photo WHERE tree_id = $1::uuid", [d.id])
+            try connection.execute("DELETE FROM care_event WHERE tree_id = $1::uuid", [d.id])
         case .collection:
             try connection.execute("DELETE FROM collection WHERE id = $1::uuid", [d.id])
             try connection.execute("UPDATE tree SET collection_id = NULL WHERE collection_id = $1::uuid", [d.id])
         case .photo:
             try connection.execute("DELETE FROM photo WHERE id = $1::uuid", [d.id])
+        case .careEvent:
+            try connection.execute("DELETE FROM care_event WHERE id = $1::uuid", [d.id])
         }
         try connection.execute("INSERT INTO change (kind, entity_id, device) VALUES ('tombstone', $1::uuid, $2)", [d.id, device])
         return found
@@ -248,6 +281,17 @@ enum ServerReader {
                 page.photos.append(SyncPhotoRow(id: rows[i, 0] ?? "", treeId: rows[i, 1] ?? "", sha256: rows[i, 2] ?? "", format: rows[i, 3] ?? "",
                                                 byteCount: Int64(rows[i, 4] ?? "") ?? 0, capturedAt: rows[i, 5] ?? "", createdAt: rows[i, 6] ?? "",
                                                 version: SyncVersion(clock: Int64(rows[i, 7] ?? "") ?? 0, device: rows[i, 8] ?? "")))
+            }
+        }
+        if let c = ids["care_event"], !c.isEmpty {
+            let columns = ServerWriter.careColumns.map { $0.type == "timestamptz" ? "trees_time_text(\($0.server))" : "\($0.server)::text" }
+            let rows = try connection.execute("""
+                SELECT id::text, \(columns.joined(separator: ", ")), version::text, device FROM care_event WHERE id = ANY($1::uuid[]) ORDER BY id
+                """, [array(c)])
+            let n = columns.count
+            for i in 0..<rows.count {
+                page.careEvents.append(SyncCareEventRow(id: rows[i, 0] ?? "", columns: (0..<n).map { rows[i, $0 + 1] },
+                                                        version: SyncVersion(clock: Int64(rows[i, n + 1] ?? "") ?? 0, device: rows[i, n + 2] ?? "")))
             }
         }
         if let d = ids["tombstone"], !d.isEmpty {

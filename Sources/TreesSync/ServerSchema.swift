@@ -2,7 +2,8 @@ import Foundation
 import TreesStore
 
 /// The server's schema: PostGIS, trees with a `geometry(Point, 4326)` column and a GiST index,
-/// collections, photos by content hash, deletions, losing values and the change feed that pulls read.
+/// collections, photos by content hash, care events, deletions, losing values and the change feed
+/// that pulls read.
 ///
 /// Migrations are numbered and recorded in `trees_schema`; each runs once, in a transaction,
 /// under an advisory lock, so `trees server init` may run any number of times, from any number of
@@ -163,6 +164,25 @@ enum ServerSchema {
                        t.fix_status, t.correction_age, t.vertical_accuracy, t.antenna_height
                 FROM tree t LEFT JOIN collection c ON c.id = t.collection_id
                 WHERE t.deleted_version IS NULL;
+            """,
+            // The care log: events, each one value whose later version wins; deleting a tree deletes its events.
+            """
+            CREATE TABLE care_event (
+                id uuid PRIMARY KEY,
+                tree_id uuid NOT NULL,
+                kind text NOT NULL,
+                date timestamptz NOT NULL,
+                notes text,
+                quantity double precision,
+                unit text,
+                health text,
+                who text,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                version bigint NOT NULL,
+                device text NOT NULL
+            );
+            CREATE INDEX care_event_tree_id ON care_event (tree_id);
             """,
         ]
     }

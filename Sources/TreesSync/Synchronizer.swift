@@ -17,8 +17,8 @@ public struct SyncReport: Sendable, Equatable {
     public var conflicts: [SyncConflict] = []
 
     public struct Counts: Sendable, Equatable {
-        public var trees = 0, collections = 0, photos = 0, deletions = 0
-        public var total: Int { trees + collections + photos + deletions }
+        public var trees = 0, collections = 0, photos = 0, careEvents = 0, deletions = 0
+        public var total: Int { trees + collections + photos + careEvents + deletions }
     }
 }
 
@@ -120,11 +120,13 @@ public struct Synchronizer {
             cursor = (last.seq, last.row.id)
         }
         let photos = try storeCall { try store.read { try $0.changedPhotos(after: remote.pushedSeq, through: through) } }
+        let care = try storeCall { try store.read { try $0.changedCareEvents(after: remote.pushedSeq, through: through) } }
         let tombstones = try storeCall { try store.read { try $0.tombstones(after: remote.pushedSeq, through: through) } }
-        if !photos.isEmpty || !tombstones.isEmpty {
+        if !photos.isEmpty || !care.isEmpty || !tombstones.isEmpty {
             let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
                 try connection.transaction { () throws(SyncError) -> [SyncConflict] in
                     for p in photos { try ServerWriter.pushPhoto(p, device: device, connection) }
+                    for e in care { try ServerWriter.pushCareEvent(e, device: device, connection) }
                     var conflicts: [SyncConflict] = []
                     for t in tombstones { conflicts += try ServerWriter.pushTombstone(t, device: device, connection) }
                     return conflicts
@@ -132,6 +134,7 @@ public struct Synchronizer {
             }
             report.conflicts += try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
             report.pushed.photos += photos.count
+            report.pushed.careEvents += care.count
             report.pushed.deletions += tombstones.count
         }
         try storeCall { try store.write { try $0.setPushed(remote: remote.name, seq: through, clock: state.clock) } }
@@ -168,6 +171,7 @@ public struct Synchronizer {
                 report.pulled.trees += applied.trees
                 report.pulled.collections += applied.collections
                 report.pulled.photos += applied.photos
+                report.pulled.careEvents += applied.careEvents
                 report.pulled.deletions += applied.deletions
                 report.conflicts += applied.conflicts
             }

@@ -247,6 +247,68 @@ struct SyncTests {
         #expect(try team.serverExport() == exports[0])
     }
 
+    /// The care log travels: events logged on one laptop, edited on another and removed on a third
+    /// end up alike everywhere, with the trees' health and harvest totals; deleting a tree takes
+    /// its events with it on every laptop and on the server.
+    @Test func theCareLogTravelsWithItsEditsAndDeletions() throws {
+        try Tool.postgres.require()
+        let team = try Team(3)
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple"])
+        let y = try team.add(0, ["--lat", "51.6", "--lon", "-0.2", "--species", "Pear"])
+        func care(_ i: Int, _ arguments: [String]) throws {
+            let r = try team[i].run(["care"] + arguments)
+            #expect(r.status == 0, "store \(i) care \(arguments): \(r)")
+        }
+        func log(_ i: Int) throws -> [[String: Any]] {
+            let r = try team[i].run(["care", "list", "--json"])
+            #expect(r.status == 0, "\(r)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        }
+        func summary(_ i: Int) throws -> String {
+            let events = try log(i).map { e in ["id", "treeId", "kind", "date", "notes", "quantity", "unit", "health", "who"].map { "\(e[$0] ?? "-")" }.joined(separator: "|") }
+            let stats = try team[i].run(["stats", "--json"]).stdout
+            return events.sorted().joined(separator: "\n") + "\n" + stats
+        }
+        try care(0, ["add", x, "water", "--notes", "after planting", "--who", "Ana"])
+        try care(0, ["add", x, "harvest", "--quantity", "12 kg"])
+        try care(0, ["add", x, "inspect", "--health", "diseased", "--notes", "canker on the north limb"])
+        try care(0, ["add", y, "prune"])
+        var pushed = try Self.report(try team.sync(0))
+        #expect(Self.count(pushed, "pushed", "careEvents") == 4, "\(pushed)")
+        for i in [1, 2] {
+            let pulled = try Self.report(try team.sync(i))
+            #expect(Self.count(pulled, "pulled", "careEvents") == 4, "store \(i): \(pulled)")
+        }
+        #expect(try summary(1) == summary(0))
+        #expect(try summary(2) == summary(0))
+        #expect(try summary(1).contains("diseased") && summary(1).contains("12"))
+        // 1 edits the harvest, 2 removes the prune; 0 then syncs last.
+        let harvest = try #require(try log(1).first { $0["kind"] as? String == "harvest" }?["id"] as? String)
+        let prune = try #require(try log(2).first { $0["kind"] as? String == "prune" }?["id"] as? String)
+        try care(1, ["edit", String(harvest.prefix(8)), "--quantity", "14 kg"])
+        try care(2, ["rm", String(prune.prefix(8)), "--yes"])
+        pushed = try Self.report(try team.sync(1))
+        #expect(Self.count(pushed, "pushed", "careEvents") == 1, "\(pushed)")
+        for i in [2, 0, 1] { try team.sync(i) }
+        let expected = try summary(0)
+        #expect(expected.contains("14") && !expected.contains("prune"), "\(expected)")
+        #expect(try summary(1) == expected)
+        #expect(try summary(2) == expected)
+        // A store that never synced gets the whole log from the server.
+        let fresh = try TreesProcess(now: nil)
+        defer { fresh.cleanUp() }
+        #expect(try fresh.run(["remote", "add", "office", team.url]).status == 0)
+        #expect(try fresh.run(["sync", "office"]).status == 0)
+        team.stores.append(fresh)
+        #expect(try summary(3) == expected)
+        team.stores.removeLast()
+        // Deleting the tree takes its events everywhere.
+        #expect(try team[2].run(["rm", x, "--yes"]).status == 0)
+        for i in [2, 0, 1] { try team.sync(i) }
+        for i in 0..<3 { let left = try log(i); #expect(left.isEmpty, "store \(i): \(left)") }
+        #expect(try team.server.psql("SELECT count(*) FROM care_event", database: "team") == "0")
+    }
+
     /// A collection that lost to a later edit shows in the tree's history by its name.
     @Test func aLostCollectionShowsInTheHistoryByItsName() throws {
         try Tool.postgres.require()

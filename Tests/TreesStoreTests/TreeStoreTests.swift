@@ -31,7 +31,7 @@ import TreesTestSupport
              try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
              try Int32.fetchOne(db, sql: "PRAGMA application_id"))
         }
-        #expect(tables == ["careDue", "careDueStale", "careDueState", "careEvent", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection",
+        #expect(tables == ["careDue", "careDueStale", "careDueState", "careEvent", "careEventVersion", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection",
                            "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
                            "tree", "treeConflict", "treeFieldBase", "treeFieldVersion", "treeHealth", "treeHistory", "treeVersion"])
         #expect(journal == "wal")
