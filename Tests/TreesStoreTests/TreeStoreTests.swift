@@ -130,6 +130,48 @@ import TreesTestSupport
         }
     }
 
+    /// A store that synced before care events were versioned has them pushed by its next sync:
+    /// the migration stamps them after everything its remotes were sent. From then on an edit of
+    /// a tree records the version it was made over, and a push lets go of it.
+    @Test func upgradesAStoreThatSyncedBeforeCareEventsWereVersioned() throws {
+        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
+        let tree = "0f0e0d0c-0b0a-4908-8706-050403020100"
+        do {
+            let old = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(old, upTo: "v7-care-due")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
+                    VALUES ('\(tree)', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000');
+                    INSERT INTO careEvent (id, treeId, kind, date, createdAt, updatedAt)
+                    VALUES ('1a1a1a1a-0b0a-4908-8706-050403020100', '\(tree)', 'water', '2026-05-02 08:00:00.000',
+                            '2026-05-02 08:00:00.000', '2026-05-02 08:00:00.000');
+                    UPDATE syncState SET seq = 7;
+                    INSERT INTO remote (name, target, pushedSeq) VALUES ('office', 'postgres://office', 7);
+                    """)
+            }
+        }
+        let store = try open()
+        let remote = try #require(try store.read { try $0.remote(named: "office") })
+        let through = try store.read { try $0.syncState().seq }
+        let events = try store.read { try $0.changedCareEvents(after: remote.pushedSeq, through: through) }
+        #expect(events.map(\.id) == ["1a1a1a1a-0b0a-4908-8706-050403020100"])
+        #expect(events.first?.columns[1] == "water" && events.first?.treeId == tree)
+        #expect(remote.pushedClock == 0)
+        // An edit records the version it was made over; a push through it lets go of it.
+        var t = try #require(try store.trees().first)
+        t.species = "Pear"
+        try store.write { _ = try $0.update(t) }
+        let bases = try store.queue.read { db in try String.fetchAll(db, sql: "SELECT field FROM treeFieldBase ORDER BY field") }
+        #expect(bases == ["species", "updatedAt"])
+        let pushed = try store.read { try $0.changedTrees(after: remote.pushedSeq, pushedClock: 0, resuming: nil, through: try $0.syncState().seq, limit: 10) }
+        let species = try #require(SyncTreeRow.groups.firstIndex { $0.name == "species" })
+        let position = try #require(SyncTreeRow.groups.firstIndex { $0.name == "position" })
+        #expect(pushed.first?.row.edits[species] == .edited(over: pushed.first?.row.versions[position]))
+        try store.write { w in try w.setPushed(remote: "office", seq: try w.reader.syncState().seq, clock: try w.reader.syncState().clock) }
+        #expect(try store.queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM treeFieldBase") } == 0)
+    }
+
     /// Values of the fix quality no store keeps are refused by every write, by name.
     @Test func fixQualityOutsideItsRangeIsRefused() throws {
         let store = try open()
