@@ -309,6 +309,31 @@ struct SyncTests {
         #expect(try team.server.psql("SELECT count(*) FROM care_event", database: "team") == "0")
     }
 
+    /// A server whose schema is older than this `trees` needs (one made before care events were
+    /// kept) or newer than it knows is refused by name, and neither the store nor the server
+    /// changes; `trees server init` upgrades the older one, and sync then carries the care log.
+    @Test func aServerOfAnotherSchemaIsRefusedUntilItIsUpgraded() throws {
+        try Tool.postgres.require()
+        let team = try Team(1)
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple"])
+        #expect(try team[0].run(["care", "add", x, "water"]).status == 0)
+        try team.server.psql("DELETE FROM trees_schema WHERE version = 3; DROP TABLE care_event", database: "team")
+        let store = try team[0].dump()
+        let older = try team[0].run(["sync", "office"])
+        #expect(older.status == 1)
+        #expect(older.stderr.contains("the server's schema is version 2, older than this trees needs (3); run 'trees server init'"), "\(older)")
+        #expect(try team[0].dump() == store)
+        #expect(try team.server.psql("SELECT count(*) FROM tree", database: "team") == "0")
+        let upgraded = try team[0].run(["server", "init", team.url])
+        #expect(upgraded.status == 0, "\(upgraded)")
+        let synced = try Self.report(try team.sync(0))
+        #expect(Self.count(synced, "pushed", "careEvents") == 1 && Self.count(synced, "pushed", "trees") == 1, "\(synced)")
+        try team.server.psql("INSERT INTO trees_schema (version) VALUES (4)", database: "team")
+        let newer = try team[0].run(["sync", "office"])
+        #expect(newer.status == 1)
+        #expect(newer.stderr.contains("the server's schema is version 4, newer than this trees knows (3); upgrade trees"), "\(newer)")
+    }
+
     /// A collection that lost to a later edit shows in the tree's history by its name.
     @Test func aLostCollectionShowsInTheHistoryByItsName() throws {
         try Tool.postgres.require()
