@@ -32,8 +32,7 @@ import TreesTestSupport
         defer { t.cleanUp() }
         let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/\(e.track)", "--speed", "max", "--auto",
                            "--species", "Apple", "--variety", "Gala", "--collection", "North Block", "--json"])
-        #expect(r.status == 0, "\(r)")
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tree = try savedTree(r)
         #expect(abs((tree["latitude"] as? Double ?? 0) - e.latitude) < 1e-7)
         #expect(abs((tree["longitude"] as? Double ?? 0) - e.longitude) < 1e-7)
         #expect(abs((tree["horizontalAccuracy"] as? Double ?? 0) - e.accuracy) < 0.005)
@@ -142,8 +141,7 @@ import TreesTestSupport
         defer { t.cleanUp() }
         let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea?speed=max", "--auto",
                            "--species", "Apple", "--require", "8", "--encourage", "4", "--average", "5", "--json"])
-        #expect(r.status == 0, "\(r)")
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tree = try savedTree(r)
         let capture = try #require(tree["capture"] as? [String: Any])
         #expect(capture["averagedEpochs"] as? Int == 5)
         #expect(tree["accuracySource"] as? String == "averaged")
@@ -158,8 +156,7 @@ import TreesTestSupport
         defer { t.cleanUp() }
         let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea?speed=max", "--auto",
                            "--species", "Apple", "--require", "8", "--json"])
-        #expect(r.status == 0, "\(r)")
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tree = try savedTree(r)
         let accuracy = try #require(tree["horizontalAccuracy"] as? Double)
         #expect(accuracy < 8)
         let loose = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea?speed=max", "--auto",
@@ -175,8 +172,7 @@ import TreesTestSupport
         defer { t.cleanUp() }
         let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/no-gst.nmea?speed=max", "--auto",
                            "--species", "Apple", "--average", "5", "--json"])
-        #expect(r.status == 0, "\(r)")
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tree = try savedTree(r)
         let capture = try #require(tree["capture"] as? [String: Any])
         #expect(capture["averagedEpochs"] as? Int == 5)
         #expect(tree["accuracySource"] as? String == "averaged")
@@ -227,8 +223,7 @@ import TreesTestSupport
             .stdout.trimmingCharacters(in: .newlines)
         let r = try t.run(["capture", "--update", id, "--source", "replay:\(Self.tracks.path)/multi-gnss.nmea", "--speed", "max",
                            "--auto", "--json"], environment: ["TREES_NOW": "2026-05-03T09:00:00.000Z"])
-        #expect(r.status == 0, "\(r)")
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tree = try savedTree(r)
         #expect(tree["species"] as? String == "Quince")
         #expect(tree["variety"] as? String == "Vranja")
         #expect(abs((tree["latitude"] as? Double ?? 0) - 51.2794790) < 1e-7)
@@ -297,8 +292,7 @@ import TreesTestSupport
         let source = "gpsd://127.0.0.1:\(fake.port)"
         let r = try t.run(["capture", "--source", source, "--auto", "--timeout", "300", "--species", "Apple",
                            "--collection", "North Block", "--json"])
-        #expect(r.status == 0, "\(r)")
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tree = try savedTree(r)
         let capture = try #require(tree["capture"] as? [String: Any])
         #expect(capture["locationSource"] as? String == source)
         #expect(tree["accuracySource"] as? String == "gst")
@@ -329,8 +323,7 @@ import TreesTestSupport
         defer { t.cleanUp() }
         let r = try t.run(["capture", "--source", "gpsd://127.0.0.1:\(fake.port)", "--auto", "--timeout", "300", "--species", "Pear",
                            "--require-fix", "rtk-fixed", "--antenna-height", "1.5", "--json"])
-        #expect(r.status == 0, "\(r)")
-        let tree = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tree = try savedTree(r)
         let fixTime = try #require((tree["capture"] as? [String: Any])?["fixTime"] as? String)
         let replay = try t.run(["replay", log, "--speed", "max", "--jsonl"])
         let epochs = replay.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -353,4 +346,10 @@ import TreesTestSupport
 /// gpsd's TPV status numbers.
 enum FixStatusNumber {
     static let rtkFixed = 3
+}
+
+/// The tree a `capture --json` run saved, after expecting that it succeeded.
+private func savedTree(_ r: TreesProcess.Result, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    #expect(r.status == 0, "\(r)", sourceLocation: sourceLocation)
+    return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], sourceLocation: sourceLocation)
 }

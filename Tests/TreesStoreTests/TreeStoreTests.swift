@@ -45,20 +45,21 @@ import TreesTestSupport
         #expect(try again.trees().map(\.species) == ["Apple"])
     }
 
+    /// Makes the store at `path` as the migrations up to `migration` left it, with the rows `sql` writes.
+    func makeOldStore(upTo migration: String, _ sql: String) throws {
+        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: migration)
+        try old.write { db in try db.execute(sql: sql) }
+    }
+
     /// A store made by the first schema gets the second one's indexes and keeps its trees; after
     /// that, opening it and reading leaves the file byte for byte as it was, with no WAL left behind.
     @Test func upgradesAVersion1StoreAndReadsWriteNothing() throws {
-        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
-        do {
-            let old = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(old, upTo: "v1-trees-collections-photos-preferences")
-            try old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
-                    VALUES ('0f0e0d0c-0b0a-4908-8706-050403020100', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000')
-                    """)
-            }
-        }
+        try makeOldStore(upTo: "v1-trees-collections-photos-preferences", """
+            INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
+            VALUES ('0f0e0d0c-0b0a-4908-8706-050403020100', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000')
+            """)
         do {
             let store = try open()
             let indexes = try store.queue.read { db in
@@ -99,18 +100,11 @@ import TreesTestSupport
     /// its columns, empty, keeps its trees, and from then on an edit of the fix quality is an edit
     /// of the position, as sync versions it.
     @Test func upgradesAStoreFromBeforeTheFixQuality() throws {
-        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
-        do {
-            let old = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(old, upTo: "v4-care-photos")
-            try old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO tree (id, latitude, longitude, horizontalAccuracy, species, createdAt, updatedAt, fixMode, satellites)
-                    VALUES ('0f0e0d0c-0b0a-4908-8706-050403020100', 50.5, 8.25, 4.5, 'Apple', '2026-05-01 10:00:00.000',
-                            '2026-05-01 10:00:00.000', 3, 9)
-                    """)
-            }
-        }
+        try makeOldStore(upTo: "v4-care-photos", """
+            INSERT INTO tree (id, latitude, longitude, horizontalAccuracy, species, createdAt, updatedAt, fixMode, satellites)
+            VALUES ('0f0e0d0c-0b0a-4908-8706-050403020100', 50.5, 8.25, 4.5, 'Apple', '2026-05-01 10:00:00.000',
+                    '2026-05-01 10:00:00.000', 3, 9)
+            """)
         let store = try open()
         let columns = try store.queue.read { db in try db.columns(in: "tree").map(\.name) }
         #expect(columns == Tree.storageColumns)
@@ -134,23 +128,16 @@ import TreesTestSupport
     /// the migration stamps them after everything its remotes were sent. From then on an edit of
     /// a tree records the version it was made over, and a push lets go of it.
     @Test func upgradesAStoreThatSyncedBeforeCareEventsWereVersioned() throws {
-        try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
         let tree = "0f0e0d0c-0b0a-4908-8706-050403020100"
-        do {
-            let old = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(old, upTo: "v7-care-due")
-            try old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
-                    VALUES ('\(tree)', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000');
-                    INSERT INTO careEvent (id, treeId, kind, date, createdAt, updatedAt)
-                    VALUES ('1a1a1a1a-0b0a-4908-8706-050403020100', '\(tree)', 'water', '2026-05-02 08:00:00.000',
-                            '2026-05-02 08:00:00.000', '2026-05-02 08:00:00.000');
-                    UPDATE syncState SET seq = 7;
-                    INSERT INTO remote (name, target, pushedSeq) VALUES ('office', 'postgres://office', 7);
-                    """)
-            }
-        }
+        try makeOldStore(upTo: "v7-care-due", """
+            INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
+            VALUES ('\(tree)', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000');
+            INSERT INTO careEvent (id, treeId, kind, date, createdAt, updatedAt)
+            VALUES ('1a1a1a1a-0b0a-4908-8706-050403020100', '\(tree)', 'water', '2026-05-02 08:00:00.000',
+                    '2026-05-02 08:00:00.000', '2026-05-02 08:00:00.000');
+            UPDATE syncState SET seq = 7;
+            INSERT INTO remote (name, target, pushedSeq) VALUES ('office', 'postgres://office', 7);
+            """)
         let store = try open()
         let remote = try #require(try store.read { try $0.remote(named: "office") })
         let through = try store.read { try $0.syncState().seq }
