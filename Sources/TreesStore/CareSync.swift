@@ -86,7 +86,7 @@ extension StoreWriter {
         var touched: Set<[String]> = []
         var stored = 0
         for e in events {
-            guard try tombstoneExists(kind: "careEvent", id: e.id) == false else { continue }
+            guard try tombstoneVersion(.careEvent, e.id) == nil else { continue }
             if let local = try Row.fetchOne(localVersion, arguments: [e.id]).map({ SyncVersion(clock: $0[0], device: $0[1]) }), local >= e.version { continue }
             guard let treeID = UUID(uuidString: e.treeId), try treeExists(treeID) else { continue }
             if let old = try Row.fetchOne(before, arguments: [e.id]) { touched.insert([old[0], old[1]]) }
@@ -104,9 +104,5 @@ extension StoreWriter {
             try refreshCare(of: tree, kind: kind)
         }
         return stored
-    }
-
-    private func tombstoneExists(kind: String, id: String) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE kind = ? AND id = ?)"), arguments: [kind, id]) ?? false
     }
 }

@@ -54,8 +54,6 @@ public enum SyncEdit: Sendable, Equatable {
     /// Changed here over `base`, the version the group had just before; nil when that is not
     /// known (the group was made here, or changed before the store kept bases).
     case edited(over: SyncVersion?)
-
-    public var isEdited: Bool { if case .edited = self { true } else { false } }
 }
 
 /// A collection as sync moves it.
@@ -437,7 +435,7 @@ extension StoreWriter {
         try db.execute(sql: "UPDATE remote SET lastSyncAt = ? WHERE name = ?", arguments: [StoredDate.text(now), remote])
     }
 
-    private func tombstoneVersion(_ kind: SyncTombstone.Kind, _ id: String) throws -> SyncVersion? {
+    func tombstoneVersion(_ kind: SyncTombstone.Kind, _ id: String) throws -> SyncVersion? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT version, device FROM tombstone WHERE kind = ? AND id = ?"), arguments: [kind.rawValue, id])
             .map { SyncVersion(clock: $0[0], device: $0[1]) }
     }

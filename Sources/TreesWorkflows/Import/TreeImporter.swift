@@ -64,7 +64,7 @@ struct TreeImporter {
             return
         }
         if report.repeatedInFile == 0 {
-            report.warnings.append(.init(line: line, reason: "the id \(id.uuidString.lowercased()) was given to an earlier tree of this file; "
+            report.warnings.append(.init(line: line, reason: "the id \(id.lowercaseText) was given to an earlier tree of this file; "
                                          + "the first tree with each id is kept, later ones are left out"))
         }
         report.repeatedInFile += 1
