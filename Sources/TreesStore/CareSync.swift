@@ -52,18 +52,26 @@ enum CareSyncSchema {
 }
 
 extension StoreReader {
-    /// Care events changed after sequence number `after` up to `through`, in (sequence number, id) order.
-    public func changedCareEvents(after: Int64, through: Int64) throws -> [SyncCareEventRow] {
+    /// Care events changed after sequence number `after` up to `through`, in (sequence number, id)
+    /// order: a page of at most `limit`, after `resuming` (the last of the page before).
+    public func changedCareEvents(after: Int64, resuming: (seq: Int64, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncCareEventRow)] {
         let columns = SyncCareEventRow.columnNames.map { "e.\($0)" }.joined(separator: ", ")
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT e.id, \(columns), v.version, v.device FROM careEventVersion v JOIN careEvent e ON e.id = v.eventId
-            WHERE v.seq > ? AND v.seq <= ? ORDER BY v.seq, e.id
-            """, arguments: [after, through])
-        var out: [SyncCareEventRow] = []
+        // careEventVersion_seq holds (seq, eventId): each page is a seek, however many events
+        // share one sequence number (an import stamps all of its own with one).
+        let (start, arguments): (String, StatementArguments) = if let resuming {
+            ("(v.seq, v.eventId) > (?, ?)", [resuming.seq, resuming.id])
+        } else {
+            ("v.seq > ?", [after])
+        }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT v.seq, e.id, \(columns), v.version, v.device FROM careEventVersion v JOIN careEvent e ON e.id = v.eventId
+            WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.eventId LIMIT ?
+            """), arguments: arguments + [through, limit])
+        var out: [(Int64, SyncCareEventRow)] = []
         let n = SyncCareEventRow.columnNames.count
         while let row = try rows.next() {
-            out.append(SyncCareEventRow(id: row[0], columns: (0..<n).map { SyncValue.text(row[$0 + 1]) },
-                                        version: SyncVersion(clock: row[n + 1], device: row[n + 2])))
+            out.append((row[0], SyncCareEventRow(id: row[1], columns: (0..<n).map { SyncValue.text(row[$0 + 2]) },
+                                                 version: SyncVersion(clock: row[n + 2], device: row[n + 3]))))
         }
         return out
     }

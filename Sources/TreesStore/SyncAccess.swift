@@ -245,21 +245,36 @@ extension StoreReader {
         }
     }
 
-    public func changedPhotos(after: Int64, through: Int64) throws -> [SyncPhotoRow] {
-        try Row.fetchAll(db, sql: """
-            SELECT p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt, v.version, v.device
-            FROM photoVersion v JOIN photo p ON p.id = v.photoId WHERE v.seq > ? AND v.seq <= ? ORDER BY v.seq, p.id
-            """, arguments: [after, through]).map {
-            SyncPhotoRow(id: $0[0], treeId: $0[1], sha256: $0[2], format: $0[3], byteCount: $0[4], capturedAt: $0[5], createdAt: $0[6],
-                         version: SyncVersion(clock: $0[7], device: $0[8]))
+    /// Photos added after sequence number `after` up to `through`, in (sequence number, id) order:
+    /// a page of at most `limit`, after `resuming` (the last of the page before).
+    public func changedPhotos(after: Int64, resuming: (seq: Int64, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncPhotoRow)] {
+        let (start, arguments): (String, StatementArguments) = if let resuming {
+            ("(v.seq, v.photoId) > (?, ?)", [resuming.seq, resuming.id])
+        } else {
+            ("v.seq > ?", [after])
+        }
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT v.seq, p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt, v.version, v.device
+            FROM photoVersion v JOIN photo p ON p.id = v.photoId WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.photoId LIMIT ?
+            """), arguments: arguments + [through, limit]).map {
+            ($0[0], SyncPhotoRow(id: $0[1], treeId: $0[2], sha256: $0[3], format: $0[4], byteCount: $0[5], capturedAt: $0[6], createdAt: $0[7],
+                                 version: SyncVersion(clock: $0[8], device: $0[9])))
         }
     }
 
-    public func tombstones(after: Int64, through: Int64) throws -> [SyncTombstone] {
-        try Row.fetchAll(db, sql: "SELECT kind, id, version, device FROM tombstone WHERE seq > ? AND seq <= ? ORDER BY seq, kind, id",
-                         arguments: [after, through]).compactMap { row in
-            guard let kind = SyncTombstone.Kind(rawValue: row[0]) else { return nil }
-            return SyncTombstone(kind: kind, id: row[1], version: SyncVersion(clock: row[2], device: row[3]))
+    /// Deletions made after sequence number `after` up to `through`, in (sequence number, kind, id)
+    /// order: a page of at most `limit`, after `resuming` (the last of the page before).
+    public func tombstones(after: Int64, resuming: (seq: Int64, kind: String, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, tombstone: SyncTombstone)] {
+        let (start, arguments): (String, StatementArguments) = if let resuming {
+            ("(seq, kind, id) > (?, ?, ?)", [resuming.seq, resuming.kind, resuming.id])
+        } else {
+            ("seq > ?", [after])
+        }
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT seq, kind, id, version, device FROM tombstone WHERE \(start) AND seq <= ? ORDER BY seq, kind, id LIMIT ?
+            """), arguments: arguments + [through, limit]).compactMap { row in
+            guard let kind = SyncTombstone.Kind(rawValue: row[1]) else { return nil }
+            return (row[0], SyncTombstone(kind: kind, id: row[2], version: SyncVersion(clock: row[3], device: row[4])))
         }
     }
 

@@ -188,52 +188,82 @@ enum ServerWriter {
         return (ServerSchema.snakeCase(name), type)
     }
 
-    /// Stores a care event unless the server has a later version of it, or the event or its tree
-    /// was deleted.
-    static func pushCareEvent(_ e: SyncCareEventRow, device: String, _ connection: PostgresConnection) throws(SyncError) {
-        let n = careColumns.count
-        let values = careColumns.enumerated().map { i, c in "$\(i + 2)::\(c.type)" }.joined(separator: ", ")
-        try connection.execute("""
-            WITH up AS (
-                INSERT INTO care_event AS c (id, \(careColumns.map(\.server).joined(separator: ", ")), version, device)
-                SELECT $1::uuid, \(values), $\(n + 2)::bigint, $\(n + 3)
-                WHERE NOT EXISTS (SELECT 1 FROM tombstone WHERE (kind = 'careEvent' AND id = $1::uuid) OR (kind = 'tree' AND id = $2::uuid))
-                ON CONFLICT (id) DO UPDATE SET \(careColumns.map { "\($0.server) = excluded.\($0.server)" }.joined(separator: ", ")),
-                    version = excluded.version, device = excluded.device
-                WHERE (excluded.version, excluded.device) > (c.version, c.device)
-                RETURNING c.id
-            )
-            INSERT INTO change (kind, entity_id, device) SELECT 'care_event', id, $\(n + 4) FROM up
-            """, [e.id] + e.columns + [String(e.version.clock), e.version.device, device])
+    /// The page of care events being pushed, as `incoming_tree` is for trees.
+    static let incomingCareTable = """
+        CREATE TEMP TABLE IF NOT EXISTS incoming_care_event (id uuid PRIMARY KEY, \(careColumns.map { "\($0.server) \($0.type)" }.joined(separator: ", ")),
+            version bigint, device text) ON COMMIT DELETE ROWS
+        """
+    static let careCopySQL = "COPY incoming_care_event (id, \(careColumns.map(\.server).joined(separator: ", ")), version, device) FROM STDIN"
+
+    /// Stores each care event of the page unless the server has a later version of it, or the
+    /// event or its tree was deleted; a change row for each one stored.
+    static let careMergeSQL = """
+        WITH up AS (
+            INSERT INTO care_event AS c (id, \(careColumns.map(\.server).joined(separator: ", ")), version, device)
+            SELECT i.id, \(careColumns.map { "i.\($0.server)" }.joined(separator: ", ")), i.version, i.device FROM incoming_care_event i
+            WHERE NOT EXISTS (SELECT 1 FROM tombstone d WHERE d.kind = 'careEvent' AND d.id = i.id)
+              AND NOT EXISTS (SELECT 1 FROM tombstone d WHERE d.kind = 'tree' AND d.id = i.tree_id)
+            ORDER BY i.id
+            ON CONFLICT (id) DO UPDATE SET \(careColumns.map { "\($0.server) = excluded.\($0.server)" }.joined(separator: ", ")),
+                version = excluded.version, device = excluded.device
+            WHERE (excluded.version, excluded.device) > (c.version, c.device)
+            RETURNING c.id
+        )
+        INSERT INTO change (kind, entity_id, device) SELECT 'care_event', id, $1 FROM up ORDER BY id
+        """
+
+    /// Merges a page of care events (ids unique within it): one COPY and one statement.
+    static func pushCareEvents(_ events: [SyncCareEventRow], device: String, _ connection: PostgresConnection) throws(SyncError) {
+        try connection.execute(incomingCareTable)
+        try connection.copyIn(careCopySQL) { (sink: inout CopyRows) throws(SyncError) in
+            for e in events { sink.append([e.id] + e.columns + [String(e.version.clock), e.version.device]) }
+        }
+        try connection.execute("ANALYZE incoming_care_event")
+        try connection.execute(careMergeSQL, [device])
     }
 
-    static func pushTombstone(_ d: SyncTombstone, device: String, _ connection: PostgresConnection) throws(SyncError) -> [SyncConflict] {
-        let inserted = try connection.execute("""
-            INSERT INTO tombstone (kind, id, version, device) VALUES ($1, $2::uuid, $3::bigint, $4) ON CONFLICT DO NOTHING RETURNING 1
-            """, [d.kind.rawValue, d.id, String(d.version.clock), d.version.device])
-        guard inserted.count == 1 else { return [] }
-        var found: [SyncConflict] = []
-        switch d.kind {
-        case .tree:
-            // The deleted tree's last values stay in its history, whoever typed them.
-            let all = json(columns, "t")
-            found = conflicts(try connection.execute("""
-                INSERT INTO tree_conflict (tree_id, field, loser_version, loser_device, loser_value, winner_version, winner_device, reason)
-                SELECT t.id, 'tree', t.v_updated_at, t.d_updated_at, \(all), $2::bigint, $3, 'deleted' FROM tree t WHERE t.id = $1::uuid AND t.deleted_version IS NULL
-                ON CONFLICT DO NOTHING RETURNING \(conflictColumns)
-                """, [d.id, String(d.version.clock), d.version.device]))
-            try connection.execute("UPDATE tree SET deleted_version = $2::bigint WHERE id = $1::uuid", [d.id, String(d.version.clock)])
-            try connection.execute("DELETE FROM photo WHERE tree_id = $1::uuid", [d.id])
-            try connection.execute("DELETE FROM care_event WHERE tree_id = $1::uuid", [d.id])
-        case .collection:
-            try connection.execute("DELETE FROM collection WHERE id = $1::uuid", [d.id])
-            try connection.execute("UPDATE tree SET collection_id = NULL WHERE collection_id = $1::uuid", [d.id])
-        case .photo:
-            try connection.execute("DELETE FROM photo WHERE id = $1::uuid", [d.id])
-        case .careEvent:
-            try connection.execute("DELETE FROM care_event WHERE id = $1::uuid", [d.id])
+    /// The page of deletions being pushed, and those of them the server did not have yet.
+    static let incomingTombstoneTables = """
+        CREATE TEMP TABLE IF NOT EXISTS incoming_tombstone (kind text, id uuid, version bigint, device text, PRIMARY KEY (kind, id)) ON COMMIT DELETE ROWS;
+        CREATE TEMP TABLE IF NOT EXISTS new_tombstone (kind text, id uuid, version bigint, device text, PRIMARY KEY (kind, id)) ON COMMIT DELETE ROWS
+        """
+
+    /// Records a page of deletions. A deletion the server already has changes nothing; a new one
+    /// removes what it deleted (a tree takes its photos and care events along, a collection leaves
+    /// its trees in none) and keeps a deleted tree's last values in its history, whoever typed them.
+    /// Returns those values, as conflicts.
+    static func pushTombstones(_ tombstones: [SyncTombstone], device: String, _ connection: PostgresConnection) throws(SyncError) -> [SyncConflict] {
+        try connection.executeScript(incomingTombstoneTables)
+        try connection.copyIn("COPY incoming_tombstone (kind, id, version, device) FROM STDIN") { (sink: inout CopyRows) throws(SyncError) in
+            for d in tombstones { sink.append([d.kind.rawValue, d.id, String(d.version.clock), d.version.device]) }
         }
-        try connection.execute("INSERT INTO change (kind, entity_id, device) VALUES ('tombstone', $1::uuid, $2)", [d.id, device])
+        try connection.execute("ANALYZE incoming_tombstone")
+        try connection.execute("""
+            WITH added AS (
+                INSERT INTO tombstone (kind, id, version, device) SELECT kind, id, version, device FROM incoming_tombstone ORDER BY kind, id
+                ON CONFLICT DO NOTHING RETURNING kind, id, version, device
+            )
+            INSERT INTO new_tombstone SELECT * FROM added
+            """)
+        try connection.execute("ANALYZE new_tombstone")
+        let all = json(columns, "t")
+        let found = conflicts(try connection.execute("""
+            INSERT INTO tree_conflict (tree_id, field, loser_version, loser_device, loser_value, winner_version, winner_device, reason)
+            SELECT t.id, 'tree', t.v_updated_at, t.d_updated_at, \(all), n.version, n.device, 'deleted'
+            FROM new_tombstone n JOIN tree t ON t.id = n.id WHERE n.kind = 'tree' AND t.deleted_version IS NULL
+            ORDER BY t.id
+            ON CONFLICT DO NOTHING RETURNING \(conflictColumns)
+            """))
+        for statement in [
+            "UPDATE tree t SET deleted_version = n.version FROM new_tombstone n WHERE n.kind = 'tree' AND t.id = n.id",
+            "DELETE FROM photo p USING new_tombstone n WHERE n.kind = 'tree' AND p.tree_id = n.id",
+            "DELETE FROM photo p USING new_tombstone n WHERE n.kind = 'photo' AND p.id = n.id",
+            "DELETE FROM care_event c USING new_tombstone n WHERE n.kind = 'tree' AND c.tree_id = n.id",
+            "DELETE FROM care_event c USING new_tombstone n WHERE n.kind = 'careEvent' AND c.id = n.id",
+            "UPDATE tree t SET collection_id = NULL FROM new_tombstone n WHERE n.kind = 'collection' AND t.collection_id = n.id",
+            "DELETE FROM collection c USING new_tombstone n WHERE n.kind = 'collection' AND c.id = n.id",
+        ] { try connection.execute(statement) }
+        try connection.execute("INSERT INTO change (kind, entity_id, device) SELECT 'tombstone', id, $1 FROM new_tombstone ORDER BY kind, id", [device])
         return found
     }
 }

@@ -119,23 +119,51 @@ public struct Synchronizer {
             progress?(SyncProgress(phase: .push, done: done, total: waiting))
             cursor = (last.seq, last.row.id)
         }
-        let photos = try storeCall { try store.read { try $0.changedPhotos(after: remote.pushedSeq, through: through) } }
-        let care = try storeCall { try store.read { try $0.changedCareEvents(after: remote.pushedSeq, through: through) } }
-        let tombstones = try storeCall { try store.read { try $0.tombstones(after: remote.pushedSeq, through: through) } }
-        if !photos.isEmpty || !care.isEmpty || !tombstones.isEmpty {
-            let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
-                try connection.transaction { () throws(SyncError) -> [SyncConflict] in
-                    for p in photos { try ServerWriter.pushPhoto(p, device: device, connection) }
-                    for e in care { try ServerWriter.pushCareEvent(e, device: device, connection) }
-                    var conflicts: [SyncConflict] = []
-                    for t in tombstones { conflicts += try ServerWriter.pushTombstone(t, device: device, connection) }
-                    return conflicts
+        // Photos, care events and deletions follow, page by page as trees: each page one server
+        // transaction, so memory stays flat however long the care log or the list of deletions.
+        var photoCursor: (seq: Int64, id: String)?
+        while true {
+            let c = photoCursor
+            let page = try storeCall { try store.read { try $0.changedPhotos(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
+            guard let last = page.last else { break }
+            try retrying { () throws(SyncError) in
+                try connection.transaction { () throws(SyncError) in
+                    for p in page { try ServerWriter.pushPhoto(p.row, device: device, connection) }
                 }
             }
+            report.pushed.photos += page.count
+            done += page.count
+            progress?(SyncProgress(phase: .push, done: done, total: waiting))
+            photoCursor = (last.seq, last.row.id)
+        }
+        var careCursor: (seq: Int64, id: String)?
+        while true {
+            let c = careCursor
+            let page = try storeCall { try store.read { try $0.changedCareEvents(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
+            guard let last = page.last else { break }
+            let events = page.map(\.row)
+            try retrying { () throws(SyncError) in
+                try connection.transaction { () throws(SyncError) in try ServerWriter.pushCareEvents(events, device: device, connection) }
+            }
+            report.pushed.careEvents += page.count
+            done += page.count
+            progress?(SyncProgress(phase: .push, done: done, total: waiting))
+            careCursor = (last.seq, last.row.id)
+        }
+        var deletionCursor: (seq: Int64, kind: String, id: String)?
+        while true {
+            let c = deletionCursor
+            let page = try storeCall { try store.read { try $0.tombstones(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
+            guard let last = page.last else { break }
+            let tombstones = page.map(\.tombstone)
+            let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
+                try connection.transaction { () throws(SyncError) -> [SyncConflict] in try ServerWriter.pushTombstones(tombstones, device: device, connection) }
+            }
             report.conflicts += try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
-            report.pushed.photos += photos.count
-            report.pushed.careEvents += care.count
-            report.pushed.deletions += tombstones.count
+            report.pushed.deletions += page.count
+            done += page.count
+            progress?(SyncProgress(phase: .push, done: done, total: waiting))
+            deletionCursor = (last.seq, last.tombstone.kind.rawValue, last.tombstone.id)
         }
         try storeCall { try store.write { try $0.setPushed(remote: remote.name, seq: through, clock: state.clock) } }
     }

@@ -141,7 +141,7 @@ import TreesTestSupport
         let store = try open()
         let remote = try #require(try store.read { try $0.remote(named: "office") })
         let through = try store.read { try $0.syncState().seq }
-        let events = try store.read { try $0.changedCareEvents(after: remote.pushedSeq, through: through) }
+        let events = try store.read { try $0.changedCareEvents(after: remote.pushedSeq, resuming: nil, through: through, limit: 10) }.map(\.row)
         #expect(events.map(\.id) == ["1a1a1a1a-0b0a-4908-8706-050403020100"])
         #expect(events.first?.columns[1] == "water" && events.first?.treeId == tree)
         #expect(remote.pushedClock == 0)

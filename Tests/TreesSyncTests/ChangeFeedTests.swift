@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TreesSync
 import TreesKit
-import TreesStore
+@testable import TreesStore
 import TreesTestSupport
 
 /// The change feed against a real PostgreSQL: a push that commits after a later-numbered one is
@@ -79,6 +79,77 @@ struct ChangeFeedTests {
         #expect(report.pulled.trees == 2)
         #expect(try b.read { try $0.tree(id: first) } != nil)
         #expect(try b.read { try $0.tree(id: second) } != nil)
+    }
+
+    /// A care log and a list of deletions longer than a page go up page by page (one COPY and one
+    /// merge a page): every event and every deletion reaches the server and the other laptop, a
+    /// deleted tree takes its events along and keeps its last values in the history, and a page
+    /// sent twice changes nothing.
+    @Test func careEventsAndDeletionsLongerThanAPageGoPageByPage() throws {
+        _ = try Tool.postgres.require()
+        let server = try PostgresServer()
+        let url = try server.createDatabase("pages")
+        let folder = try TemporaryFolder("trees-feed")
+        let a = try Self.store(folder, "a", url: url), b = try Self.store(folder, "b", url: url)
+        _ = try Synchronizer.initServer(RemoteTarget(parsing: url))
+        let trees = try (0..<6).map { i in try Self.addTree(a, species: "Apple \(i)") }
+        let block = try a.write { w in try w.createCollection(named: "Block 1") }
+        _ = try a.write { w in try w.assign(Array(trees[0..<3]), to: block.id) }
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let water = try CareKind("water"), harvest = try CareKind("harvest")
+        var events: [CareEvent] = []
+        for (i, tree) in trees.enumerated() {
+            for k in 0..<3 {
+                let quantity = CareQuantity(value: 12.5 + Double(k), unit: k == 2 ? "kg" : "L")
+                events.append(CareEvent(treeID: tree, kind: k == 2 ? harvest : water, date: start.addingTimeInterval(Double(86_400 * k)),
+                                        notes: "row \(i)\tcheck\nthe \\ drip", quantity: quantity, who: "crew \(i)", createdAt: start))
+            }
+        }
+        _ = try a.write { w in try w.insert(careEvents: events) }
+
+        func careLog(_ store: TreeStore) throws -> [String] {
+            try store.queue.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT id || '|' || treeId || '|' || kind || '|' || date || '|' || notes || '|' || quantity || '|' || unit || '|' || who FROM careEvent ORDER BY id
+                    """)
+            }
+        }
+        let up = try Synchronizer(pageSize: 4).sync(a, remote: "office")
+        #expect(up.pushed.careEvents == 18 && up.pushed.trees == 6)
+        #expect(try server.psql("SELECT count(*) FROM care_event", database: "pages") == "18")
+        #expect(try server.psql("SELECT notes FROM care_event ORDER BY notes LIMIT 1", database: "pages") == "row 0\tcheck\nthe \\ drip")
+        let down = try Synchronizer(pageSize: 5).sync(b, remote: "office")
+        #expect(down.pulled.careEvents == 18)
+        #expect(try careLog(b) == careLog(a) && careLog(a).count == 18)
+
+        // A page sent again (a push cut before the store recorded it) adds no event and no change.
+        let changes = try server.psql("SELECT count(*) FROM change", database: "pages")
+        let page = try a.read { r in try r.changedCareEvents(after: 0, resuming: nil, through: try r.syncState().seq, limit: 4) }.map(\.row)
+        let again = try PostgresConnection(target: RemoteTarget(parsing: url))
+        let device = try a.read { try $0.syncState().deviceId }
+        try again.transaction { () throws(SyncError) in try ServerWriter.pushCareEvents(page, device: device, again) }
+        #expect(page.count == 4)
+        #expect(try server.psql("SELECT count(*) FROM change", database: "pages") == changes)
+
+        // Three trees, one event of another and the collection deleted on a: more deletions than a page.
+        let pushedSeq = try #require(try a.read { try $0.remote(named: "office") }).pushedSeq
+        _ = try a.write { w in try w.deleteTrees(Array(trees[0..<3])) }
+        let lone = try #require(events.first { $0.treeID == trees[3] })
+        _ = try a.write { w in try w.deleteCareEvent(lone.id) }
+        _ = try a.write { w in try w.deleteCollection(named: "Block 1") }
+        let deletions = try a.queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tombstone WHERE seq > ?", arguments: [pushedSeq]) ?? 0 }
+        #expect(deletions >= 5)
+        let gone = try Synchronizer(pageSize: 2).sync(a, remote: "office")
+        #expect(gone.pushed.deletions == deletions)
+        #expect(Set(gone.conflicts.filter { $0.reason == "deleted" }.map(\.treeId)) == Set(trees[0..<3].map(\.uuidString).map { $0.lowercased() }))
+        #expect(try server.psql("SELECT count(*) FROM care_event", database: "pages") == "8")
+        #expect(try server.psql("SELECT count(*) FROM tree WHERE deleted_version IS NOT NULL", database: "pages") == "3")
+        #expect(try server.psql("SELECT count(*) FROM collection", database: "pages") == "0")
+        let after = try Synchronizer(pageSize: 3).sync(b, remote: "office")
+        #expect(after.pulled.deletions == deletions)
+        #expect(try careLog(b) == careLog(a) && careLog(a).count == 8)
+        #expect(try b.read { try $0.collections() }.isEmpty)
+        #expect(try b.read { try $0.tree(id: trees[0]) } == nil && b.read { try $0.tree(id: trees[3]) } != nil)
     }
 
     @Test func aURLWithAPasswordIsRefusedAndAServiceNameIsKept() throws {
