@@ -114,3 +114,125 @@ extension StoreWriter {
         return stored
     }
 }
+
+/// A care schedule as sync moves it. A tree or collection has at most one schedule of a kind,
+/// so a schedule travels by that pair (its local id is the store's own); `columns` nil means the
+/// schedule was removed, so that a removal travels as a value with its version.
+public struct SyncCareScheduleRow: Sendable, Equatable {
+    /// The tree or collection the schedule is for.
+    public var targetId: String
+    public var kind: String
+    /// `target` (`tree` or `collection`), `everyDays, fromDay, season, createdAt, updatedAt` as
+    /// stored; nil when the schedule was removed.
+    public var columns: [String?]?
+    public var version: SyncVersion
+
+    public static let columnNames = ["target", "everyDays", "fromDay", "season", "createdAt", "updatedAt"]
+
+    public init(targetId: String, kind: String, columns: [String?]?, version: SyncVersion) {
+        self.targetId = targetId; self.kind = kind; self.columns = columns; self.version = version
+    }
+}
+
+/// Migration `v10-care-schedule-sync`: care schedules are versioned by (tree or collection, kind),
+/// setting and removing alike, so that sync carries them.
+///
+/// Schedules stored before the migration are versioned as of their last update and stamped with
+/// a sequence number above every remote's pushed one, so the next sync pushes them.
+enum CareScheduleSyncSchema {
+    static func create(_ db: Database) throws {
+        let active = "WHEN (SELECT applying FROM syncState) = 0"
+        let stamp = { (row: String) in
+            """
+            INSERT OR REPLACE INTO careScheduleVersion (targetId, kind, seq, version, device)
+                SELECT coalesce(\(row).treeId, \(row).collectionId), \(row).kind, seq, hlc, deviceId FROM syncState;
+            """
+        }
+        try db.execute(sql: """
+            CREATE TABLE careScheduleVersion (
+                targetId TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                version INTEGER NOT NULL,
+                device TEXT NOT NULL,
+                PRIMARY KEY (targetId, kind)
+            ) WITHOUT ROWID;
+            CREATE INDEX careScheduleVersion_seq ON careScheduleVersion(seq);
+            UPDATE syncState SET seq = seq + 1 WHERE EXISTS (SELECT 1 FROM careSchedule);
+            INSERT INTO careScheduleVersion (targetId, kind, seq, version, device)
+            SELECT coalesce(c.treeId, c.collectionId), c.kind, s.seq, (CAST(strftime('%s', c.updatedAt) AS INTEGER) * 1000) << 16, s.deviceId
+            FROM careSchedule c, syncState s;
+            CREATE TRIGGER careSchedule_sync_insert AFTER INSERT ON careSchedule \(active) BEGIN
+                \(stamp("new"))
+            END;
+            CREATE TRIGGER careSchedule_sync_update AFTER UPDATE ON careSchedule \(active) BEGIN
+                \(stamp("old"))
+                \(stamp("new"))
+            END;
+            CREATE TRIGGER careSchedule_sync_delete AFTER DELETE ON careSchedule \(active) BEGIN
+                \(stamp("old"))
+            END;
+            """)
+    }
+}
+
+extension StoreReader {
+    /// Care schedules set or removed after sequence number `after` up to `through`, in (sequence
+    /// number, target, kind) order: a page of at most `limit`, after `resuming`.
+    public func changedCareSchedules(after: Int64, resuming: (seq: Int64, targetId: String, kind: String)?, through: Int64,
+                                     limit: Int) throws -> [(seq: Int64, row: SyncCareScheduleRow)] {
+        let (start, arguments): (String, StatementArguments) = if let resuming {
+            ("(v.seq, v.targetId, v.kind) > (?, ?, ?)", [resuming.seq, resuming.targetId, resuming.kind])
+        } else {
+            ("v.seq > ?", [after])
+        }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT v.seq, v.targetId, v.kind, v.version, v.device, s.id IS NOT NULL, CASE WHEN s.treeId IS NULL THEN 'collection' ELSE 'tree' END,
+                   s.everyDays, s.fromDay, s.season, s.createdAt, s.updatedAt
+            FROM careScheduleVersion v LEFT JOIN careSchedule s ON s.kind = v.kind AND coalesce(s.treeId, s.collectionId) = v.targetId
+            WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.targetId, v.kind LIMIT ?
+            """), arguments: arguments + [through, limit])
+        var out: [(Int64, SyncCareScheduleRow)] = []
+        while let row = try rows.next() {
+            let present: Bool = row[5]
+            let columns: [String?]? = present ? (6..<12).map { SyncValue.text(row[$0]) } : nil
+            out.append((row[0], SyncCareScheduleRow(targetId: row[1], kind: row[2], columns: columns, version: SyncVersion(clock: row[3], device: row[4]))))
+        }
+        return out
+    }
+}
+
+extension StoreWriter {
+    /// Merges pulled care schedules: each is set (or removed) when its version is later than the
+    /// store's for that tree or collection and kind, and its tree or collection is here. Returns
+    /// the number set or removed.
+    func applyPulledSchedules(_ schedules: [SyncCareScheduleRow], seq: Int64) throws -> Int {
+        guard !schedules.isEmpty else { return 0 }
+        let localVersion = try db.cachedStatement(sql: "SELECT version, device FROM careScheduleVersion WHERE targetId = ? AND kind = ?")
+        let remove = try db.cachedStatement(sql: "DELETE FROM careSchedule WHERE kind = ?2 AND (treeId = ?1 OR collectionId = ?1)")
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO careSchedule (id, treeId, collectionId, kind, everyDays, fromDay, season, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let stamp = try db.cachedStatement(sql: "INSERT OR REPLACE INTO careScheduleVersion (targetId, kind, seq, version, device) VALUES (?, ?, ?, ?, ?)")
+        var applied = 0
+        for s in schedules {
+            if let local = try Row.fetchOne(localVersion, arguments: [s.targetId, s.kind]).map({ SyncVersion(clock: $0[0], device: $0[1]) }),
+               local >= s.version { continue }
+            if let c = s.columns {
+                guard let target = UUID(uuidString: s.targetId) else { continue }
+                let isTree = c[0] == "tree"
+                let exists = isTree ? try treeExists(target)
+                    : try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collection WHERE id = ?)", arguments: [s.targetId]) ?? false
+                guard exists else { continue }
+                try remove.execute(arguments: [s.targetId, s.kind])
+                try insert.execute(arguments: [UUID.random().storageKey, isTree ? s.targetId : nil, isTree ? nil : s.targetId, s.kind,
+                                               c[1].flatMap { Int64($0) }, c[2], c[3], c[4], c[5]])
+            } else {
+                try remove.execute(arguments: [s.targetId, s.kind])
+            }
+            try stamp.execute(arguments: [s.targetId, s.kind, seq, s.version.clock, s.version.device])
+            applied += 1
+        }
+        return applied
+    }
+}

@@ -107,6 +107,9 @@ enum Schema {
         migrator.registerMigration("v9-care-sync") { db in
             try CareSyncSchema.create(db)
         }
+        migrator.registerMigration("v10-care-schedule-sync") { db in
+            try CareScheduleSyncSchema.create(db)
+        }
         return migrator
     }
 }

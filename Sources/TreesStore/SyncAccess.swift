@@ -130,6 +130,7 @@ public struct PulledPage: Sendable {
     public var trees: [SyncTreeRow] = []
     public var photos: [SyncPhotoRow] = []
     public var careEvents: [SyncCareEventRow] = []
+    public var careSchedules: [SyncCareScheduleRow] = []
     public var tombstones: [SyncTombstone] = []
     public var conflicts: [SyncConflict] = []
     public init() {}
@@ -141,6 +142,8 @@ public struct AppliedPage: Sendable, Equatable {
     public var collections = 0
     public var photos = 0
     public var careEvents = 0
+    /// Care schedules set or removed.
+    public var careSchedules = 0
     public var deletions = 0
     /// Local values that lost to pulled ones.
     public var conflicts: [SyncConflict] = []
@@ -278,12 +281,12 @@ extension StoreReader {
         }
     }
 
-    /// Number of local changes (trees, collections, photos, care events, deletions) after `seq`.
+    /// Number of local changes (trees, collections, photos, care events and schedules, deletions) after `seq`.
     public func changeCount(after seq: Int64) throws -> Int {
         try Int.fetchOne(db, sql: """
             SELECT (SELECT COUNT(*) FROM treeVersion WHERE seq > ?1) + (SELECT COUNT(*) FROM collectionVersion WHERE seq > ?1)
                  + (SELECT COUNT(*) FROM photoVersion WHERE seq > ?1) + (SELECT COUNT(*) FROM tombstone WHERE seq > ?1)
-                 + (SELECT COUNT(*) FROM careEventVersion WHERE seq > ?1)
+                 + (SELECT COUNT(*) FROM careEventVersion WHERE seq > ?1) + (SELECT COUNT(*) FROM careScheduleVersion WHERE seq > ?1)
             """, arguments: [seq]) ?? 0
     }
 
@@ -394,6 +397,8 @@ extension StoreWriter {
         }
         for e in page.careEvents { seen = max(seen, e.version.clock) }
         applied.careEvents = try applyPulledCare(page.careEvents, seq: ourSeq)
+        for s in page.careSchedules { seen = max(seen, s.version.clock) }
+        applied.careSchedules = try applyPulledSchedules(page.careSchedules, seq: ourSeq)
         for d in page.tombstones {
             seen = max(seen, d.version.clock)
             if try tombstoneVersion(d.kind, d.id) != nil { continue }
@@ -409,11 +414,13 @@ extension StoreWriter {
                 if db.changesCount > 0 { applied.deletions += 1 }
                 try db.execute(sql: "DELETE FROM treeVersion WHERE treeId = ?", arguments: [d.id])
                 try db.execute(sql: "DELETE FROM treeFieldVersion WHERE treeId = ?", arguments: [d.id])
+                try db.execute(sql: "DELETE FROM careScheduleVersion WHERE targetId = ?", arguments: [d.id])
             case .collection:
                 // Its trees keep their place in no collection, as a local deletion leaves them.
                 try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [d.id])
                 if db.changesCount > 0 { applied.deletions += 1 }
                 try db.execute(sql: "DELETE FROM collectionVersion WHERE collectionId = ?", arguments: [d.id])
+                try db.execute(sql: "DELETE FROM careScheduleVersion WHERE targetId = ?", arguments: [d.id])
             case .photo:
                 try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [d.id])
                 if db.changesCount > 0 { applied.deletions += 1 }

@@ -222,6 +222,49 @@ enum ServerWriter {
         try connection.execute(careMergeSQL, [device])
     }
 
+    static let scheduleColumns: [(server: String, type: String)] = SyncCareScheduleRow.columnNames.map { name in
+        let type = switch name {
+        case "everyDays": "integer"
+        case "createdAt", "updatedAt": "timestamptz"
+        default: "text"
+        }
+        return (ServerSchema.snakeCase(name), type)
+    }
+
+    static let incomingScheduleTable = """
+        CREATE TEMP TABLE IF NOT EXISTS incoming_care_schedule (target_id uuid, kind text, \(scheduleColumns.map { "\($0.server) \($0.type)" }.joined(separator: ", ")),
+            version bigint, device text, PRIMARY KEY (target_id, kind)) ON COMMIT DELETE ROWS
+        """
+
+    /// Sets (or removes) each schedule of the page unless the server has a later version for that
+    /// tree or collection and kind, or the tree or collection was deleted; a change row for each.
+    static let scheduleMergeSQL = """
+        WITH up AS (
+            INSERT INTO care_schedule AS s (target_id, kind, \(scheduleColumns.map(\.server).joined(separator: ", ")), version, device)
+            SELECT i.target_id, i.kind, \(scheduleColumns.map { "i.\($0.server)" }.joined(separator: ", ")), i.version, i.device
+            FROM incoming_care_schedule i
+            WHERE NOT EXISTS (SELECT 1 FROM tombstone d WHERE d.kind IN ('tree', 'collection') AND d.id = i.target_id)
+            ORDER BY i.target_id, i.kind
+            ON CONFLICT (target_id, kind) DO UPDATE SET \(scheduleColumns.map { "\($0.server) = excluded.\($0.server)" }.joined(separator: ", ")),
+                version = excluded.version, device = excluded.device
+            WHERE (excluded.version, excluded.device) > (s.version, s.device)
+            RETURNING s.id
+        )
+        INSERT INTO change (kind, entity_id, device) SELECT 'care_schedule', id, $1 FROM up ORDER BY id
+        """
+
+    /// Merges a page of care schedules, set or removed: one COPY and one statement.
+    static func pushCareSchedules(_ schedules: [SyncCareScheduleRow], device: String, _ connection: PostgresConnection) throws(SyncError) {
+        try connection.execute(incomingScheduleTable)
+        let names = ["target_id", "kind"] + scheduleColumns.map(\.server) + ["version", "device"]
+        try connection.copyIn("COPY incoming_care_schedule (\(names.joined(separator: ", "))) FROM STDIN") { (sink: inout CopyRows) throws(SyncError) in
+            for s in schedules {
+                sink.append([s.targetId, s.kind] + (s.columns ?? Array(repeating: nil, count: scheduleColumns.count)) + [String(s.version.clock), s.version.device])
+            }
+        }
+        try connection.execute(scheduleMergeSQL, [device])
+    }
+
     /// The page of deletions being pushed, and those of them the server did not have yet.
     static let incomingTombstoneTables = """
         CREATE TEMP TABLE IF NOT EXISTS incoming_tombstone (kind text, id uuid, version bigint, device text, PRIMARY KEY (kind, id)) ON COMMIT DELETE ROWS;
@@ -229,7 +272,7 @@ enum ServerWriter {
         """
 
     /// Records a page of deletions. A deletion the server already has changes nothing; a new one
-    /// removes what it deleted (a tree takes its photos and care events along, a collection leaves
+    /// removes what it deleted (a tree takes its photos, care events and schedules along, a collection its schedules and leaves
     /// its trees in none) and keeps a deleted tree's last values in its history, whoever typed them.
     /// Returns those values, as conflicts.
     static func pushTombstones(_ tombstones: [SyncTombstone], device: String, _ connection: PostgresConnection) throws(SyncError) -> [SyncConflict] {
@@ -260,6 +303,7 @@ enum ServerWriter {
             "DELETE FROM photo p USING new_tombstone n WHERE n.kind = 'photo' AND p.id = n.id",
             "DELETE FROM care_event c USING new_tombstone n WHERE n.kind = 'tree' AND c.tree_id = n.id",
             "DELETE FROM care_event c USING new_tombstone n WHERE n.kind = 'careEvent' AND c.id = n.id",
+            "DELETE FROM care_schedule s USING new_tombstone n WHERE n.kind IN ('tree', 'collection') AND s.target_id = n.id",
             "UPDATE tree t SET collection_id = NULL FROM new_tombstone n WHERE n.kind = 'collection' AND t.collection_id = n.id",
             "DELETE FROM collection c USING new_tombstone n WHERE n.kind = 'collection' AND c.id = n.id",
         ] { try connection.execute(statement) }
@@ -322,6 +366,19 @@ enum ServerReader {
             for i in 0..<rows.count {
                 page.careEvents.append(SyncCareEventRow(id: rows[i, 0] ?? "", columns: (0..<n).map { rows[i, $0 + 1] },
                                                         version: SyncVersion(clock: Int64(rows[i, n + 1] ?? "") ?? 0, device: rows[i, n + 2] ?? "")))
+            }
+        }
+        if let s = ids["care_schedule"], !s.isEmpty {
+            let columns = ServerWriter.scheduleColumns.map { $0.type == "timestamptz" ? "trees_time_text(\($0.server))" : "\($0.server)::text" }
+            let rows = try connection.execute("""
+                SELECT target_id::text, kind, target IS NOT NULL, \(columns.joined(separator: ", ")), version::text, device FROM care_schedule
+                WHERE id = ANY($1::uuid[]) ORDER BY target_id, kind
+                """, [array(s)])
+            let n = columns.count
+            for i in 0..<rows.count {
+                let values = rows[i, 2] == "t" ? (0..<n).map { rows[i, $0 + 3] } : nil
+                page.careSchedules.append(SyncCareScheduleRow(targetId: rows[i, 0] ?? "", kind: rows[i, 1] ?? "", columns: values,
+                                                              version: SyncVersion(clock: Int64(rows[i, n + 3] ?? "") ?? 0, device: rows[i, n + 4] ?? "")))
             }
         }
         if let d = ids["tombstone"], !d.isEmpty {

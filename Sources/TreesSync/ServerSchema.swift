@@ -2,7 +2,7 @@ import Foundation
 import TreesStore
 
 /// The server's schema: PostGIS, trees with a `geometry(Point, 4326)` column and a GiST index,
-/// collections, photos by content hash, care events, deletions, losing values and the change feed
+/// collections, photos by content hash, care events and schedules, deletions, losing values and the change feed
 /// that pulls read.
 ///
 /// Migrations are numbered and recorded in `trees_schema`; each runs once, in a transaction,
@@ -183,6 +183,24 @@ enum ServerSchema {
                 device text NOT NULL
             );
             CREATE INDEX care_event_tree_id ON care_event (tree_id);
+            """,
+            // Care schedules, one per tree or collection and kind, removals kept as rows without
+            // values; each row's id (for the change feed) is made from that pair.
+            """
+            CREATE TABLE care_schedule (
+                target_id uuid NOT NULL,
+                kind text NOT NULL,
+                target text CHECK (target IN ('tree', 'collection')),
+                every_days integer,
+                from_day text,
+                season text,
+                created_at timestamptz,
+                updated_at timestamptz,
+                version bigint NOT NULL,
+                device text NOT NULL,
+                id uuid GENERATED ALWAYS AS (md5(target_id::text || ' ' || kind)::uuid) STORED UNIQUE,
+                PRIMARY KEY (target_id, kind)
+            );
             """,
         ]
     }

@@ -6,7 +6,7 @@ import TreesStore
 public struct SyncReport: Sendable, Equatable {
     public var remote: String
     public var dryRun: Bool
-    /// Local changes sent: trees, collections, photos, deletions.
+    /// Local changes sent: trees, collections, photos, care events and schedules, deletions.
     public var pushed = Counts()
     /// Changes of others merged into the store.
     public var pulled = Counts()
@@ -17,8 +17,8 @@ public struct SyncReport: Sendable, Equatable {
     public var conflicts: [SyncConflict] = []
 
     public struct Counts: Sendable, Equatable {
-        public var trees = 0, collections = 0, photos = 0, careEvents = 0, deletions = 0
-        public var total: Int { trees + collections + photos + careEvents + deletions }
+        public var trees = 0, collections = 0, photos = 0, careEvents = 0, careSchedules = 0, deletions = 0
+        public var total: Int { trees + collections + photos + careEvents + careSchedules + deletions }
     }
 }
 
@@ -150,6 +150,20 @@ public struct Synchronizer {
             progress?(SyncProgress(phase: .push, done: done, total: waiting))
             careCursor = (last.seq, last.row.id)
         }
+        var scheduleCursor: (seq: Int64, targetId: String, kind: String)?
+        while true {
+            let c = scheduleCursor
+            let page = try storeCall { try store.read { try $0.changedCareSchedules(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
+            guard let last = page.last else { break }
+            let schedules = page.map(\.row)
+            try retrying { () throws(SyncError) in
+                try connection.transaction { () throws(SyncError) in try ServerWriter.pushCareSchedules(schedules, device: device, connection) }
+            }
+            report.pushed.careSchedules += page.count
+            done += page.count
+            progress?(SyncProgress(phase: .push, done: done, total: waiting))
+            scheduleCursor = (last.seq, last.row.targetId, last.row.kind)
+        }
         var deletionCursor: (seq: Int64, kind: String, id: String)?
         while true {
             let c = deletionCursor
@@ -200,6 +214,7 @@ public struct Synchronizer {
                 report.pulled.collections += applied.collections
                 report.pulled.photos += applied.photos
                 report.pulled.careEvents += applied.careEvents
+                report.pulled.careSchedules += applied.careSchedules
                 report.pulled.deletions += applied.deletions
                 report.conflicts += applied.conflicts
             }

@@ -13,12 +13,18 @@ import Foundation
 /// again. Each change is one transaction editing the notes of `--changes` (100) random trees. Times
 /// are medians of the rounds, peak memory their largest; every line says what `trees sync --json`
 /// reported moving.
+///
+/// With `--care N` (default 1,000,000; 0 skips it), laptop d imports the first trees into a
+/// collection of its own, logs N care events over them with `trees care add --collection` (a
+/// tenth of them a day over ten days), pushes them all in its first sync and laptop e pulls them
+/// into an empty store: a season's care log going up and down at once.
 func runSyncBenchmark(arguments: [String]) throws {
     let trees = Harness.treesBinary(arguments)
     let first = Int(Harness.option("--first", in: arguments) ?? "") ?? 100_000
     let serverSize = Int(Harness.option("--server", in: arguments) ?? "") ?? 1_000_000
     let changes = Int(Harness.option("--changes", in: arguments) ?? "") ?? 100
     let rounds = max(1, Int(Harness.option("--rounds", in: arguments) ?? "") ?? 5)
+    let care = Int(Harness.option("--care", in: arguments) ?? "") ?? 1_000_000
     let folder = try Harness.scratchFolder("sync")
     defer { try? FileManager.default.removeItem(atPath: folder) }
 
@@ -44,8 +50,10 @@ func runSyncBenchmark(arguments: [String]) throws {
     let a = BenchLaptop(name: "a", folder: folder, trees: trees)
     let b = BenchLaptop(name: "b", folder: folder, trees: trees)
     let c = BenchLaptop(name: "c", folder: folder, trees: trees)
+    let d = BenchLaptop(name: "d", folder: folder, trees: trees)
+    let e = BenchLaptop(name: "e", folder: folder, trees: trees)
     _ = try a.run(["server", "init", url])
-    for laptop in [a, b, c] { _ = try laptop.run(["remote", "add", "office", url]) }
+    for laptop in [a, b, c, d, e] { _ = try laptop.run(["remote", "add", "office", url]) }
 
     func report(_ what: String, _ m: Measurement, _ counts: SyncCounts) {
         print(Harness.row([what, String(format: "%.2f s", m.seconds), String(format: "peak %.1f MB", m.peakMB), counts.description]))
@@ -69,6 +77,30 @@ func runSyncBenchmark(arguments: [String]) throws {
     report("push (laptop a)", push.0, push.1)
     let pull = try b.sync()
     report("pull (laptop b, empty store)", pull.0, pull.1)
+
+    if care > 0 {
+        // Ten days of work over the block, each a tenth of the log; the trees of d are a's (the
+        // same ids), already on the server, so the sync moves the care log alone.
+        _ = try d.run(["import", csv, "--collection", "Block D"])
+        _ = try d.sync()
+        let days = 10, perDay = max(1, care / days)
+        var logged = 0
+        for day in 0..<days {
+            let eachTree = max(1, perDay / first)
+            for _ in 0..<eachTree where logged < care {
+                _ = try d.run(["care", "add", "--collection", "Block D", "water", "--date", String(format: "2026-06-%02d", day + 1),
+                               "--quantity", "40 l", "--who", "crew \(day % 3)", "--notes", "drip line checked, row \(day)"])
+                logged += first
+            }
+        }
+        print("care log: \(logged) events on \(first) trees")
+        let up = try d.sync(counting: "careEvents")
+        report("care log push (laptop d)", up.0, up.1)
+        let down = try e.sync(counting: "careEvents")
+        report("care log pull (laptop e, empty store)", down.0, down.1)
+        _ = try a.sync()
+        _ = try b.sync()
+    }
 
     print("\(rounds) rounds of \(changes) changed trees, server of \(first) trees")
     try a.keepStore()
@@ -114,8 +146,9 @@ func runSyncBenchmark(arguments: [String]) throws {
 
 /// What `trees sync --json` says it moved.
 private struct SyncCounts: CustomStringConvertible {
+    var what = ""
     var pushed = 0, pulled = 0
-    var description: String { "pushed \(pushed), pulled \(pulled)" }
+    var description: String { "pushed\(what) \(pushed), pulled \(pulled)" }
 }
 
 /// One laptop of the benchmark: a store in the benchmark's folder and the `trees` that uses it.
@@ -133,13 +166,14 @@ private struct BenchLaptop {
         return m
     }
 
-    /// `trees sync office --json`, timed as a whole process, and the counts it reports.
-    func sync() throws -> (Measurement, SyncCounts) {
+    /// `trees sync office --json`, timed as a whole process, and the counts of `what` (trees,
+    /// careEvents …) it reports.
+    func sync(counting what: String = "trees") throws -> (Measurement, SyncCounts) {
         let output = folder + "/" + name + "-sync.json"
         let m = try run(["sync", "office", "--json"], stdoutPath: output)
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any]
-        func trees(_ direction: String) -> Int { ((report?[direction] as? [String: Any])?["trees"] as? Int) ?? -1 }
-        return (m, SyncCounts(pushed: trees("pushed"), pulled: trees("pulled")))
+        func count(_ direction: String) -> Int { ((report?[direction] as? [String: Any])?[what] as? Int) ?? -1 }
+        return (m, SyncCounts(what: what == "trees" ? "" : " " + what, pushed: count("pushed"), pulled: count("pulled")))
     }
 
     /// Changes the notes of `count` random trees in one transaction with one tick of the store's

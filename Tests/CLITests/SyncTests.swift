@@ -309,6 +309,69 @@ struct SyncTests {
         #expect(try team.server.psql("SELECT count(*) FROM care_event", database: "team") == "0")
     }
 
+    /// Care schedules travel by tree or collection and kind: setting, changing and removing one
+    /// reach every laptop, the later of two settings wins everywhere, `due` follows them, and a
+    /// deleted tree takes its schedules along.
+    @Test func careSchedulesTravelWithTheirChangesAndRemovals() throws {
+        try Tool.postgres.require()
+        let team = try Team(3)
+        #expect(try team[0].run(["collection", "create", "Block 1"]).status == 0)
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple", "--collection", "Block 1"])
+        let y = try team.add(0, ["--lat", "51.6", "--lon", "-0.2", "--species", "Pear"])
+        func schedule(_ i: Int, _ arguments: [String]) throws {
+            let r = try team[i].run(["schedule"] + arguments)
+            #expect(r.status == 0, "store \(i) schedule \(arguments): \(r)")
+        }
+        /// Each schedule as what it is for and how often, without the store's own id.
+        func schedules(_ i: Int) throws -> [String] {
+            let r = try team[i].run(["schedule", "list", "--json"])
+            #expect(r.status == 0, "\(r)")
+            let list = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], "\(r)")
+            return list.map { s in s.filter { $0.key != "id" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }.sorted()
+        }
+        func due(_ i: Int) throws -> String {
+            let r = try team[i].run(["due", "--within", "400d", "--json"])
+            #expect(r.status == 0, "\(r)")
+            return r.stdout
+        }
+        try schedule(0, ["set", "--collection", "Block 1", "water", "--every", "14d", "--from", "2026-04-01", "--season", "04-01..09-30"])
+        try schedule(0, ["set", y, "prune", "--every", "52w", "--from", "2026-02-01"])
+        let up = try Self.report(try team.sync(0))
+        #expect(Self.count(up, "pushed", "careSchedules") == 2, "\(up)")
+        for i in [1, 2] {
+            let down = try Self.report(try team.sync(i))
+            #expect(Self.count(down, "pulled", "careSchedules") == 2, "store \(i): \(down)")
+        }
+        let first = try schedules(0)
+        #expect(first.count == 2 && first.contains { $0.contains("everyDays=14") && $0.contains("04-01..09-30") }, "\(first)")
+        #expect(try schedules(1) == first)
+        #expect(try schedules(2) == first)
+        let due0 = try due(0), due1 = try due(1)
+        #expect(due1 == due0 && due0.contains(x.lowercased()), "\(due0)\n\(due1)")
+
+        // 1 waters every week now, 2 stops pruning; 0 sets the pruning again but before 2 did
+        // (its setting is older), so the removal wins.
+        try schedule(0, ["set", y, "prune", "--every", "26w", "--from", "2026-02-01"])
+        try schedule(1, ["set", "--collection", "Block 1", "water", "--every", "7d", "--from", "2026-04-01"])
+        try schedule(2, ["rm", y, "prune"])
+        let changed = try Self.report(try team.sync(1))
+        #expect(Self.count(changed, "pushed", "careSchedules") == 1, "\(changed)")
+        for i in [2, 0, 1] { try team.sync(i) }
+        let settled = try schedules(0)
+        #expect(settled.count == 1 && settled[0].contains("everyDays=7") && !settled[0].contains("04-01..09-30"), "\(settled)")
+        #expect(try schedules(1) == settled)
+        #expect(try schedules(2) == settled)
+        #expect(try due(2) == due(0) && due(1) == due(0))
+        #expect(try team.server.psql("SELECT count(*) FROM care_schedule WHERE target IS NULL", database: "team") == "1")
+
+        // Deleting the tree leaves the collection's schedule; deleting the collection takes it.
+        #expect(try team[2].run(["rm", x, "--yes"]).status == 0)
+        #expect(try team[1].run(["collection", "rm", "Block 1", "--yes"]).status == 0)
+        for i in [2, 1, 0, 2] { try team.sync(i) }
+        for i in 0..<3 { let left = try schedules(i); #expect(left.isEmpty, "store \(i): \(left)") }
+        #expect(try team.server.psql("SELECT count(*) FROM care_schedule WHERE target IS NOT NULL", database: "team") == "0")
+    }
+
     /// A server whose schema is older than this `trees` needs (one made before care events were
     /// kept) or newer than it knows is refused by name, and neither the store nor the server
     /// changes; `trees server init` upgrades the older one, and sync then carries the care log.
@@ -317,21 +380,21 @@ struct SyncTests {
         let team = try Team(1)
         let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple"])
         #expect(try team[0].run(["care", "add", x, "water"]).status == 0)
-        try team.server.psql("DELETE FROM trees_schema WHERE version = 3; DROP TABLE care_event", database: "team")
+        try team.server.psql("DELETE FROM trees_schema WHERE version >= 3; DROP TABLE care_event; DROP TABLE care_schedule", database: "team")
         let store = try team[0].dump()
         let older = try team[0].run(["sync", "office"])
         #expect(older.status == 1)
-        #expect(older.stderr.contains("the server's schema is version 2, older than this trees needs (3); run 'trees server init'"), "\(older)")
+        #expect(older.stderr.contains("the server's schema is version 2, older than this trees needs (4); run 'trees server init'"), "\(older)")
         #expect(try team[0].dump() == store)
         #expect(try team.server.psql("SELECT count(*) FROM tree", database: "team") == "0")
         let upgraded = try team[0].run(["server", "init", team.url])
         #expect(upgraded.status == 0, "\(upgraded)")
         let synced = try Self.report(try team.sync(0))
         #expect(Self.count(synced, "pushed", "careEvents") == 1 && Self.count(synced, "pushed", "trees") == 1, "\(synced)")
-        try team.server.psql("INSERT INTO trees_schema (version) VALUES (4)", database: "team")
+        try team.server.psql("INSERT INTO trees_schema (version) VALUES (5)", database: "team")
         let newer = try team[0].run(["sync", "office"])
         #expect(newer.status == 1)
-        #expect(newer.stderr.contains("the server's schema is version 4, newer than this trees knows (3); upgrade trees"), "\(newer)")
+        #expect(newer.stderr.contains("the server's schema is version 5, newer than this trees knows (4); upgrade trees"), "\(newer)")
     }
 
     /// A collection that lost to a later edit shows in the tree's history by its name.

@@ -31,8 +31,8 @@ import TreesTestSupport
              try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
              try Int32.fetchOne(db, sql: "PRAGMA application_id"))
         }
-        #expect(tables == ["careDue", "careDueStale", "careDueState", "careEvent", "careEventVersion", "careHarvest", "careLatest", "careMonthly", "careSchedule", "collection",
-                           "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
+        #expect(tables == ["careDue", "careDueStale", "careDueState", "careEvent", "careEventVersion", "careHarvest", "careLatest", "careMonthly", "careSchedule",
+                           "careScheduleVersion", "collection", "collectionVersion", "photo", "photoVersion", "preference", "remote", "syncState", "tombstone",
                            "tree", "treeConflict", "treeFieldBase", "treeFieldVersion", "treeHealth", "treeHistory", "treeVersion"])
         #expect(journal == "wal")
         #expect(fk == 1)
@@ -122,6 +122,40 @@ import TreesTestSupport
         #expect(throws: DatabaseError.self) {
             try store.queue.write { db in try db.execute(sql: "UPDATE tree SET antennaHeight = -1.5") }
         }
+    }
+
+    /// A store that synced before care schedules were versioned has them pushed by its next
+    /// sync, and from then on setting, replacing and removing one is a change of (target, kind).
+    @Test func upgradesAStoreThatSyncedBeforeCareSchedulesWereVersioned() throws {
+        let tree = "0f0e0d0c-0b0a-4908-8706-050403020100"
+        try makeOldStore(upTo: "v9-care-sync", """
+            INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
+            VALUES ('\(tree)', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000');
+            INSERT INTO careSchedule (id, treeId, kind, everyDays, fromDay, createdAt, updatedAt)
+            VALUES ('2b2b2b2b-0b0a-4908-8706-050403020100', '\(tree)', 'prune', 365, '2026-02-01',
+                    '2026-05-02 08:00:00.000', '2026-05-02 08:00:00.000');
+            UPDATE syncState SET seq = 7;
+            INSERT INTO remote (name, target, pushedSeq) VALUES ('office', 'postgres://office', 7);
+            """)
+        let store = try open()
+        let remote = try #require(try store.read { try $0.remote(named: "office") })
+        func changed() throws -> [SyncCareScheduleRow] {
+            try store.read { r in try r.changedCareSchedules(after: remote.pushedSeq, resuming: nil, through: try r.syncState().seq, limit: 10) }.map(\.row)
+        }
+        let before = try changed()
+        #expect(before.map(\.targetId) == [tree] && before.map(\.kind) == ["prune"])
+        #expect(before.first?.columns?[0] == "tree" && before.first?.columns?[1] == "365" && before.first?.columns?[2] == "2026-02-01")
+        #expect(before.first?.version.clock == SyncVersion.clock(at: Date(timeIntervalSince1970: 1_777_708_800)))
+        // Replacing it is one change of the pair; removing it is a change without values.
+        let id = try #require(UUID(uuidString: tree))
+        try store.write { w in
+            try w.setSchedule(CareSchedule(target: .tree(id), kind: try CareKind("prune"), everyDays: 180, from: Day(year: 2026, month: 2, day: 1), createdAt: w.now))
+        }
+        #expect(try changed().map { $0.columns?[1] } == ["180"])
+        _ = try store.write { w in try w.removeSchedule(.tree(id), kind: try CareKind("prune")) }
+        let removed = try changed()
+        #expect(removed.count == 1 && removed[0].columns == nil && removed[0].version > before[0].version)
+        #expect(try store.read { try $0.changeCount(after: remote.pushedSeq) } == 1)
     }
 
     /// A store that synced before care events were versioned has them pushed by its next sync:

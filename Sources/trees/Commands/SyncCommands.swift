@@ -82,7 +82,7 @@ struct ServerCommand: AsyncParsableCommand {
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
-            abstract: "Create or upgrade the server's schema (PostGIS, trees, collections, photos, care events, history, the QGIS layer trees_layer). Safe to run again.")
+            abstract: "Create or upgrade the server's schema (PostGIS, trees, collections, photos, care events and schedules, history, the QGIS layer trees_layer). Safe to run again.")
         @OptionGroup var store: StoreOptions
         @Argument(help: ArgumentHelp("A remote's name, a postgres:// URL (no password) or a libpq service name.", valueName: "remote")) var target: String
 
@@ -145,7 +145,7 @@ struct SyncCommand: AsyncParsableCommand {
 enum SyncRendering {
     static func counts(_ c: SyncReport.Counts) -> JSON {
         .object([("trees", .int(c.trees)), ("collections", .int(c.collections)), ("photos", .int(c.photos)), ("careEvents", .int(c.careEvents)),
-                 ("deletions", .int(c.deletions))])
+                 ("careSchedules", .int(c.careSchedules)), ("deletions", .int(c.deletions))])
     }
 
     static func json(_ r: SyncReport) -> JSON {
@@ -171,7 +171,7 @@ enum SyncRendering {
         func text(_ c: SyncReport.Counts) -> String {
             "\(c.trees) tree\(c.trees == 1 ? "" : "s"), \(c.collections) collection\(c.collections == 1 ? "" : "s"), "
                 + "\(c.photos) photo\(c.photos == 1 ? "" : "s"), \(c.careEvents) care event\(c.careEvents == 1 ? "" : "s"), "
-                + "\(c.deletions) deletion\(c.deletions == 1 ? "" : "s")"
+                + "\(c.careSchedules) care schedule\(c.careSchedules == 1 ? "" : "s"), \(c.deletions) deletion\(c.deletions == 1 ? "" : "s")"
         }
         Output.line("\(TerminalText.escaped(r.remote)): pushed \(text(r.pushed)); pulled \(text(r.pulled))")
         if r.photoFilesUploaded + r.photoFilesDownloaded > 0 {
