@@ -33,7 +33,7 @@ func runSyncBenchmark(arguments: [String]) throws {
     if let given = Harness.option("--url", in: arguments) {
         scratch = nil
         url = given
-        let drop = ["DROP VIEW IF EXISTS trees_layer", "DROP TABLE IF EXISTS tree, collection, photo, photo_file, photo_chunk, tombstone, tree_conflict, change, trees_schema",
+        let drop = ["DROP VIEW IF EXISTS trees_layer", "DROP TABLE IF EXISTS tree, collection, photo, photo_file, photo_chunk, care_event, care_schedule, tombstone, tree_conflict, change, trees_schema",
                     "DROP FUNCTION IF EXISTS trees_time_text(timestamptz)"]
         for sql in drop {
             let m = try Harness.measure("/usr/bin/psql", ["-X", "-q", "-d", url, "-c", "SET client_min_messages = warning; " + sql])

@@ -159,13 +159,15 @@ struct CareAddCommand: AsyncParsableCommand {
             trees = trees.filter { seen.insert($0.id).inserted }
             if trees.isEmpty { throw CLIError("collection '\(collection ?? "")' has no trees; nothing logged", status: .usage) }
             let person = try Values.text(who) ?? w.preference(.operatorName)
-            var events: [CareEvent] = []
-            for t in trees {
-                let e = CareEvent(treeID: t.id, kind: kind, date: when, notes: Values.text(notes), quantity: q, health: status,
-                                  who: person, createdAt: w.now)
-                try w.insert(e)
-                if !photos.isEmpty { attached[e.id] = try library.attach(staged, to: t.id, careEvent: e.id, in: w).added }
-                events.append(e)
+            let text = try Values.text(notes)
+            let events = trees.map { t in
+                CareEvent(treeID: t.id, kind: kind, date: when, notes: text, quantity: q, health: status, who: person, createdAt: w.now)
+            }
+            // One batch: each tree's last care and health are brought up to date once, at the end
+            // (a block of thousands of trees is one command).
+            try w.insert(careEvents: events)
+            if !photos.isEmpty {
+                for e in events { attached[e.id] = try library.attach(staged, to: e.treeID, careEvent: e.id, in: w).added }
             }
             return events
         } } catch {
