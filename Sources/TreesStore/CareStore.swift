@@ -643,10 +643,7 @@ extension StoreWriter {
     public func insert(careEvents events: [CareEvent], skippingExisting: Bool = false) throws -> Int {
         let insert = try db.cachedStatement(sql: skippingExisting ? Self.insertCareSQL.replacingOccurrences(of: "INSERT", with: "INSERT OR IGNORE")
                                                                   : Self.insertCareSQL)
-        try db.execute(sql: """
-            CREATE TEMP TABLE IF NOT EXISTS careTouched (treeId TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (treeId, kind)) WITHOUT ROWID;
-            DELETE FROM temp.careTouched;
-            """)
+        try beginTouchingCare()
         let touch = try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.careTouched (treeId, kind) VALUES (?, ?)")
         var stored = 0
         for event in events {
@@ -657,10 +654,28 @@ extension StoreWriter {
             stored += 1
             try touch.execute(arguments: [event.treeID.storageKey, event.kind.name])
         }
+        try refreshTouchedCare()
+        return stored
+    }
+
+    /// Starts a batch of care changes: the (tree, kind) pairs it touches go into `temp.careTouched`.
+    func beginTouchingCare() throws {
+        try db.execute(sql: """
+            CREATE TEMP TABLE IF NOT EXISTS careTouched (treeId TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (treeId, kind)) WITHOUT ROWID;
+            DELETE FROM temp.careTouched;
+            """)
+    }
+
+    /// Brings the last care of each kind, the health and the harvest totals up to date for the
+    /// pairs in `temp.careTouched`, each through the indexes (not by a pass over the log), and
+    /// empties it.
+    func refreshTouchedCare() throws {
         try db.execute(sql: """
             INSERT OR REPLACE INTO careLatest (treeId, kind, date)
             SELECT t.treeId, t.kind, (SELECT MAX(e.date) FROM careEvent e WHERE e.treeId = t.treeId AND e.kind = t.kind)
-            FROM temp.careTouched t;
+            FROM temp.careTouched t WHERE EXISTS (SELECT 1 FROM careEvent e WHERE e.treeId = t.treeId AND e.kind = t.kind);
+            DELETE FROM careLatest WHERE (treeId, kind) IN (SELECT t.treeId, t.kind FROM temp.careTouched t)
+                AND NOT EXISTS (SELECT 1 FROM careEvent e WHERE e.treeId = careLatest.treeId AND e.kind = careLatest.kind);
             DELETE FROM treeHealth WHERE treeId IN (SELECT treeId FROM temp.careTouched);
             INSERT INTO treeHealth (treeId, status, date)
             SELECT e.treeId, e.health, e.date FROM (SELECT DISTINCT treeId FROM temp.careTouched) t
@@ -673,7 +688,6 @@ extension StoreWriter {
             WHERE t.kind = 'harvest' AND e.quantity IS NOT NULL GROUP BY e.treeId, COALESCE(e.unit, '');
             DELETE FROM temp.careTouched;
             """)
-        return stored
     }
 
     /// Rebuilds `careLatest` and `treeHealth` from the whole log.

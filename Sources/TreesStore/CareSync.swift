@@ -91,26 +91,25 @@ extension StoreWriter {
             ON CONFLICT (id) DO UPDATE SET \(names.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
             """)
         let stamp = try db.cachedStatement(sql: "INSERT OR REPLACE INTO careEventVersion (eventId, seq, version, device) VALUES (?, ?, ?, ?)")
-        var touched: Set<[String]> = []
+        try beginTouchingCare()
+        let touch = try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.careTouched (treeId, kind) VALUES (?, ?)")
         var stored = 0
         for e in events {
             guard try tombstoneVersion(.careEvent, e.id) == nil else { continue }
             if let local = try Row.fetchOne(localVersion, arguments: [e.id]).map({ SyncVersion(clock: $0[0], device: $0[1]) }), local >= e.version { continue }
             guard let treeID = UUID(uuidString: e.treeId), try treeExists(treeID) else { continue }
-            if let old = try Row.fetchOne(before, arguments: [e.id]) { touched.insert([old[0], old[1]]) }
+            // An edit may move the event to another kind (or tree): the pair it leaves is touched too.
+            if let old = try Row.fetchOne(before, arguments: [e.id]) { try touch.execute(arguments: [old[0], old[1]]) }
             var values: [(any DatabaseValueConvertible)?] = [e.id]
             for (name, value) in zip(names, e.columns) {
                 values.append(name == "quantity" ? value.flatMap(Double.init) : value)
             }
             try upsert.execute(arguments: StatementArguments(values))
             try stamp.execute(arguments: [e.id, seq, e.version.clock, e.version.device])
-            touched.insert([e.treeId, e.columns[1] ?? ""])
+            try touch.execute(arguments: [e.treeId, e.columns[1] ?? ""])
             stored += 1
         }
-        for pair in touched {
-            guard let tree = UUID(uuidString: pair[0]), let kind = try? CareKind(pair[1]) else { continue }
-            try refreshCare(of: tree, kind: kind)
-        }
+        try refreshTouchedCare()
         return stored
     }
 }

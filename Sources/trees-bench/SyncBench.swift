@@ -14,10 +14,10 @@ import Foundation
 /// are medians of the rounds, peak memory their largest; every line says what `trees sync --json`
 /// reported moving.
 ///
-/// With `--care N` (default 1,000,000; 0 skips it), laptop d imports the first trees into a
-/// collection of its own, logs N care events over them with `trees care add --collection` (a
-/// tenth of them a day over ten days), pushes them all in its first sync and laptop e pulls them
-/// into an empty store: a season's care log going up and down at once.
+/// Last, with `--care N` (default 1,000,000; 0 skips it), laptop d imports `--first` trees of its
+/// own into a collection and syncs them (laptop e pulls them), logs N care events over them with
+/// `trees care add --collection` (a tenth of them a day over ten days), pushes them all in one
+/// sync and laptop e pulls them: a season's care log going up and down at once.
 func runSyncBenchmark(arguments: [String]) throws {
     let trees = Harness.treesBinary(arguments)
     let first = Int(Harness.option("--first", in: arguments) ?? "") ?? 100_000
@@ -69,25 +69,20 @@ func runSyncBenchmark(arguments: [String]) throws {
                            String(format: "peak %.1f MB", runs.map(\.0.peakMB).max() ?? 0), counts.sorted().joined(separator: " | ")]))
     }
 
-    let csv = folder + "/first.csv"
-    try writeTreesCSV(count: first, seed: 1, path: csv)
-    _ = try a.run(["import", csv])
-    print("first sync: \(first) trees")
-    let push = try a.sync()
-    report("push (laptop a)", push.0, push.1)
-    let pull = try b.sync()
-    report("pull (laptop b, empty store)", pull.0, pull.1)
-
-    if care > 0 {
-        // Ten days of work over the block, each a tenth of the log; the trees of d are a's (the
-        // same ids), already on the server, so the sync moves the care log alone.
-        _ = try d.run(["import", csv, "--collection", "Block D"])
+    /// Laptop d's care log going up, and down into laptop e's empty store.
+    func careLog() throws {
+        guard care > 0 else { return }
+        // d's trees are its own, pushed first, so that its next sync moves the care log alone.
+        let block = folder + "/block-d.csv"
+        try writeTreesCSV(count: first, seed: 3, path: block)
+        _ = try d.run(["import", block, "--collection", "Block D"])
         _ = try d.sync()
-        let days = 10, perDay = max(1, care / days)
+        _ = try e.sync()
+        // Ten days of work over the block, each a tenth of the log.
+        let days = 10, eachDay = max(1, care / days / first)
         var logged = 0
         for day in 0..<days {
-            let eachTree = max(1, perDay / first)
-            for _ in 0..<eachTree where logged < care {
+            for _ in 0..<eachDay where logged < care {
                 _ = try d.run(["care", "add", "--collection", "Block D", "water", "--date", String(format: "2026-06-%02d", day + 1),
                                "--quantity", "40 l", "--who", "crew \(day % 3)", "--notes", "drip line checked, row \(day)"])
                 logged += first
@@ -97,10 +92,17 @@ func runSyncBenchmark(arguments: [String]) throws {
         let up = try d.sync(counting: "careEvents")
         report("care log push (laptop d)", up.0, up.1)
         let down = try e.sync(counting: "careEvents")
-        report("care log pull (laptop e, empty store)", down.0, down.1)
-        _ = try a.sync()
-        _ = try b.sync()
+        report("care log pull (laptop e, its trees already pulled)", down.0, down.1)
     }
+
+    let csv = folder + "/first.csv"
+    try writeTreesCSV(count: first, seed: 1, path: csv)
+    _ = try a.run(["import", csv])
+    print("first sync: \(first) trees")
+    let push = try a.sync()
+    report("push (laptop a)", push.0, push.1)
+    let pull = try b.sync()
+    report("pull (laptop b, empty store)", pull.0, pull.1)
 
     print("\(rounds) rounds of \(changes) changed trees, server of \(first) trees")
     try a.keepStore()
@@ -121,7 +123,7 @@ func runSyncBenchmark(arguments: [String]) throws {
         return try a.sync()
     }
 
-    guard serverSize > first else { return }
+    guard serverSize > first else { return try careLog() }
     let more = folder + "/more.csv"
     try writeTreesCSV(count: serverSize - first, seed: 2, path: more)
     _ = try c.run(["import", more])
@@ -142,6 +144,7 @@ func runSyncBenchmark(arguments: [String]) throws {
         _ = try b.sync()
         return try c.sync()
     }
+    try careLog()
 }
 
 /// What `trees sync --json` says it moved.
