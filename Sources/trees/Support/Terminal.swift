@@ -10,12 +10,15 @@ struct Terminal: Sendable {
     var stdinIsTTY: Bool
     var colour: Bool
 
-    static var current: Terminal {
+    /// Worked out once a process: every line of human output asks it, and reading the
+    /// environment each time cost a third of a command that prints a line for each of 100,000
+    /// care events.
+    static let current: Terminal = {
         let env = ProcessInfo.processInfo.environment
         let out = isatty(STDOUT_FILENO) == 1
         let colour = out && env["NO_COLOR"] == nil && env["TERM"] != "dumb"
         return Terminal(stdoutIsTTY: out, stdinIsTTY: isatty(STDIN_FILENO) == 1, colour: colour)
-    }
+    }()
 
     /// Width of the terminal in columns (80 when unknown).
     static var width: Int {
