@@ -419,7 +419,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "t
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees remote rm" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees server" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees server" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees server" -eq 1' -fa 'init' -d 'Create or upgrade the server\'s schema (PostGIS, trees, collections, photos, care events, history, the QGIS layer trees_layer). Safe to run again.'
+complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees server" -eq 1' -fa 'init' -d 'Create or upgrade the server\'s schema (PostGIS, trees, collections, photos, care events and schedules, history, the QGIS layer trees_layer). Safe to run again.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees server init" db' -l 'db' -d 'The trees database (default: $TREES_DB, else $XDG_DATA_HOME/trees/trees.sqlite, else ~/.local/share/trees/trees.sqlite).' -rfka ''
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees server init" version' -l 'version' -d 'Show the version.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_flags_or_options "trees server init" h help' -s 'h' -l 'help' -d 'Show help information.'
