@@ -58,11 +58,7 @@ extension StoreReader {
         let columns = SyncCareEventRow.columnNames.map { "e.\($0)" }.joined(separator: ", ")
         // careEventVersion_seq holds (seq, eventId): each page is a seek, however many events
         // share one sequence number (an import stamps all of its own with one).
-        let (start, arguments): (String, StatementArguments) = if let resuming {
-            ("(v.seq, v.eventId) > (?, ?)", [resuming.seq, resuming.id])
-        } else {
-            ("v.seq > ?", [after])
-        }
+        let (start, arguments) = pageStart(["v.seq", "v.eventId"], resuming.map { [$0.seq, $0.id] }, after: after)
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT v.seq, e.id, \(columns), v.version, v.device FROM careEventVersion v JOIN careEvent e ON e.id = v.eventId
             WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.eventId LIMIT ?
@@ -180,15 +176,14 @@ extension StoreReader {
     /// number, target, kind) order: a page of at most `limit`, after `resuming`.
     public func changedCareSchedules(after: Int64, resuming: (seq: Int64, targetId: String, kind: String)?, through: Int64,
                                      limit: Int) throws -> [(seq: Int64, row: SyncCareScheduleRow)] {
-        let (start, arguments): (String, StatementArguments) = if let resuming {
-            ("(v.seq, v.targetId, v.kind) > (?, ?, ?)", [resuming.seq, resuming.targetId, resuming.kind])
-        } else {
-            ("v.seq > ?", [after])
-        }
+        let (start, arguments) = pageStart(["v.seq", "v.targetId", "v.kind"], resuming.map { [$0.seq, $0.targetId, $0.kind] }, after: after)
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT v.seq, v.targetId, v.kind, v.version, v.device, s.id IS NOT NULL, CASE WHEN s.treeId IS NULL THEN 'collection' ELSE 'tree' END,
-                   s.everyDays, s.fromDay, s.season, s.createdAt, s.updatedAt
-            FROM careScheduleVersion v LEFT JOIN careSchedule s ON s.kind = v.kind AND coalesce(s.treeId, s.collectionId) = v.targetId
+            SELECT v.seq, v.targetId, v.kind, v.version, v.device, coalesce(t.id, c.id) IS NOT NULL, CASE WHEN t.id IS NULL THEN 'collection' ELSE 'tree' END,
+                   coalesce(t.everyDays, c.everyDays), coalesce(t.fromDay, c.fromDay), coalesce(t.season, c.season),
+                   coalesce(t.createdAt, c.createdAt), coalesce(t.updatedAt, c.updatedAt)
+            FROM careScheduleVersion v
+            LEFT JOIN careSchedule t ON t.treeId = v.targetId AND t.kind = v.kind
+            LEFT JOIN careSchedule c ON c.collectionId = v.targetId AND c.kind = v.kind
             WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.targetId, v.kind LIMIT ?
             """), arguments: arguments + [through, limit])
         var out: [(Int64, SyncCareScheduleRow)] = []

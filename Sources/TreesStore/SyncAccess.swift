@@ -196,6 +196,15 @@ extension StoreReader {
 
     public func remote(named name: String) throws -> SyncRemote? { try remotes().first { $0.name.lowercased() == name.lowercased() } }
 
+    /// Where a page of changes starts: after the last row of the page before (`resuming`, the
+    /// values of the `key` columns, the sequence number first, in the order pages are read), or
+    /// after sequence number `after`. Either is one seek in the sequence number's index, whose
+    /// entries end with the table's key.
+    func pageStart(_ key: [String], _ resuming: [any DatabaseValueConvertible]?, after: Int64) -> (String, StatementArguments) {
+        guard let resuming else { return ("\(key[0]) > ?", [after]) }
+        return ("(\(key.joined(separator: ", "))) > (\(key.map { _ in "?" }.joined(separator: ", ")))", StatementArguments(resuming))
+    }
+
     /// Trees changed after sequence number `pushed` up to `through`, in (sequence number, id) order,
     /// a page of `limit` at a time: the first page with `resuming` nil, each next one after the
     /// (sequence number, id) of the last tree of the page before.
@@ -209,11 +218,7 @@ extension StoreReader {
         let columns = SyncTreeRow.columnNames.map { "t.\($0)" }.joined(separator: ", ")
         // Two statements, each a seek in treeVersion_seq: given both conditions, SQLite seeks on
         // the sequence number alone and steps over the trees of the pages before one by one.
-        let (start, arguments): (String, StatementArguments) = if let resuming {
-            ("(v.seq, v.treeId) > (?, ?)", [resuming.seq, resuming.id])
-        } else {
-            ("v.seq > ?", [pushed])
-        }
+        let (start, arguments) = pageStart(["v.seq", "v.treeId"], resuming.map { [$0.seq, $0.id] }, after: pushed)
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT v.seq, t.id, \(columns), v.version, v.device,
                    (SELECT group_concat(field || ' ' || version || ' ' || device, ',') FROM treeFieldVersion f WHERE f.treeId = t.id),
@@ -251,11 +256,7 @@ extension StoreReader {
     /// Photos added after sequence number `after` up to `through`, in (sequence number, id) order:
     /// a page of at most `limit`, after `resuming` (the last of the page before).
     public func changedPhotos(after: Int64, resuming: (seq: Int64, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncPhotoRow)] {
-        let (start, arguments): (String, StatementArguments) = if let resuming {
-            ("(v.seq, v.photoId) > (?, ?)", [resuming.seq, resuming.id])
-        } else {
-            ("v.seq > ?", [after])
-        }
+        let (start, arguments) = pageStart(["v.seq", "v.photoId"], resuming.map { [$0.seq, $0.id] }, after: after)
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT v.seq, p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt, v.version, v.device
             FROM photoVersion v JOIN photo p ON p.id = v.photoId WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.photoId LIMIT ?
@@ -268,11 +269,7 @@ extension StoreReader {
     /// Deletions made after sequence number `after` up to `through`, in (sequence number, kind, id)
     /// order: a page of at most `limit`, after `resuming` (the last of the page before).
     public func tombstones(after: Int64, resuming: (seq: Int64, kind: String, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, tombstone: SyncTombstone)] {
-        let (start, arguments): (String, StatementArguments) = if let resuming {
-            ("(seq, kind, id) > (?, ?, ?)", [resuming.seq, resuming.kind, resuming.id])
-        } else {
-            ("seq > ?", [after])
-        }
+        let (start, arguments) = pageStart(["seq", "kind", "id"], resuming.map { [$0.seq, $0.kind, $0.id] }, after: after)
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT seq, kind, id, version, device FROM tombstone WHERE \(start) AND seq <= ? ORDER BY seq, kind, id LIMIT ?
             """), arguments: arguments + [through, limit]).compactMap { row in

@@ -104,80 +104,54 @@ public struct Synchronizer {
             report.pushed.collections += collections.count
             done += collections.count
         }
-        var cursor: (seq: Int64, id: String)?
-        while true {
-            let c = cursor
-            let page = try storeCall { try store.read { try $0.changedTrees(after: remote.pushedSeq, pushedClock: remote.pushedClock, resuming: c, through: through, limit: pageSize) } }
-            guard let last = page.last else { break }
-            let rows = page.map(\.row)
-            let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
-                try connection.transaction { () throws(SyncError) -> [SyncConflict] in try ServerWriter.pushTrees(rows, device: device, connection) }
-            }
-            report.conflicts += try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
-            report.pushed.trees += rows.count
-            done += rows.count
-            progress?(SyncProgress(phase: .push, done: done, total: waiting))
-            cursor = (last.seq, last.row.id)
-        }
-        // Photos, care events and deletions follow, page by page as trees: each page one server
-        // transaction, so memory stays flat however long the care log or the list of deletions.
-        var photoCursor: (seq: Int64, id: String)?
-        while true {
-            let c = photoCursor
-            let page = try storeCall { try store.read { try $0.changedPhotos(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
-            guard let last = page.last else { break }
-            try retrying { () throws(SyncError) in
-                try connection.transaction { () throws(SyncError) in
-                    for p in page { try ServerWriter.pushPhoto(p.row, device: device, connection) }
+        /// Sends one kind of change page by page, each page one server transaction (retried when it
+        /// loses a race); values it reports lost go into the store's history. Returns how many were sent.
+        func inPages<Item, Cursor>(_ read: (StoreReader, Cursor?) throws -> [Item], after cursor: (Item) -> Cursor,
+                                   _ send: ([Item]) throws(SyncError) -> [SyncConflict]) throws(SyncError) -> Int {
+            var position: Cursor?
+            var sent = 0
+            while true {
+                let c = position
+                let page = try storeCall { try store.read { try read($0, c) } }
+                guard let last = page.last else { return sent }
+                let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
+                    try connection.transaction { () throws(SyncError) -> [SyncConflict] in try send(page) }
                 }
+                if !conflicts.isEmpty { report.conflicts += try storeCall { try store.write { try $0.recordConflicts(conflicts) } } }
+                sent += page.count
+                done += page.count
+                progress?(SyncProgress(phase: .push, done: done, total: waiting))
+                position = cursor(last)
             }
-            report.pushed.photos += page.count
-            done += page.count
-            progress?(SyncProgress(phase: .push, done: done, total: waiting))
-            photoCursor = (last.seq, last.row.id)
         }
-        var careCursor: (seq: Int64, id: String)?
-        while true {
-            let c = careCursor
-            let page = try storeCall { try store.read { try $0.changedCareEvents(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
-            guard let last = page.last else { break }
-            let events = page.map(\.row)
-            try retrying { () throws(SyncError) in
-                try connection.transaction { () throws(SyncError) in try ServerWriter.pushCareEvents(events, device: device, connection) }
-            }
-            report.pushed.careEvents += page.count
-            done += page.count
-            progress?(SyncProgress(phase: .push, done: done, total: waiting))
-            careCursor = (last.seq, last.row.id)
+        let pushed = remote.pushedSeq
+        report.pushed.trees += try inPages({ r, c in
+            try r.changedTrees(after: pushed, pushedClock: remote.pushedClock, resuming: c, through: through, limit: pageSize)
+        }, after: { ($0.seq, $0.row.id) }) { (page) throws(SyncError) in try ServerWriter.pushTrees(page.map(\.row), device: device, connection) }
+        // Photos, care events and schedules, and deletions follow the same way, so memory stays
+        // flat however long the care log or the list of deletions.
+        report.pushed.photos += try inPages({ r, c in
+            try r.changedPhotos(after: pushed, resuming: c, through: through, limit: pageSize)
+        }, after: { ($0.seq, $0.row.id) }) { (page) throws(SyncError) in
+            for p in page { try ServerWriter.pushPhoto(p.row, device: device, connection) }
+            return []
         }
-        var scheduleCursor: (seq: Int64, targetId: String, kind: String)?
-        while true {
-            let c = scheduleCursor
-            let page = try storeCall { try store.read { try $0.changedCareSchedules(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
-            guard let last = page.last else { break }
-            let schedules = page.map(\.row)
-            try retrying { () throws(SyncError) in
-                try connection.transaction { () throws(SyncError) in try ServerWriter.pushCareSchedules(schedules, device: device, connection) }
-            }
-            report.pushed.careSchedules += page.count
-            done += page.count
-            progress?(SyncProgress(phase: .push, done: done, total: waiting))
-            scheduleCursor = (last.seq, last.row.targetId, last.row.kind)
+        report.pushed.careEvents += try inPages({ r, c in
+            try r.changedCareEvents(after: pushed, resuming: c, through: through, limit: pageSize)
+        }, after: { ($0.seq, $0.row.id) }) { (page) throws(SyncError) in
+            try ServerWriter.pushCareEvents(page.map(\.row), device: device, connection)
+            return []
         }
-        var deletionCursor: (seq: Int64, kind: String, id: String)?
-        while true {
-            let c = deletionCursor
-            let page = try storeCall { try store.read { try $0.tombstones(after: remote.pushedSeq, resuming: c, through: through, limit: pageSize) } }
-            guard let last = page.last else { break }
-            let tombstones = page.map(\.tombstone)
-            let conflicts = try retrying { () throws(SyncError) -> [SyncConflict] in
-                try connection.transaction { () throws(SyncError) -> [SyncConflict] in try ServerWriter.pushTombstones(tombstones, device: device, connection) }
-            }
-            report.conflicts += try storeCall { try store.write { try $0.recordConflicts(conflicts) } }
-            report.pushed.deletions += page.count
-            done += page.count
-            progress?(SyncProgress(phase: .push, done: done, total: waiting))
-            deletionCursor = (last.seq, last.tombstone.kind.rawValue, last.tombstone.id)
+        report.pushed.careSchedules += try inPages({ r, c in
+            try r.changedCareSchedules(after: pushed, resuming: c, through: through, limit: pageSize)
+        }, after: { ($0.seq, $0.row.targetId, $0.row.kind) }) { (page) throws(SyncError) in
+            try ServerWriter.pushCareSchedules(page.map(\.row), device: device, connection)
+            return []
+        }
+        report.pushed.deletions += try inPages({ r, c in
+            try r.tombstones(after: pushed, resuming: c, through: through, limit: pageSize)
+        }, after: { ($0.seq, $0.tombstone.kind.rawValue, $0.tombstone.id) }) { (page) throws(SyncError) in
+            try ServerWriter.pushTombstones(page.map(\.tombstone), device: device, connection)
         }
         try storeCall { try store.write { try $0.setPushed(remote: remote.name, seq: through, clock: state.clock) } }
     }
