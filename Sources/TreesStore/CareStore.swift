@@ -774,27 +774,12 @@ extension StoreWriter {
         return db.changesCount > 0
     }
 
-    /// Brings `careLatest` and `treeHealth` up to date for one tree and kind.
+    /// Brings the last care, health and harvest totals up to date for one tree and kind: the batch
+    /// refresh over one pair, so that both are one definition.
     func refreshCare(of treeID: UUID, kind: CareKind) throws {
-        let key = treeID.storageKey
-        try db.execute(sql: "DELETE FROM careLatest WHERE treeId = ? AND kind = ?", arguments: [key, kind.name])
-        try db.execute(sql: """
-            INSERT INTO careLatest (treeId, kind, date)
-            SELECT treeId, kind, MAX(date) FROM careEvent WHERE treeId = ? AND kind = ? GROUP BY treeId, kind
-            """, arguments: [key, kind.name])
-        if kind == .harvest {
-            try db.execute(sql: "DELETE FROM careHarvest WHERE treeId = ?", arguments: [key])
-            try db.execute(sql: """
-                INSERT INTO careHarvest (treeId, unit, total, events)
-                SELECT treeId, COALESCE(unit, ''), SUM(quantity), COUNT(*) FROM careEvent
-                WHERE treeId = ? AND kind = 'harvest' AND quantity IS NOT NULL GROUP BY treeId, COALESCE(unit, '')
-                """, arguments: [key])
-        }
-        try db.execute(sql: "DELETE FROM treeHealth WHERE treeId = ?", arguments: [key])
-        try db.execute(sql: """
-            INSERT INTO treeHealth (treeId, status, date)
-            SELECT treeId, health, date FROM careEvent WHERE treeId = ? AND health IS NOT NULL ORDER BY date DESC, id DESC LIMIT 1
-            """, arguments: [key])
+        try beginTouchingCare()
+        try db.execute(sql: "INSERT INTO temp.careTouched (treeId, kind) VALUES (?, ?)", arguments: [treeID.storageKey, kind.name])
+        try refreshTouchedCare()
     }
 
     static func values(_ e: CareEvent) -> [(any DatabaseValueConvertible)?] {
