@@ -78,7 +78,7 @@ public struct Tree: Sendable, Equatable, Identifiable, Codable {
     public var longitude: Double { coordinate.longitude }
     public var accuracyClass: AccuracyClass { AccuracyClass(metres: horizontalAccuracy) }
 
-    /// The first eight hex digits of the id, lower case, as shown in listings.
+    /// The id as listings show it (see `ShortID`).
     public var shortID: String { ShortID.of(id) }
 }
 
@@ -127,16 +127,37 @@ public struct Photo: Sendable, Equatable, Identifiable, Codable {
     }
 }
 
-/// Short, git-like ids.
+/// Short ids, as listings show them and as commands take them.
+///
+/// A random id's short id is its first eight hex digits, like git's. A time-ordered id (version 7,
+/// as imports make) starts with the time it was made, the same for every tree of an import, so its
+/// short id is its last eight hex digits, which are random.
 public enum ShortID {
     public static let length = 8
-    public static func of(_ id: UUID) -> String { String(id.lowercaseText.prefix(length)) }
 
-    /// Normalises a user-typed id or prefix: lower case, no dashes allowed beyond the UUID's own.
-    /// Returns nil when it holds anything but hex digits and dashes.
-    public static func normalisedPrefix(_ text: String) -> String? {
-        let t = text.lowercased()
-        guard !t.isEmpty, t.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
-        return t
+    public static func of(_ id: UUID) -> String { form(of: id, digits: length) }
+
+    /// True for version-7 ids, whose first digits are a time.
+    public static func isTimeOrdered(_ id: UUID) -> Bool { id.uuid.6 >> 4 == 7 }
+
+    /// True for the stored (dashed, lower-case) form of a version-7 id.
+    public static func isTimeOrdered(storageKey key: String) -> Bool {
+        let u = key.utf8
+        return u.count == 36 && u[u.index(u.startIndex, offsetBy: 14)] == UInt8(ascii: "7")
+    }
+
+    /// The id's short form with `digits` characters of its text: the start of a random id, the end
+    /// of a time-ordered one.
+    public static func form(of id: UUID, digits: Int) -> String {
+        let text = id.lowercaseText
+        return isTimeOrdered(id) ? String(text.suffix(digits)) : String(text.prefix(digits))
+    }
+
+    /// Short forms for `ids`, all of one length (at least `length`), as long as it takes to tell them
+    /// apart: for listing the trees a typed id could mean.
+    public static func distinct(_ ids: [UUID]) -> [String] {
+        var n = length
+        while n < 36 && Set(ids.map { form(of: $0, digits: n) }).count < Set(ids).count { n += 1 }
+        return ids.map { form(of: $0, digits: n) }
     }
 }

@@ -9,18 +9,18 @@ public struct StoreReader {
 
     // MARK: Trees
 
-    /// The tree whose id starts with `prefix` (any case, dashes optional).
-    public func tree(matching prefix: String) throws -> Tree {
-        let key = try IDPrefix.storageForm(prefix)
-        let trees = try fetchTrees("WHERE id >= ? AND id < ? ORDER BY id LIMIT 11", [key, key + "z"])
+    /// The tree a typed id means: its whole id, a prefix of it, or its short id (see `ShortID`).
+    public func tree(matching typed: String) throws -> Tree {
+        let ids = try IDPrefix.ids(in: "tree", matching: typed, db)
+        let trees = ids.isEmpty ? [] : try fetchTrees("WHERE id IN (\(IDPrefix.placeholders(ids.count))) ORDER BY id", StatementArguments(ids))
         switch trees.count {
-        case 0: throw StoreError.unknownTree(prefix)
+        case 0: throw StoreError.unknownTree(typed)
         case 1: return trees[0]
         default:
-            let width = IDPrefix.unambiguousLength(of: trees.map(\.id.storageKey))
-            var candidates = trees.prefix(10).map { "\($0.id.storageKey.prefix(width)) (\($0.species))" }
+            let shown = Array(trees.prefix(10))
+            var candidates = zip(ShortID.distinct(shown.map(\.id)), shown).map { "\($0) (\($1.species))" }
             if trees.count > 10 { candidates.append("and more") }
-            throw StoreError.ambiguousTree(prefix: prefix, candidates: candidates)
+            throw StoreError.ambiguousTree(prefix: typed, candidates: candidates)
         }
     }
 
@@ -403,7 +403,8 @@ public struct StoreWriter {
     }
 }
 
-/// Git-like id prefixes.
+/// Ids as users type them: a whole id, a prefix of one (like git's), or a time-ordered id's short
+/// id, which is its end (see `ShortID`).
 enum IDPrefix {
     /// The stored (dashed, lower-case) form of a typed prefix; dashes may be omitted.
     static func storageForm(_ text: String) throws -> String {
@@ -417,10 +418,40 @@ enum IDPrefix {
         return out
     }
 
-    /// The shortest prefix length (at least 8) that tells all `ids` apart.
-    static func unambiguousLength(of ids: [String]) -> Int {
-        var n = ShortID.length
-        while n < 36 && Set(ids.map { $0.prefix(n) }).count < ids.count { n += 1 }
-        return n
+    /// The stored form of typed text read as the end of an id, when it could be a short id (at
+    /// least `ShortID.length` hex digits); dashes may be omitted.
+    static func tailForm(_ text: String) -> String? {
+        let hex = text.lowercased().filter { $0 != "-" }
+        guard hex.count >= ShortID.length, hex.count <= 32, hex.allSatisfy(\.isHexDigit) else { return nil }
+        var out = ""
+        for (i, c) in hex.reversed().enumerated() {
+            if [12, 16, 20, 24].contains(i) { out.append("-") }
+            out.append(c)
+        }
+        return String(out.reversed())
     }
+
+    /// Whether `key` (a stored id) is one that `typed` could mean.
+    static func matches(_ key: String, _ typed: String) -> Bool {
+        guard let prefix = try? storageForm(typed) else { return false }
+        if key.hasPrefix(prefix) { return true }
+        guard let tail = tailForm(typed) else { return false }
+        return ShortID.isTimeOrdered(storageKey: key) && key.hasSuffix(tail)
+    }
+
+    /// Up to 11 ids of `table` (column `id`) that `typed` could mean, in order: those it starts, and
+    /// time-ordered ones it ends. The second needs a pass over the id index (about 0.1 s a million).
+    static func ids(in table: String, matching typed: String, _ db: Database) throws -> [String] {
+        let prefix = try storageForm(typed)
+        var ids = try String.fetchAll(db, sql: "SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+                                      arguments: [prefix, prefix + "z"])
+        if let tail = tailForm(typed) {
+            ids += try String.fetchAll(db, sql: """
+                SELECT id FROM \(table) WHERE substr(id, 15, 1) = '7' AND substr(id, -\(tail.utf8.count)) = ? ORDER BY id LIMIT 11
+                """, arguments: [tail])
+        }
+        return Array(Set(ids).sorted().prefix(11))
+    }
+
+    static func placeholders(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ", ") }
 }

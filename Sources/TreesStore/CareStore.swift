@@ -237,18 +237,18 @@ extension StoreReader {
         }
     }
 
-    /// The care event whose id starts with `prefix`.
-    public func careEvent(matching prefix: String) throws -> CareEvent {
-        let key = try IDPrefix.storageForm(prefix)
-        let rows = try Row.fetchAll(db, sql: "SELECT \(CareEvent.columnList) FROM careEvent WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
-                                    arguments: [key, key + "z"])
+    /// The care event a typed id means: its whole id, a prefix of it, or its short id.
+    public func careEvent(matching typed: String) throws -> CareEvent {
+        let ids = try IDPrefix.ids(in: "careEvent", matching: typed, db)
+        let rows = ids.isEmpty ? [] : try Row.fetchAll(db, sql: """
+            SELECT \(CareEvent.columnList) FROM careEvent WHERE id IN (\(IDPrefix.placeholders(ids.count))) ORDER BY id
+            """, arguments: StatementArguments(ids))
         switch rows.count {
-        case 0: throw StoreError.unknownCareEvent(prefix)
+        case 0: throw StoreError.unknownCareEvent(typed)
         case 1: return try CareEvent(row: rows[0])
         default:
-            let ids = try rows.map { try CareEvent(row: $0).id.storageKey }
-            let width = IDPrefix.unambiguousLength(of: ids)
-            throw StoreError.ambiguousCareEvent(prefix: prefix, candidates: ids.prefix(10).map { String($0.prefix(width)) })
+            let events = try rows.prefix(10).map { try CareEvent(row: $0).id }
+            throw StoreError.ambiguousCareEvent(prefix: typed, candidates: ShortID.distinct(events))
         }
     }
 

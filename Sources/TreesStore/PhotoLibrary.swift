@@ -159,15 +159,15 @@ public struct PhotoLibrary: Sendable {
         }
     }
 
-    /// The photo of tree `treeID` whose id starts with `prefix` (any case, dashes optional).
+    /// The photo of tree `treeID` a typed id means: its whole id, a prefix of it, or its short id.
     public func photo(matching prefix: String, of treeID: UUID, in reader: StoreReader) throws -> Photo {
-        guard let key = try? IDPrefix.storageForm(prefix) else { throw StoreError.photo(.invalidPhotoID(prefix)) }
+        guard (try? IDPrefix.storageForm(prefix)) != nil else { throw StoreError.photo(.invalidPhotoID(prefix)) }
         let photos = try reader.photos(of: treeID)
-        let matches = photos.filter { $0.id.storageKey.hasPrefix(key) }
+        let matches = photos.filter { IDPrefix.matches($0.id.storageKey, prefix) }
         switch matches.count {
         case 1: return matches[0]
         case 0: throw StoreError.photo(.unknownPhoto(prefix, tree: ShortID.of(treeID), known: photos.map { ShortID.of($0.id) }))
-        default: throw StoreError.photo(.ambiguousPhoto(prefix, candidates: matches.map { ShortID.of($0.id) }))
+        default: throw StoreError.photo(.ambiguousPhoto(prefix, candidates: ShortID.distinct(matches.map(\.id))))
         }
     }
 

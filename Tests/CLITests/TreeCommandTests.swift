@@ -180,6 +180,41 @@ import TreesTestSupport
         #expect(bad.stderr == "trees: 'xyz' is not a tree id; expected hex digits of an id as shown by 'trees list'\n")
     }
 
+    /// A survey imported in one go: every tree's id starts with the same time, yet `list` shows each
+    /// a different short id, and `show`, `care add` and `care rm` take what it shows.
+    @Test func importedTreesHaveShortIdsThatFindThem() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        var gpx = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"survey\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        for i in 0..<60 { gpx += "<wpt lat=\"52.\(1000 + i)\" lon=\"0.\(2000 + i)\"><name>Oak-\(i)</name></wpt>\n" }
+        gpx += "</gpx>\n"
+        let file = try t.scratch.write("survey.gpx", gpx)
+        #expect(try t.run(["import", file]).status == 0)
+        let listed = try t.run(["list"]).stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ").map(String.init) }
+        #expect(listed.count == 60)
+        let shorts = listed.map { $0[0] }
+        #expect(Set(shorts).count == 60)
+        #expect(shorts.allSatisfy { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
+        for (row, short) in zip(listed, shorts).prefix(5) {
+            let shown = try t.run(["show", short])
+            #expect(shown.status == 0)
+            #expect(shown.stdout.contains("species     \(row[1])\n"))
+            let full = try #require(shown.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+            #expect(full.hasSuffix(short))
+        }
+        let logged = try t.run(["care", "add", shorts[3], "water"])
+        #expect(logged.status == 0)
+        let event = logged.stdout.trimmingCharacters(in: .newlines)
+        let care = try t.run(["care", "list", "--json"]).stdout
+        #expect(care.contains("\(shorts[3])\",\n") && care.contains("\"species\": \"\(listed[3][1])\""))
+        let removed = try t.run(["care", "rm", event, "--yes"])
+        #expect(removed.status == 0)
+        #expect(removed.stdout == "deleted care event \(event) (water of \(shorts[3]))\n")
+        let start = try t.run(["show", String(try #require(try t.run(["list", "--json"]).stdout.firstMatch(of: /"id" *: *"([0-9a-fA-F]{8})/)?.1))])
+        #expect(start.status == 1)
+        #expect(start.stderr.contains("is ambiguous; it matches "))
+    }
+
     /// Each bad input: non-zero exit, one line naming the bad value and what would be right, store unchanged.
     @Test(arguments: [
         (["add", "--lat", "91", "--lon", "0", "--species", "X"], 64, "latitude 91 is out of range; expected degrees between -90 and 90"),

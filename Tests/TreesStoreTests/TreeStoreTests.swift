@@ -276,6 +276,47 @@ import TreesTestSupport
         #expect(throws: StoreError.invalidID("g1")) { try store.tree(matching: "g1") }
     }
 
+    /// Imported trees get time-ordered ids whose first digits are all the same; each tree's short
+    /// id (the end of its id) still finds it, and so do its care events', while the start finds none.
+    @Test func shortIdsOfTimeOrderedIdsFindTheirTree() throws {
+        let store = try open()
+        var ids = TimeOrderedIDs()
+        let trees = (0..<300).map { i in tree("Apple \(i)", id: ids.next(at: Self.t0)) }
+        let events = try trees.prefix(20).map { t in
+            CareEvent(id: ids.next(at: Self.t0), treeID: t.id, kind: try CareKind("water"), date: Self.t0, createdAt: Self.t0)
+        }
+        try store.write { w in
+            for t in trees { try w.insert(t) }
+            for e in events { try w.insert(e) }
+        }
+        let shorts = trees.map(\.shortID)
+        let shared = Dictionary(grouping: shorts, by: { $0 }).filter { $0.value.count > 1 }
+        #expect(shared.count <= 1)  // 32 random bits each: a repeat among 300 is a 1-in-100,000 event
+        var found = 0
+        for t in trees where shared[t.shortID] == nil {
+            #expect(try store.tree(matching: t.shortID).id == t.id)
+            #expect(try store.tree(matching: t.shortID.uppercased()).id == t.id)
+            found += 1
+        }
+        #expect(found >= 298)
+        let last12 = String(trees[7].id.uuidString.suffix(14))  // "-" and the last group
+        #expect(try store.tree(matching: last12).id == trees[7].id)
+        #expect(try store.tree(matching: trees[7].id.uuidString).id == trees[7].id)
+        #expect(throws: StoreError.unknownTree(String(trees[7].shortID.dropFirst()))) {
+            try store.tree(matching: String(trees[7].shortID.dropFirst()))  // a tail shorter than a short id is no id
+        }
+        let start = String(trees[0].id.uuidString.lowercased().prefix(8))
+        do {
+            _ = try store.tree(matching: start)
+            Issue.record("\(start) matched one tree")
+        } catch StoreError.ambiguousTree(_, let candidates) {
+            #expect(candidates.count == 11)
+            #expect(candidates.last == "and more")
+            #expect(candidates.first == "\(trees[0].shortID) (Apple 0)")
+        }
+        for e in events { #expect(try store.read { try $0.careEvent(matching: ShortID.of(e.id)) } == e) }
+    }
+
     @Test func twoConnectionsWriteConcurrently() async throws {
         let first = try open()
         let second = try open()

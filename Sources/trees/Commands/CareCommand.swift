@@ -109,7 +109,7 @@ struct CareAddCommand: AsyncParsableCommand {
         discussion: "Prints the new events' short ids, one a line. Who did it defaults to the preference 'operator'.")
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: ArgumentHelp("Tree ids (or unique prefixes), then the kind of care.", valueName: "id... kind"))
+    @Argument(help: ArgumentHelp("Tree short ids (or ids, or unique id prefixes), then the kind of care.", valueName: "id... kind"))
     var words: [String] = []
     @Option(help: ArgumentHelp("Every tree of this collection.", valueName: "name"))
     var collection: String?
@@ -247,7 +247,7 @@ struct CareEditCommand: AsyncParsableCommand {
         discussion: "An empty value clears an optional field (--notes '').")
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: ArgumentHelp("The event's id or any unique prefix of it.", valueName: "event-id"))
+    @Argument(help: ArgumentHelp("The event's short id as 'trees care list' shows it, its id, or any unique prefix of its id.", valueName: "event-id"))
     var id: String
     @Option(help: ArgumentHelp("The kind of care.", valueName: "kind")) var kind: String?
     @Option(help: ArgumentHelp("When it was done: YYYY-MM-DD or an ISO 8601 time, today or earlier.", valueName: "date"))
@@ -316,7 +316,7 @@ struct CareRemoveCommand: AsyncParsableCommand {
         aliases: ["remove"])
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: ArgumentHelp("The event's id or any unique prefix of it.", valueName: "event-id"))
+    @Argument(help: ArgumentHelp("The event's short id as 'trees care list' shows it, its id, or any unique prefix of its id.", valueName: "event-id"))
     var id: String
     @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 

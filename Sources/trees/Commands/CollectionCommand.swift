@@ -149,7 +149,7 @@ struct CollectionCommand: AsyncParsableCommand {
 /// A collection and trees named on the command line (`collection add|remove NAME ID...`).
 struct CollectionMembers: ParsableArguments {
     @Argument(help: ArgumentHelp("The collection's name.", valueName: "name")) var name: String
-    @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees.", valueName: "id")) var ids: [String]
+    @Argument(help: ArgumentHelp("Short ids, ids or unique id prefixes of the trees.", valueName: "id")) var ids: [String]
 
     func validate() throws { if ids.isEmpty { throw ValidationError("name at least one tree id") } }
 

@@ -22,7 +22,7 @@ struct PhotoCommand: AsyncParsableCommand {
             commandName: "add", abstract: "Attach photo files to a tree.",
             discussion: "Any file that is not a JPEG, PNG or HEIC image refuses the whole command; nothing is attached.")
         @OptionGroup var store: StoreOptions
-        @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp("The tree's short id as 'trees list' shows it, its id, or any unique prefix of its id.", valueName: "id")) var id: String
         @Argument(help: ArgumentHelp("Photo files (JPEG, PNG or HEIC).", valueName: "file")) var files: [String]
         @Flag(help: "Print the new photos as JSON.") var json = false
 
@@ -52,7 +52,7 @@ struct PhotoCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List a tree's photos, oldest first.", aliases: ["ls"])
         @OptionGroup var store: StoreOptions
-        @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp("The tree's short id as 'trees list' shows it, its id, or any unique prefix of its id.", valueName: "id")) var id: String
         @Flag(help: "Print a JSON array of photos.") var json = false
 
         func run() async throws {
@@ -80,7 +80,7 @@ struct PhotoCommand: AsyncParsableCommand {
                 and written through a temporary file; the folder is created when missing. Prints each path written.
                 """)
         @OptionGroup var store: StoreOptions
-        @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp("The tree's short id as 'trees list' shows it, its id, or any unique prefix of its id.", valueName: "id")) var id: String
         @Argument(help: ArgumentHelp("The folder to copy the photos into.", valueName: "dir")) var directory: String
 
         func run() async throws {
@@ -106,8 +106,8 @@ struct PhotoCommand: AsyncParsableCommand {
                 """,
             aliases: ["remove"])
         @OptionGroup var store: StoreOptions
-        @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id")) var id: String
-        @Argument(help: ArgumentHelp("The photo's id or any unique prefix of it, as 'trees photo list' shows.", valueName: "photo"))
+        @Argument(help: ArgumentHelp("The tree's short id as 'trees list' shows it, its id, or any unique prefix of its id.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp("The photo's short id as 'trees photo list' shows it, its id, or any unique prefix of its id.", valueName: "photo"))
         var photo: String
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 

@@ -369,13 +369,14 @@ struct DueTable {
         return bytes
     }
 
-    /// Writes the first `ShortID.length` characters of the id's lower-case text (hex digits);
-    /// returns the byte after them.
+    /// Writes the id's short id (`ShortID.of`: the first or, for a time-ordered id, the last
+    /// `ShortID.length` hex digits of its text); returns the byte after it.
     private static func writeShortID(_ id: UUID, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         let hex: StaticString = "0123456789abcdef"
+        let first = ShortID.isTimeOrdered(id) ? 16 - ShortID.length / 2 : 0
         withUnsafeBytes(of: id.uuid) { bytes in
             for i in 0..<ShortID.length {
-                let b = bytes[i / 2]
+                let b = bytes[first + i / 2]
                 p[i] = hex.utf8Start[Int(i % 2 == 0 ? b >> 4 : b & 0x0F)]
             }
         }

@@ -156,7 +156,7 @@ struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show everything about one tree.")
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id"))
+    @Argument(help: ArgumentHelp("The tree's short id as 'trees list' shows it, its id, or any unique prefix of its id.", valueName: "id"))
     var id: String
     @Flag(help: "Print the tree as JSON.") var json = false
     @Flag(help: "Also show the tree's history: position changes, and values that lost to a later version or a deletion in a sync.")
@@ -279,7 +279,7 @@ struct EditCommand: AsyncParsableCommand {
         discussion: "An empty value clears an optional field (--notes ''). Updates the tree's updatedAt.")
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: ArgumentHelp("The tree's id or any unique prefix of it.", valueName: "id"))
+    @Argument(help: ArgumentHelp("The tree's short id as 'trees list' shows it, its id, or any unique prefix of its id.", valueName: "id"))
     var id: String
     @OptionGroup var attributes: AttributeOptions
     @Option(name: .customLong("lat"), parsing: .unconditional, help: ArgumentHelp("New latitude in degrees.", valueName: "deg"))
@@ -336,7 +336,7 @@ struct RemoveCommand: AsyncParsableCommand {
         aliases: ["remove"])
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: ArgumentHelp("Ids or unique prefixes of the trees to delete.", valueName: "id"))
+    @Argument(help: ArgumentHelp("Short ids, ids or unique id prefixes of the trees to delete.", valueName: "id"))
     var ids: [String]
     @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 
