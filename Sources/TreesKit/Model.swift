@@ -137,6 +137,11 @@ public enum ShortID {
 
     public static func of(_ id: UUID) -> String { form(of: id, digits: length) }
 
+    /// The short id of a stored (dashed, lower-case) id.
+    public static func of(storageKey key: String) -> String {
+        isTimeOrdered(storageKey: key) ? String(key.suffix(length)) : String(key.prefix(length))
+    }
+
     /// True for version-7 ids, whose first digits are a time.
     public static func isTimeOrdered(_ id: UUID) -> Bool { id.uuid.6 >> 4 == 7 }
 

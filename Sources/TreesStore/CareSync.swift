@@ -110,6 +110,24 @@ extension StoreWriter {
     }
 }
 
+/// Migration `v11-care-deletions-with-their-tree`: the care events a tree's deletion takes along
+/// (the foreign key's cascade) get no tombstones of their own; the tree's says it everywhere, on
+/// the server and on every laptop that pulls it. A mass deletion pushed one for each event. An
+/// event deleted on its own still gets one.
+enum CareCascadeSchema {
+    static func create(_ db: Database) throws {
+        // The cascade runs after the tree's row has gone: its event's tree is no longer there.
+        try db.execute(sql: """
+            DROP TRIGGER careEvent_sync_delete;
+            CREATE TRIGGER careEvent_sync_delete AFTER DELETE ON careEvent WHEN (SELECT applying FROM syncState) = 0 BEGIN
+                INSERT OR REPLACE INTO tombstone (kind, id, seq, version, device)
+                    SELECT 'careEvent', old.id, seq, hlc, deviceId FROM syncState WHERE EXISTS (SELECT 1 FROM tree WHERE id = old.treeId);
+                DELETE FROM careEventVersion WHERE eventId = old.id;
+            END;
+            """)
+    }
+}
+
 /// A care schedule as sync moves it. A tree or collection has at most one schedule of a kind,
 /// so a schedule travels by that pair (its local id is the store's own); `columns` nil means the
 /// schedule was removed, so that a removal travels as a value with its version.

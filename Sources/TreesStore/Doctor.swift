@@ -239,11 +239,11 @@ struct StoreDoctor {
         switch table {
         case "careEvent" where problems["health"] != nil && problems["id"] == nil:
             guard let id = readable("id") else { return nil }
-            return "trees care edit \(id.prefix(8)) --health STATUS"
+            return "trees care edit \(ShortID.of(storageKey: id)) --health STATUS"
         case "careSchedule" where problems["id"] == nil:
             let target: String
             if let tree = readable("treeId") {
-                target = String(tree.prefix(8))
+                target = ShortID.of(storageKey: tree)
             } else if let collection = readable("collectionId"),
                       let name = try? String.fetchOne(db, sql: "SELECT name FROM collection WHERE id = ?", arguments: [collection]) {
                 target = "--collection " + Self.quoted(name)

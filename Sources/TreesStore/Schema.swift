@@ -110,6 +110,9 @@ enum Schema {
         migrator.registerMigration("v10-care-schedule-sync") { db in
             try CareScheduleSyncSchema.create(db)
         }
+        migrator.registerMigration("v11-care-deletions-with-their-tree") { db in
+            try CareCascadeSchema.create(db)
+        }
         return migrator
     }
 }

@@ -396,6 +396,9 @@ extension StoreWriter {
         applied.careEvents = try applyPulledCare(page.careEvents, seq: ourSeq)
         for s in page.careSchedules { seen = max(seen, s.version.clock) }
         applied.careSchedules = try applyPulledSchedules(page.careSchedules, seq: ourSeq)
+        // A deleted care event's tree and kind are brought up to date once, after the page.
+        try beginTouchingCare()
+        let touch = try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.careTouched (treeId, kind) SELECT treeId, kind FROM careEvent WHERE id = ?")
         for d in page.tombstones {
             seen = max(seen, d.version.clock)
             if try tombstoneVersion(d.kind, d.id) != nil { continue }
@@ -407,6 +410,8 @@ extension StoreWriter {
                     applied.conflicts.append(SyncConflict(treeId: d.id, field: "tree", loser: losing.version, loserValue: losing.json,
                                                           winner: d.version, reason: "deleted"))
                 }
+                // Its care events go with it (no tombstones of their own travel), their versions too.
+                try db.execute(sql: "DELETE FROM careEventVersion WHERE eventId IN (SELECT id FROM careEvent WHERE treeId = ?)", arguments: [d.id])
                 try db.execute(sql: "DELETE FROM tree WHERE id = ?", arguments: [d.id])
                 if db.changesCount > 0 { applied.deletions += 1 }
                 try db.execute(sql: "DELETE FROM treeVersion WHERE treeId = ?", arguments: [d.id])
@@ -423,15 +428,13 @@ extension StoreWriter {
                 if db.changesCount > 0 { applied.deletions += 1 }
                 try db.execute(sql: "DELETE FROM photoVersion WHERE photoId = ?", arguments: [d.id])
             case .careEvent:
-                let event = try Row.fetchOne(db, sql: "SELECT treeId, kind FROM careEvent WHERE id = ?", arguments: [d.id])
+                try touch.execute(arguments: [d.id])
                 try db.execute(sql: "DELETE FROM careEvent WHERE id = ?", arguments: [d.id])
                 if db.changesCount > 0 { applied.deletions += 1 }
                 try db.execute(sql: "DELETE FROM careEventVersion WHERE eventId = ?", arguments: [d.id])
-                if let event, let tree = UUID(uuidString: event[0]), let kind = try? CareKind(event[1] as String) {
-                    try refreshCare(of: tree, kind: kind)
-                }
             }
         }
+        try refreshTouchedCare()
         // The server lists every value lost on a pulled tree, earlier ones too: only those new here are reported.
         applied.conflicts = try recordConflicts(applied.conflicts) + recordConflicts(page.conflicts)
         try db.execute(sql: "UPDATE syncState SET applying = 0, hlc = max(hlc, ?)", arguments: [seen])
@@ -460,15 +463,15 @@ extension StoreWriter {
     }
 
     /// A collection name not used by another collection: names are unique here, ignoring case, but
-    /// two stores may each create the same name. The one with the greater id is shown with the
-    /// start of its id, the same way on every store; each keeps its own spelling.
+    /// two stores may each create the same name. The one with the greater id is shown with its
+    /// short id, the same way on every store; each keeps its own spelling.
     private func uniqueCollectionName(_ name: String, id: String) throws -> String {
         guard let other = try Row.fetchOne(db, sql: "SELECT id, name FROM collection WHERE name = ? COLLATE NOCASE AND id <> ?", arguments: [name, id]) else {
             return name
         }
         let otherID: String = other[0], otherName: String = other[1]
-        if otherID < id { return "\(name) (\(id.prefix(8)))" }
-        try db.execute(sql: "UPDATE collection SET name = ? WHERE id = ?", arguments: ["\(otherName) (\(otherID.prefix(8)))", otherID])
+        if otherID < id { return "\(name) (\(ShortID.of(storageKey: id)))" }
+        try db.execute(sql: "UPDATE collection SET name = ? WHERE id = ?", arguments: ["\(otherName) (\(ShortID.of(storageKey: otherID)))", otherID])
         return name
     }
 

@@ -94,7 +94,7 @@ private func measureCare(store: TreeStore, path: String, trees: String, ids: [UU
     let eventCount = try store.read { r in try r.careCountsByMonth().reduce(0) { $0 + $1.count } }
     let due = try store.read { r in try r.dueCare(today: Day(now, in: .gmt), within: 0, zone: .gmt) }.count
     print("care: \(count) trees, \(eventCount) events, \(due) cares due")
-    let id = ids[count / 2].lowercaseText.prefix(8)
+    let id = ShortID.of(ids[count / 2])
     let cases: [(String, [String], Double)] = [
         ("due (\(due) lines)", ["due"], 0.1),
         ("due --json", ["due", "--json"], 0),

@@ -211,7 +211,7 @@ import TreesTestSupport
         let listed = try t.run(["care", "list", "--json"])
         #expect(listed.stdout.contains(#""notes": "-10 l: the hose leaked""#), "\(listed)")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.first?["id"] as? String)
-        let edited = try t.run(["care", "edit", String(id.prefix(8)), "--notes", "-"])
+        let edited = try t.run(["care", "edit", shortID(id), "--notes", "-"])
         #expect(edited.status == 0, "\(edited)")
         #expect(try t.run(["care", "list", "--json"]).stdout.contains(#""notes": "-""#))
         let negative = try t.run(["care", "add", tree, "harvest", "--quantity", "-3 kg"])
@@ -344,7 +344,7 @@ import TreesTestSupport
         let list = try a.run(["care", "list", tree])
         #expect(Self.lines(list) == [
             "EVENT     TREE      SPECIES  DATE              KIND     QUANTITY  HEALTH    WHO  PHOTOS  NOTES",
-            "\(eventID.prefix(8))  \(tree)  Apple    2026-04-20 00:00  inspect            diseased       1       fire blight",
+            "\(shortID(eventID))  \(tree)  Apple    2026-04-20 00:00  inspect            diseased       1       fire blight",
         ])
         // One file in the library for both trees' events.
         #expect(try FileManager.default.contentsOfDirectory(atPath: a.folder.appendingPathComponent("photos").path) == ["\(hash).jpeg"])
@@ -365,7 +365,7 @@ import TreesTestSupport
 
         // Removing the event keeps the photo as the tree's.
         let removed = try a.run(["care", "rm", "-y", eventID])
-        #expect(removed.stdout == "deleted care event \(eventID.prefix(8)) (inspect of \(tree)); its 1 photo stays with the tree\n")
+        #expect(removed.stdout == "deleted care event \(shortID(eventID)) (inspect of \(tree)); its 1 photo stays with the tree\n")
         #expect(Self.lines(try a.run(["photo", "list", tree])).count == 2)
         #expect(!(try a.run(["care", "list", tree, "--json"]).stdout.contains("\"photos\"")))
 

@@ -223,7 +223,7 @@ import TreesTestSupport
         #expect(listed.stdout == """
             careEvent row 1 (\(harvest)) quantity: "lots" is not a number; repairable: cleared
             careEvent row 2 (\(inspect)) date: "soon" is not a date; repairable: set to its updatedAt
-            careEvent row 2 (\(inspect)) health: 'sickly' is not a health status; repairable: cleared; then set it again with 'trees care edit \(inspect.prefix(8)) --health STATUS'
+            careEvent row 2 (\(inspect)) health: 'sickly' is not a health status; repairable: cleared; then set it again with 'trees care edit \(shortID(inspect)) --health STATUS'
             careSchedule row 1 (\(schedule)) fromDay: 'spring' is not a YYYY-MM-DD day; not repairable: 'trees doctor --repair --remove-unrepairable' removes the row; then set it again with 'trees schedule set \(short) water --every 14d --from YYYY-MM-DD'
             4 problems found, 3 repairable: run 'trees doctor --repair'.
 

@@ -285,8 +285,8 @@ struct SyncTests {
         // 1 edits the harvest, 2 removes the prune; 0 then syncs last.
         let harvest = try #require(try log(1).first { $0["kind"] as? String == "harvest" }?["id"] as? String)
         let prune = try #require(try log(2).first { $0["kind"] as? String == "prune" }?["id"] as? String)
-        try care(1, ["edit", String(harvest.prefix(8)), "--quantity", "14 kg"])
-        try care(2, ["rm", String(prune.prefix(8)), "--yes"])
+        try care(1, ["edit", shortID(harvest), "--quantity", "14 kg"])
+        try care(2, ["rm", shortID(prune), "--yes"])
         pushed = try Self.report(try team.sync(1))
         #expect(Self.count(pushed, "pushed", "careEvents") == 1, "\(pushed)")
         for i in [2, 0, 1] { try team.sync(i) }
@@ -302,9 +302,27 @@ struct SyncTests {
         team.stores.append(fresh)
         #expect(try summary(3) == expected)
         team.stores.removeLast()
-        // Deleting the tree takes its events everywhere.
+        // A pulled deletion brings each laptop's summaries up to date: the pear's health found
+        // by an inspection goes with the inspection.
+        try care(1, ["add", y, "inspect", "--health", "pest", "--notes", "aphids"])
+        for i in [1, 0, 2] { try team.sync(i) }
+        for i in 0..<3 { #expect(try team[i].run(["show", y]).stdout.contains("pest"), "store \(i)") }
+        let aphids = try #require(try log(0).first { $0["notes"] as? String == "aphids" }?["id"] as? String)
+        try care(0, ["rm", shortID(aphids), "--yes"])
+        for i in [0, 1, 2] { try team.sync(i) }
+        for i in 0..<3 {
+            let pear = try team[i].run(["show", y]).stdout
+            #expect(!pear.contains("pest") && !pear.contains("inspect"), "store \(i): \(pear)")
+            #expect(try summary(i) == expected, "store \(i)")
+        }
+        // Deleting the tree takes its events everywhere; the tree's deletion says so, alone.
         #expect(try team[2].run(["rm", x, "--yes"]).status == 0)
-        for i in [2, 0, 1] { try team.sync(i) }
+        pushed = try Self.report(try team.sync(2))
+        #expect(Self.count(pushed, "pushed", "deletions") == 1, "\(pushed)")
+        for i in [0, 1] {
+            let pulled = try Self.report(try team.sync(i))
+            #expect(Self.count(pulled, "pulled", "deletions") == 1, "store \(i): \(pulled)")
+        }
         for i in 0..<3 { let left = try log(i); #expect(left.isEmpty, "store \(i): \(left)") }
         #expect(try team.server.psql("SELECT count(*) FROM care_event", database: "team") == "0")
     }

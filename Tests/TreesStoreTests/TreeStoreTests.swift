@@ -158,6 +158,37 @@ import TreesTestSupport
         #expect(try store.read { try $0.changeCount(after: remote.pushedSeq) } == 1)
     }
 
+    /// A store made before deletions of a tree's care events went with the tree's own: deleting a
+    /// tree there now records one tombstone, the tree's, and deleting an event alone still records it.
+    @Test func upgradedStoreDeletesATreeWithOneTombstone() throws {
+        let tree = "0f0e0d0c-0b0a-4908-8706-050403020100", other = "1f0e0d0c-0b0a-4908-8706-050403020100"
+        var events = ""
+        for (i, t) in [tree, tree, tree, other].enumerated() {
+            events += """
+                INSERT INTO careEvent (id, treeId, kind, date, createdAt, updatedAt)
+                VALUES ('3c3c3c3\(i)-0b0a-4908-8706-050403020100', '\(t)', 'water', '2026-05-0\(i + 1) 08:00:00.000',
+                        '2026-05-02 08:00:00.000', '2026-05-02 08:00:00.000');
+
+                """
+        }
+        try makeOldStore(upTo: "v10-care-schedule-sync", """
+            INSERT INTO tree (id, latitude, longitude, species, createdAt, updatedAt)
+            VALUES ('\(tree)', 50.5, 8.25, 'Apple', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000'),
+                   ('\(other)', 50.6, 8.25, 'Pear', '2026-05-01 10:00:00.000', '2026-05-01 10:00:00.000');
+            \(events)
+            """)
+        let store = try open()
+        func tombstones() throws -> [String] {
+            try store.read { r in try r.tombstones(after: 0, resuming: nil, through: try r.syncState().seq, limit: 100) }
+                .map { "\($0.tombstone.kind.rawValue) \($0.tombstone.id)" }
+        }
+        _ = try store.write { w in try w.deleteTrees([try #require(UUID(uuidString: tree))]) }
+        #expect(try tombstones() == ["tree \(tree)"])
+        #expect(try store.read { r in try Int.fetchOne(r.db, sql: "SELECT count(*) FROM careEventVersion") } == 1)
+        _ = try store.write { w in try w.deleteCareEvent(try #require(UUID(uuidString: "3c3c3c33-0b0a-4908-8706-050403020100"))) }
+        #expect(try tombstones() == ["tree \(tree)", "careEvent 3c3c3c33-0b0a-4908-8706-050403020100"])
+    }
+
     /// A store that synced before care events were versioned has them pushed by its next sync:
     /// the migration stamps them after everything its remotes were sent. From then on an edit of
     /// a tree records the version it was made over, and a push lets go of it.

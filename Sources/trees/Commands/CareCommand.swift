@@ -160,8 +160,12 @@ struct CareAddCommand: AsyncParsableCommand {
             if trees.isEmpty { throw CLIError("collection '\(collection ?? "")' has no trees; nothing logged", status: .usage) }
             let person = try Values.text(who) ?? w.preference(.operatorName)
             let text = try Values.text(notes)
+            // Time-ordered ids: a block's events go to the end of the id index together, where
+            // random ids would touch a page of it for each (and again on every laptop that pulls them).
+            var made = TimeOrderedIDs()
             let events = trees.map { t in
-                CareEvent(treeID: t.id, kind: kind, date: when, notes: text, quantity: q, health: status, who: person, createdAt: w.now)
+                CareEvent(id: made.next(at: w.now), treeID: t.id, kind: kind, date: when, notes: text, quantity: q, health: status,
+                          who: person, createdAt: w.now)
             }
             // One batch: each tree's last care and health are brought up to date once, at the end
             // (a block of thousands of trees is one command).

@@ -182,7 +182,7 @@ enum SyncRendering {
         if !r.conflicts.isEmpty {
             Output.line("\(r.conflicts.count) losing value\(r.conflicts.count == 1 ? "" : "s") kept in history:")
             for c in r.conflicts {
-                Output.line("  \(c.treeId.prefix(8))  \(c.field)  \(TerminalText.escaped(c.loserValue))  (\(c.reason == "deleted" ? "tree deleted" : "a later version won"))")
+                Output.line("  \(ShortID.of(storageKey: c.treeId))  \(c.field)  \(TerminalText.escaped(c.loserValue))  (\(c.reason == "deleted" ? "tree deleted" : "a later version won"))")
             }
         }
     }
