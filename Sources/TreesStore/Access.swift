@@ -440,15 +440,16 @@ enum IDPrefix {
     }
 
     /// Up to 11 ids of `table` (column `id`) that `typed` could mean, in order: those it starts, and
-    /// time-ordered ones it ends. The second needs a pass over the id index (about 0.1 s a million).
+    /// time-ordered ones it ends. The second is a pass over the id index (0.12 s for a million trees).
     static func ids(in table: String, matching typed: String, _ db: Database) throws -> [String] {
         let prefix = try storageForm(typed)
         var ids = try String.fetchAll(db, sql: "SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
                                       arguments: [prefix, prefix + "z"])
         if let tail = tailForm(typed) {
+            // GLOB first: it turns down almost every id at its first characters from the end.
             ids += try String.fetchAll(db, sql: """
-                SELECT id FROM \(table) WHERE substr(id, 15, 1) = '7' AND substr(id, -\(tail.utf8.count)) = ? ORDER BY id LIMIT 11
-                """, arguments: [tail])
+                SELECT id FROM \(table) WHERE id GLOB ? AND substr(id, 15, 1) = '7' ORDER BY id LIMIT 11
+                """, arguments: ["*" + tail])
         }
         return Array(Set(ids).sorted().prefix(11))
     }
