@@ -427,6 +427,35 @@ import TreesTestSupport
     }
 
     /// Every refusal names the value and what would be right, exits 64 and leaves the store as it was.
+    /// A block larger than one batch of the command's work: every tree gets one event, the tree
+    /// also named first gets one too, each tree's last care follows, and a bad kind changes nothing.
+    @Test func aCareOverABlockLargerThanABatchLogsEveryTreeOnce() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        var csv = "latitude,longitude,species,variety\n"
+        for i in 0..<10_050 { csv += "51.\(100_000 + i),-0.\(200_000 + i),Apple,Gala\n" }
+        let file = try t.scratch.write("block.csv", csv)
+        #expect(try t.run(["import", file, "--collection", "Block B"]).status == 0)
+        let first = try #require(Self.lines(try t.run(["list", "--limit", "1"])).dropFirst().first.map { String($0.prefix(8)) })
+        let logged = try t.run(["care", "add", first, "--collection", "Block B", "water", "--date", "2026-05-01", "--quantity", "40 l"])
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let printed = Self.lines(logged)
+        #expect(printed.count == 10_050)
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(t.run(["care", "list", "--json", "--limit", "20000"]).stdout.utf8)) as? [[String: Any]])
+        #expect(listed.count == 10_050)
+        let trees = listed.compactMap { $0["treeId"] as? String }
+        #expect(Set(trees).count == 10_050)
+        #expect(listed.compactMap { $0["id"] as? String }.map(shortID).sorted() == printed.sorted())
+        let named = try #require(listed.first { shortID($0["id"] as? String ?? "") == printed[0] })
+        #expect(shortID(named["treeId"] as? String ?? "") == first)
+        #expect(try t.run(["show", first]).stdout.contains("care        water  last 2026-05-01"))
+        let last = try #require(trees.last)
+        #expect(try t.run(["show", last]).stdout.contains("care        water  last 2026-05-01"))
+        let refused = try t.run(["care", "add", "--collection", "Block B", " "])
+        #expect(refused.status == 64)
+        #expect(try t.run(["care", "list", "--json", "--limit", "20000"]).stdout.components(separatedBy: "\"treeId\"").count == 10_051)
+    }
+
     @Test func badInputChangesNothing() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }

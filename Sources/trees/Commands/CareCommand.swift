@@ -148,32 +148,48 @@ struct CareAddCommand: AsyncParsableCommand {
         let staged = try PhotoErrors.mapped { try library.stage(files: photos) }
         for warning in staged.warnings { StandardError.write("warning: \(warning)\n") }
         var attached: [UUID: [Photo]] = [:]
-        let events: [CareEvent]
-        do { events = try db.write { w -> [CareEvent] in
-            var trees = try ids.map { try CareValues.tree($0, in: w.reader) }
-            if let collection {
-                let c = try CareValues.collection(collection, in: w.reader)
-                trees += try w.reader.trees(TreeFilter(collection: .collection(c.id)))
-            }
-            var seen = Set<UUID>()
-            trees = trees.filter { seen.insert($0.id).inserted }
-            if trees.isEmpty { throw CLIError("collection '\(collection ?? "")' has no trees; nothing logged", status: .usage) }
+        // What is printed once the transaction has committed: each event's id, or with --json the
+        // whole events. A block's trees are read and logged a chunk at a time, so a million-tree
+        // block holds ids, not trees.
+        var logged: [UUID] = []
+        var events: [CareEvent] = []
+        do { try db.write { w in
+            let named = try ids.map { try CareValues.tree($0, in: w.reader).id }
             let person = try Values.text(who) ?? w.preference(.operatorName)
             let text = try Values.text(notes)
             // Time-ordered ids: a block's events go to the end of the id index together, where
             // random ids would touch a page of it for each (and again on every laptop that pulls them).
             var made = TimeOrderedIDs()
-            let events = trees.map { t in
-                CareEvent(id: made.next(at: w.now), treeID: t.id, kind: kind, date: when, notes: text, quantity: q, health: status,
-                          who: person, createdAt: w.now)
+            var chunk: [UUID] = []
+            var seen = Set<UUID>()
+            func log() throws {
+                let batch = chunk.map { tree in
+                    CareEvent(id: made.next(at: w.now), treeID: tree, kind: kind, date: when, notes: text, quantity: q, health: status,
+                              who: person, createdAt: w.now)
+                }
+                chunk.removeAll(keepingCapacity: true)
+                // One batch: each tree's last care and health are brought up to date once, at the end.
+                try w.insert(careEvents: batch)
+                if !photos.isEmpty {
+                    for e in batch { attached[e.id] = try library.attach(staged, to: e.treeID, careEvent: e.id, in: w).added }
+                }
+                if json { events += batch } else { logged += batch.map(\.id) }
             }
-            // One batch: each tree's last care and health are brought up to date once, at the end
-            // (a block of thousands of trees is one command).
-            try w.insert(careEvents: events)
-            if !photos.isEmpty {
-                for e in events { attached[e.id] = try library.attach(staged, to: e.treeID, careEvent: e.id, in: w).added }
+            for tree in named where seen.insert(tree).inserted {
+                chunk.append(tree)
             }
-            return events
+            if let collection {
+                let c = try CareValues.collection(collection, in: w.reader)
+                try w.reader.forEachTree(TreeFilter(collection: .collection(c.id))) { tree in
+                    guard !seen.contains(tree.id) else { return }
+                    chunk.append(tree.id)
+                    if chunk.count == 10_000 { try log() }
+                }
+            }
+            try log()
+            if logged.isEmpty && events.isEmpty {
+                throw CLIError("collection '\(collection ?? "")' has no trees; nothing logged", status: .usage)
+            }
         } } catch {
             library.discard(staged, store: db)
             throw error
@@ -181,7 +197,7 @@ struct CareAddCommand: AsyncParsableCommand {
         if json {
             Output.json(.array(events.map { e in CareValues.json(e, photos: (attached[e.id] ?? []).map { ($0, library.path(of: $0)) }) }))
         } else {
-            for e in events { Output.line(ShortID.of(e.id)) }
+            for id in logged { Output.line(ShortID.of(id)) }
         }
     }
 }
