@@ -77,10 +77,13 @@ public struct SyncPhotoRow: Sendable, Equatable {
     public var byteCount: Int64
     public var capturedAt: String
     public var createdAt: String
+    /// The care event the photo was taken for, if any.
+    public var careEventId: String?
     public var version: SyncVersion
-    public init(id: String, treeId: String, sha256: String, format: String, byteCount: Int64, capturedAt: String, createdAt: String, version: SyncVersion) {
+    public init(id: String, treeId: String, sha256: String, format: String, byteCount: Int64, capturedAt: String, createdAt: String,
+                careEventId: String? = nil, version: SyncVersion) {
         self.id = id; self.treeId = treeId; self.sha256 = sha256; self.format = format; self.byteCount = byteCount
-        self.capturedAt = capturedAt; self.createdAt = createdAt; self.version = version
+        self.capturedAt = capturedAt; self.createdAt = createdAt; self.careEventId = careEventId; self.version = version
     }
 }
 
@@ -258,11 +261,11 @@ extension StoreReader {
     public func changedPhotos(after: Int64, resuming: (seq: Int64, id: String)?, through: Int64, limit: Int) throws -> [(seq: Int64, row: SyncPhotoRow)] {
         let (start, arguments) = pageStart(["v.seq", "v.photoId"], resuming.map { [$0.seq, $0.id] }, after: after)
         return try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT v.seq, p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt, v.version, v.device
+            SELECT v.seq, p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt, v.version, v.device, p.careEventId
             FROM photoVersion v JOIN photo p ON p.id = v.photoId WHERE \(start) AND v.seq <= ? ORDER BY v.seq, v.photoId LIMIT ?
             """), arguments: arguments + [through, limit]).map {
             ($0[0], SyncPhotoRow(id: $0[1], treeId: $0[2], sha256: $0[3], format: $0[4], byteCount: $0[5], capturedAt: $0[6], createdAt: $0[7],
-                                 version: SyncVersion(clock: $0[8], device: $0[9])))
+                                 careEventId: $0[10], version: SyncVersion(clock: $0[8], device: $0[9])))
         }
     }
 
@@ -379,21 +382,24 @@ extension StoreWriter {
                 if merged { applied.trees += 1 }
             }
         }
+        for e in page.careEvents { seen = max(seen, e.version.clock) }
+        applied.careEvents = try applyPulledCare(page.careEvents, seq: ourSeq)
         for p in page.photos {
             seen = max(seen, p.version.clock)
             if try tombstoneVersion(.photo, p.id) != nil { continue }
             guard let treeID = UUID(uuidString: p.treeId), try treeExists(treeID) else { continue }
+            // Its care event keeps it when the event is here (events come first, in the push and
+            // here); one deleted meanwhile leaves the photo the tree's, as a local deletion does.
             try db.execute(sql: """
-                INSERT OR IGNORE INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt])
+                INSERT OR IGNORE INTO photo (id, treeId, sha256, format, byteCount, capturedAt, createdAt, careEventId)
+                VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT id FROM careEvent WHERE id = ? AND treeId = ?))
+                """, arguments: [p.id, p.treeId, p.sha256, p.format, p.byteCount, p.capturedAt, p.createdAt, p.careEventId, p.treeId])
             if db.changesCount > 0 {
                 try db.execute(sql: "INSERT OR REPLACE INTO photoVersion (photoId, seq, version, device) VALUES (?, ?, ?, ?)",
                                arguments: [p.id, ourSeq, p.version.clock, p.version.device])
                 applied.photos += 1
             }
         }
-        for e in page.careEvents { seen = max(seen, e.version.clock) }
-        applied.careEvents = try applyPulledCare(page.careEvents, seq: ourSeq)
         for s in page.careSchedules { seen = max(seen, s.version.clock) }
         applied.careSchedules = try applyPulledSchedules(page.careSchedules, seq: ourSeq)
         // A deleted care event's tree and kind are brought up to date once, after the page.

@@ -167,14 +167,15 @@ enum ServerWriter {
     static func pushPhoto(_ p: SyncPhotoRow, device: String, _ connection: PostgresConnection) throws(SyncError) {
         try connection.execute("""
             WITH up AS (
-                INSERT INTO photo (id, tree_id, sha256, format, byte_count, captured_at, created_at, version, device)
-                SELECT $1::uuid, $2::uuid, $3, $4, $5::bigint, $6::timestamptz, $7::timestamptz, $8::bigint, $9
+                INSERT INTO photo (id, tree_id, sha256, format, byte_count, captured_at, created_at, version, device, care_event_id)
+                SELECT $1::uuid, $2::uuid, $3, $4, $5::bigint, $6::timestamptz, $7::timestamptz, $8::bigint, $9, $11::uuid
                 WHERE NOT EXISTS (SELECT 1 FROM tombstone WHERE (kind = 'photo' AND id = $1::uuid) OR (kind = 'tree' AND id = $2::uuid))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id
             )
             INSERT INTO change (kind, entity_id, device) SELECT 'photo', id, $10 FROM up
-            """, [p.id, p.treeId, p.sha256, p.format, String(p.byteCount), p.capturedAt, p.createdAt, String(p.version.clock), p.version.device, device])
+            """, [p.id, p.treeId, p.sha256, p.format, String(p.byteCount), p.capturedAt, p.createdAt, String(p.version.clock), p.version.device, device,
+                  p.careEventId])
     }
 
     /// The care event columns in `SyncCareEventRow.columnNames` order: server name and type.
@@ -348,13 +349,14 @@ enum ServerReader {
         }
         if let p = ids["photo"], !p.isEmpty {
             let rows = try connection.execute("""
-                SELECT id::text, tree_id::text, sha256, format, byte_count::text, trees_time_text(captured_at), trees_time_text(created_at), version::text, device
+                SELECT id::text, tree_id::text, sha256, format, byte_count::text, trees_time_text(captured_at), trees_time_text(created_at), version::text, device,
+                       care_event_id::text
                 FROM photo WHERE id = ANY($1::uuid[])
                 """, [array(p)])
             for i in 0..<rows.count {
                 page.photos.append(SyncPhotoRow(id: rows[i, 0] ?? "", treeId: rows[i, 1] ?? "", sha256: rows[i, 2] ?? "", format: rows[i, 3] ?? "",
                                                 byteCount: Int64(rows[i, 4] ?? "") ?? 0, capturedAt: rows[i, 5] ?? "", createdAt: rows[i, 6] ?? "",
-                                                version: SyncVersion(clock: Int64(rows[i, 7] ?? "") ?? 0, device: rows[i, 8] ?? "")))
+                                                careEventId: rows[i, 9], version: SyncVersion(clock: Int64(rows[i, 7] ?? "") ?? 0, device: rows[i, 8] ?? "")))
             }
         }
         if let c = ids["care_event"], !c.isEmpty {

@@ -202,6 +202,8 @@ enum ServerSchema {
                 PRIMARY KEY (target_id, kind)
             );
             """,
+            // The care event a photo was taken for, if any.
+            "ALTER TABLE photo ADD COLUMN care_event_id uuid;",
         ]
     }
 

@@ -128,18 +128,19 @@ public struct Synchronizer {
         report.pushed.trees += try inPages({ r, c in
             try r.changedTrees(after: pushed, pushedClock: remote.pushedClock, resuming: c, through: through, limit: pageSize)
         }, after: { ($0.seq, $0.row.id) }) { (page) throws(SyncError) in try ServerWriter.pushTrees(page.map(\.row), device: device, connection) }
-        // Photos, care events and schedules, and deletions follow the same way, so memory stays
-        // flat however long the care log or the list of deletions.
-        report.pushed.photos += try inPages({ r, c in
-            try r.changedPhotos(after: pushed, resuming: c, through: through, limit: pageSize)
-        }, after: { ($0.seq, $0.row.id) }) { (page) throws(SyncError) in
-            for p in page { try ServerWriter.pushPhoto(p.row, device: device, connection) }
-            return []
-        }
+        // Care events, photos, schedules and deletions follow the same way, so memory stays flat
+        // however long the care log or the list of deletions. Events go before photos, so that a
+        // photo taken for one finds it on every laptop that pulls them.
         report.pushed.careEvents += try inPages({ r, c in
             try r.changedCareEvents(after: pushed, resuming: c, through: through, limit: pageSize)
         }, after: { ($0.seq, $0.row.id) }) { (page) throws(SyncError) in
             try ServerWriter.pushCareEvents(page.map(\.row), device: device, connection)
+            return []
+        }
+        report.pushed.photos += try inPages({ r, c in
+            try r.changedPhotos(after: pushed, resuming: c, through: through, limit: pageSize)
+        }, after: { ($0.seq, $0.row.id) }) { (page) throws(SyncError) in
+            for p in page { try ServerWriter.pushPhoto(p.row, device: device, connection) }
             return []
         }
         report.pushed.careSchedules += try inPages({ r, c in

@@ -327,6 +327,44 @@ struct SyncTests {
         #expect(try team.server.psql("SELECT count(*) FROM care_event", database: "team") == "0")
     }
 
+    /// A photo taken for a care event (an inspection's canker) reaches the other laptops as that
+    /// event's photo, not only the tree's: `care list` shows it with the event everywhere, and
+    /// removing the event there leaves it with the tree.
+    @Test func aPhotoTakenForACareEventStaysItsPhotoOnEveryLaptop() throws {
+        try Tool.postgres.require()
+        let team = try Team(3)
+        let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple"])
+        let picture = team[0].folder.appendingPathComponent("canker.png")
+        try Data(TestImages.png()).write(to: picture)
+        let inspected = try team[0].run(["care", "add", x, "inspect", "--health", "diseased", "--notes", "canker", "--photo", picture.path, "--json"])
+        #expect(inspected.status == 0, "\(inspected)")
+        #expect(try team[0].run(["care", "add", x, "water"]).status == 0)
+        let event = try #require((try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [[String: Any]])?.first?["id"] as? String)
+        func care(_ i: Int) throws -> String {
+            let r = try team[i].run(["care", "list", x])
+            #expect(r.status == 0, "\(r)")
+            return r.stdout
+        }
+        let here = try care(0)
+        #expect(here.contains("PHOTOS") && here.contains("diseased       1       canker"), "\(here)")
+        let pushed = try Self.report(try team.sync(0))
+        #expect(Self.count(pushed, "pushed", "photos") == 1 && Self.count(pushed, "pushed", "careEvents") == 2, "\(pushed)")
+        #expect(try team.server.psql("SELECT care_event_id FROM photo", database: "team") == event)
+        for i in [1, 2] {
+            try team.sync(i)
+            #expect(try care(i) == here, "store \(i)")
+            let json = try team[i].run(["care", "list", x, "--json"]).stdout
+            #expect(json.contains("\"photos\""), "store \(i): \(json)")
+        }
+        let removed = try team[1].run(["care", "rm", shortID(event), "--yes"])
+        #expect(removed.stdout.hasSuffix("; its 1 photo stays with the tree\n"), "\(removed)")
+        for i in [1, 0, 2] { try team.sync(i) }
+        for i in 0..<3 {
+            #expect(try team[i].run(["photo", "list", x]).stdout.split(separator: "\n").count == 2, "store \(i)")
+            #expect(!(try care(i)).contains("PHOTOS"), "store \(i)")
+        }
+    }
+
     /// Care schedules travel by tree or collection and kind: setting, changing and removing one
     /// reach every laptop, the later of two settings wins everywhere, `due` follows them, and a
     /// deleted tree takes its schedules along.
@@ -398,21 +436,21 @@ struct SyncTests {
         let team = try Team(1)
         let x = try team.add(0, ["--lat", "51.5", "--lon", "-0.1", "--species", "Apple"])
         #expect(try team[0].run(["care", "add", x, "water"]).status == 0)
-        try team.server.psql("DELETE FROM trees_schema WHERE version >= 3; DROP TABLE care_event; DROP TABLE care_schedule", database: "team")
+        try team.server.psql("DELETE FROM trees_schema WHERE version >= 3; DROP TABLE care_event; DROP TABLE care_schedule; ALTER TABLE photo DROP COLUMN care_event_id", database: "team")
         let store = try team[0].dump()
         let older = try team[0].run(["sync", "office"])
         #expect(older.status == 1)
-        #expect(older.stderr.contains("the server's schema is version 2, older than this trees needs (4); run 'trees server init'"), "\(older)")
+        #expect(older.stderr.contains("the server's schema is version 2, older than this trees needs (5); run 'trees server init'"), "\(older)")
         #expect(try team[0].dump() == store)
         #expect(try team.server.psql("SELECT count(*) FROM tree", database: "team") == "0")
         let upgraded = try team[0].run(["server", "init", team.url])
         #expect(upgraded.status == 0, "\(upgraded)")
         let synced = try Self.report(try team.sync(0))
         #expect(Self.count(synced, "pushed", "careEvents") == 1 && Self.count(synced, "pushed", "trees") == 1, "\(synced)")
-        try team.server.psql("INSERT INTO trees_schema (version) VALUES (5)", database: "team")
+        try team.server.psql("INSERT INTO trees_schema (version) VALUES (6)", database: "team")
         let newer = try team[0].run(["sync", "office"])
         #expect(newer.status == 1)
-        #expect(newer.stderr.contains("the server's schema is version 5, newer than this trees knows (4); upgrade trees"), "\(newer)")
+        #expect(newer.stderr.contains("the server's schema is version 6, newer than this trees knows (5); upgrade trees"), "\(newer)")
     }
 
     /// A collection that lost to a later edit shows in the tree's history by its name.

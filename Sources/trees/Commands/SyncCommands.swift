@@ -107,7 +107,8 @@ struct SyncCommand: AsyncParsableCommand {
             a deleted tree stays deleted. A value is lost only when it was replaced by an edit made without seeing it: \
             an edit made over a pulled value replaces it quietly. Values that lose are kept in the tree's history \
             (trees show ID --history) and listed here. Collections, photos, care events and care schedules travel \
-            too: a care event, and a schedule of a tree or collection and kind, keep their later version whole. \
+            too (a photo taken for a care event as that event's): a care event, and a schedule of a tree or \
+            collection and kind, keep their later version whole. \
             A sync cut short carries on where it stopped when run again.
             """
     )
