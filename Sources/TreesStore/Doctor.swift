@@ -70,7 +70,8 @@ extension TreeStore {
                 }
             }
             // The last event of each kind, health, monthly counts and harvests follow the mended log.
-            if found.contains(where: { $0.finding.table == "careEvent" && (mended + removed) > 0 }) {
+            let rebuild = found.contains { if case .rebuildCareSummaries? = $0.action { true } else { false } }
+            if rebuild || found.contains(where: { $0.finding.table == "careEvent" && (mended + removed) > 0 }) {
                 try w.rebuildCareSummaries()
             }
             return StoreRepairReport(findings: found.map(\.finding), mended: mended, removed: removed, left: left)
@@ -87,6 +88,8 @@ struct StoreDoctor {
         /// Set one column of one row, with a history line when the row is a tree.
         case set(table: String, row: Int64, column: String, value: DatabaseValue, note: String)
         case delete(table: String, row: Int64)
+        /// Build the care log's summaries again from the log (done once, after the other mending).
+        case rebuildCareSummaries
     }
 
     struct Item {
@@ -123,7 +126,50 @@ struct StoreDoctor {
             }
         }
         items += try danglingReferences()
+        // Summaries over damaged events would disagree with them trivially; mending those rebuilds them anyway.
+        if !items.contains(where: { $0.finding.table == "careEvent" }) { items += try careSummaryDisagreements() }
         return items
+    }
+
+    /// The care log's summaries that no longer agree with it. They are kept beside the log by
+    /// every change to it (for `show`, `due`, `stats` and listings); a store written by hand or
+    /// by a faulty program can leave them behind. Repairing builds them again from the log.
+    func careSummaryDisagreements() throws -> [Item] {
+        let lastHealth = """
+            SELECT treeId, health, date FROM (
+                SELECT treeId, health, date, ROW_NUMBER() OVER (PARTITION BY treeId ORDER BY date DESC, id DESC) AS n
+                FROM careEvent WHERE health IS NOT NULL
+            ) WHERE n = 1
+            """
+        let checks: [(table: String, what: String, count: String)] = [
+            ("careLatest", "each tree's last care of each kind", Self.disagreeing(
+                "SELECT treeId, kind, date FROM careLatest", "SELECT treeId, kind, MAX(date) FROM careEvent GROUP BY treeId, kind")),
+            ("treeHealth", "each tree's health, from its last inspection", Self.disagreeing(
+                "SELECT treeId, status, date FROM treeHealth", lastHealth)),
+            ("careMonthly", "the care counted each month", Self.disagreeing(
+                "SELECT month, kind, count FROM careMonthly WHERE count <> 0", "SELECT substr(date, 1, 7), kind, COUNT(*) FROM careEvent GROUP BY 1, 2")),
+            // Totals are sums of decimals: the same sum in another order may differ in its last bits.
+            ("careHarvest", "each tree's harvest totals", """
+                WITH l AS (SELECT treeId, COALESCE(unit, '') AS unit, SUM(quantity) AS total, COUNT(*) AS events
+                           FROM careEvent WHERE kind = 'harvest' AND quantity IS NOT NULL GROUP BY 1, 2)
+                SELECT (SELECT count(*) FROM careHarvest h WHERE NOT EXISTS (
+                            SELECT 1 FROM l WHERE l.treeId = h.treeId AND l.unit = h.unit AND l.events = h.events
+                            AND abs(l.total - h.total) <= 1e-9 * max(1, abs(h.total))))
+                     + (SELECT count(*) FROM l WHERE NOT EXISTS (SELECT 1 FROM careHarvest h WHERE h.treeId = l.treeId AND h.unit = l.unit))
+                """),
+        ]
+        return try checks.compactMap { check in
+            let n = try Int.fetchOne(db, sql: check.count) ?? 0
+            guard n > 0 else { return nil }
+            return Item(finding: StoreFinding(table: check.table, reason: "\(n) row\(n == 1 ? "" : "s") of \(check.what) disagree\(n == 1 ? "s" : "") with the care log",
+                                              remedy: "built again from the care log"),
+                        action: .rebuildCareSummaries)
+        }
+    }
+
+    /// How many rows one of two queries of the same columns has and the other has not.
+    static func disagreeing(_ kept: String, _ fromLog: String) -> String {
+        "SELECT (SELECT count(*) FROM (\(kept) EXCEPT \(fromLog))) + (SELECT count(*) FROM (\(fromLog) EXCEPT \(kept)))"
     }
 
     func examine(row: Row, table: String, columns: [(String, ColumnKind)]) -> [Item] {
@@ -320,6 +366,8 @@ struct StoreDoctor {
             }
         case .delete(let table, let row):
             try db.execute(sql: "DELETE FROM \(table) WHERE rowid = ?", arguments: [row])
+        case .rebuildCareSummaries:
+            break  // `repair` rebuilds them once, after everything else
         }
     }
 }

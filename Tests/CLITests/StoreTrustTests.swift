@@ -241,6 +241,46 @@ import TreesTestSupport
         #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
     }
 
+    /// Summaries kept beside the care log (last care, health, monthly counts, harvest totals)
+    /// that were left behind by a change made around `trees` are found, and built again.
+    @Test func careSummariesThatDisagreeWithTheLogAreFoundAndRebuilt() throws {
+        let (t, id) = try store()
+        defer { t.cleanUp() }
+        let short = String(id.prefix(8))
+        #expect(try t.run(["care", "add", short, "harvest", "--date", "2026-04-02", "--quantity", "12.1 kg"]).status == 0)
+        #expect(try t.run(["care", "add", short, "harvest", "--date", "2026-04-03", "--quantity", "0.2 kg"]).status == 0)
+        #expect(try t.run(["care", "add", short, "inspect", "--date", "2026-04-03", "--health", "pest", "--notes", "aphids"]).status == 0)
+        #expect(try t.run(["care", "add", short, "water", "--date", "2026-04-04"]).status == 0)
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+        let shown = try t.run(["show", short]).stdout
+        let stats = try t.run(["stats", "--json"]).stdout
+        // A program writing the store by itself, with triggers and summaries left behind.
+        try sqlite(t, """
+            UPDATE careLatest SET date = '2020-01-01 00:00:00.000' WHERE kind = 'water';
+            DELETE FROM treeHealth;
+            UPDATE careMonthly SET count = count + 5 WHERE kind = 'harvest';
+            UPDATE careHarvest SET total = total + 1;
+            """)
+        #expect(try t.run(["show", short]).stdout != shown)
+        let listed = try t.run(["doctor"])
+        #expect(listed.status == 65)
+        #expect(listed.stdout == """
+            careLatest: 2 rows of each tree's last care of each kind disagree with the care log; repairable: built again from the care log
+            treeHealth: 1 row of each tree's health, from its last inspection disagrees with the care log; repairable: built again from the care log
+            careMonthly: 2 rows of the care counted each month disagree with the care log; repairable: built again from the care log
+            careHarvest: 1 row of each tree's harvest totals disagrees with the care log; repairable: built again from the care log
+            4 problems found, 4 repairable: run 'trees doctor --repair'.
+
+            """)
+        let repaired = try t.run(["doctor", "--repair"])
+        #expect(repaired.status == 0, "\(repaired)")
+        #expect(repaired.stdout.hasSuffix("4 problems found: 4 mended.\n"), "\(repaired)")
+        #expect(try t.run(["doctor"]).stdout == "The store is sound.\n")
+        #expect(try t.run(["show", short]).stdout == shown)
+        #expect(try t.run(["stats", "--json"]).stdout == stats)
+        #expect(try sqlite(t, "SELECT total FROM careHarvest") == "12.3\n")
+    }
+
     /// GPX times are kept exactly or the file is refused: never stored as another year.
     @Test(arguments: ["12345-01-01T00:00:00Z", "-0001-06-01T00:00:00Z", "999999-01-01T00:00:00Z", "9999-12-31T23:59:59.9999Z"])
     func gpxTimesOutsideTheStoreAreRefusedWithTheirLine(time: String) throws {
