@@ -265,9 +265,9 @@ import TreesTestSupport
         let listed = try t.run(["doctor"])
         #expect(listed.status == 65)
         #expect(listed.stdout == """
-            careLatest: 2 rows of each tree's last care of each kind disagree with the care log; repairable: built again from the care log
+            careLatest: 1 row of each tree's last care of each kind disagrees with the care log; repairable: built again from the care log
             treeHealth: 1 row of each tree's health, from its last inspection disagrees with the care log; repairable: built again from the care log
-            careMonthly: 2 rows of the care counted each month disagree with the care log; repairable: built again from the care log
+            careMonthly: 1 row of the care counted each month disagrees with the care log; repairable: built again from the care log
             careHarvest: 1 row of each tree's harvest totals disagrees with the care log; repairable: built again from the care log
             4 problems found, 4 repairable: run 'trees doctor --repair'.
 
