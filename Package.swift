@@ -29,8 +29,8 @@ let package = Package(
         .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         // I/O: the SQLite store and the photo files beside it.
         .target(name: "TreesStore", dependencies: ["TreesKit", "CSQLiteConfig", .product(name: "GRDB", package: "GRDB.swift")]),
-        // C system library: gpsd's client library.
-        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        // C system library: gpsd's client library, opened when a gpsd connection is made.
+        .systemLibrary(name: "CGPS", providers: [.apt(["libgps-dev"])]),
         // C system library: PROJ, for coordinate reference systems.
         .systemLibrary(name: "CPROJ", providers: [.apt(["libproj-dev"])]),
         // I/O: GeoPackage files (SQLite) and coordinate reference systems (PROJ).

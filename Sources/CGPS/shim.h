@@ -6,7 +6,12 @@
  * Written against gpsd 3.22 (Debian 12, libgps-dev), GPSD_API_MAJOR_VERSION 11. The helpers
  * below reach what Swift cannot import cleanly: the anonymous union in struct gps_data_t,
  * 64-bit mask macros, errno, and a zeroed heap allocation for the large gps_data_t.
+ *
+ * libgps is opened when the first gpsd connection is made, not when trees starts: it brings
+ * D-Bus, systemd, libgcrypt and three compressors along, eight libraries every other command
+ * would load for nothing. The header gives the functions' types; trees_gps_load finds them.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -16,6 +21,30 @@
 #if GPSD_API_MAJOR_VERSION < 9
 #error "trees needs libgps API 9 or later (gpsd 3.20+): it reads fix.altMSL, fix.altHAE and fix.geoid_sep"
 #endif
+
+#define TREES_GPS_FUNCTIONS(X) X(gps_open) X(gps_close) X(gps_stream) X(gps_waiting) X(gps_read) X(gps_errstr)
+
+/* The libgps functions trees calls, each with its own name and type. */
+typedef struct trees_gps {
+#define TREES_GPS_FIELD(name) __typeof__(name) *_Nonnull name;
+    TREES_GPS_FUNCTIONS(TREES_GPS_FIELD)
+#undef TREES_GPS_FIELD
+} trees_gps;
+
+/* Opens libgps (the soname of the API compiled against, or the development link beside it) and
+ * finds every function; NULL with *why set when it cannot. Call it once: the caller keeps the
+ * answer. */
+static inline const trees_gps *_Nullable trees_gps_load(const char *_Nullable *_Nonnull why) {
+    static trees_gps functions;
+    void *library = dlopen("libgps.so.28", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) library = dlopen("libgps.so", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) { *why = "neither libgps.so.28 nor libgps.so can be opened (is libgps28 installed?)"; return NULL; }
+#define TREES_GPS_FIND(name) \
+    if ((functions.name = (__typeof__(name) *)dlsym(library, #name)) == NULL) { *why = "libgps has no " #name; return NULL; }
+    TREES_GPS_FUNCTIONS(TREES_GPS_FIND)
+#undef TREES_GPS_FIND
+    return &functions;
+}
 
 /* The libgps API major version the package was compiled against. */
 static inline int trees_gps_api_major(void) { return GPSD_API_MAJOR_VERSION; }

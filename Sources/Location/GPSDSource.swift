@@ -186,28 +186,34 @@ struct GPSDConnection {
     static func session(
         config: Config, lastTime: Date?, stop: StopFlag, out: AsyncThrowingStream<LocationEvent, any Error>.Continuation
     ) -> Result {
+        let gps: trees_gps
+        switch LibGPS.loaded {
+        case .success(let functions): gps = functions
+        case .failure(let failure):
+            return Result(end: .failedToConnect(reason: "gpsd's client library (libgps) cannot be loaded: \(failure.why)"), lastTime: lastTime)
+        }
         guard let data = trees_gps_alloc() else {
             return Result(end: .failedToConnect(reason: "out of memory"), lastTime: lastTime)
         }
         defer { trees_gps_free(data) }
         trees_clear_errno()
-        let opened = gps_open(config.host, String(config.port), data)
+        let opened = gps.gps_open(config.host, String(config.port), data)
         if opened != 0 {
             let code = trees_errno()
-            let reason = probe(host: config.host, port: config.port) ?? libgpsReason(code)
+            let reason = probe(host: config.host, port: config.port) ?? libgpsReason(code, gps)
             return Result(end: .failedToConnect(reason: reason), lastTime: lastTime)
         }
-        defer { gps_close(data) }
+        defer { _ = gps.gps_close(data) }
         let watched: Int32
         if let device = config.device {
             watched = device.withCString { path in
-                gps_stream(data, trees_gps_watch_flags(true), UnsafeMutableRawPointer(mutating: path))
+                gps.gps_stream(data, trees_gps_watch_flags(true), UnsafeMutableRawPointer(mutating: path))
             }
         } else {
-            watched = gps_stream(data, trees_gps_watch_flags(false), nil)
+            watched = gps.gps_stream(data, trees_gps_watch_flags(false), nil)
         }
         if watched != 0 {
-            return Result(end: .lost(reason: "cannot send the watch request: \(libgpsReason(trees_errno()))", connected: false), lastTime: lastTime)
+            return Result(end: .lost(reason: "cannot send the watch request: \(libgpsReason(trees_errno(), gps))", connected: false), lastTime: lastTime)
         }
 
         let address = GPSDSource(host: config.host, port: config.port).address
@@ -228,23 +234,23 @@ struct GPSDConnection {
             }
             let holding = reader.assembler.isHolding
             let waitMicros = holding ? burstGap : pollInterval
-            guard gps_waiting(data, waitMicros) else {
+            guard gps.gps_waiting(data, waitMicros) else {
                 if holding { for e in reader.assembler.quiet() { out.yield(e) } }
                 continue
             }
             message[0] = 0
             trees_clear_errno()
-            let n = gps_read(data, message, Int32(capacity))
+            let n = gps.gps_read(data, message, Int32(capacity))
             if n < 0 {
                 let err = trees_errno()
-                let reason = err == 0 ? "gpsd closed the connection" : "connection to gpsd lost: \(libgpsReason(err))"
+                let reason = err == 0 ? "gpsd closed the connection" : "connection to gpsd lost: \(libgpsReason(err, gps))"
                 for e in reader.assembler.quiet() { out.yield(e) }
                 return Result(end: .lost(reason: reason, connected: reader.answered), lastTime: reader.assembler.lastTime)
             }
             if n == 0 { continue }
             for e in reader.handle(data: data, message: message) { out.yield(e) }
         }
-        gps_stream(data, trees_gps_unwatch_flags(), nil)
+        _ = gps.gps_stream(data, trees_gps_unwatch_flags(), nil)
         return Result(end: .cancelled, lastTime: reader.assembler.lastTime)
     }
 
@@ -274,12 +280,23 @@ struct GPSDConnection {
     }
 
     /// Text for an errno value or one of libgps' own negative codes.
-    static func libgpsReason(_ code: Int32) -> String {
+    static func libgpsReason(_ code: Int32, _ gps: trees_gps) -> String {
         if code == 0 { return "unknown error" }
         if code > 0, let text = strerror(code) { return String(cString: text) }
-        if let text = gps_errstr(code) { return String(cString: text) }
+        if let text = gps.gps_errstr(code) { return String(cString: text) }
         return "error \(code)"
     }
+}
+
+/// libgps, opened when the first gpsd connection is made (see the CGPS module).
+enum LibGPS {
+    struct Unloadable: Error { var why: String }
+
+    static let loaded: Result<trees_gps, Unloadable> = {
+        var why: UnsafePointer<CChar>?
+        guard let functions = trees_gps_load(&why) else { return .failure(Unloadable(why: why.map { String(cString: $0) } ?? "unknown error")) }
+        return .success(functions.pointee)
+    }()
 }
 
 /// Reads the report libgps has just unpacked into `gps_data_t` and turns it into events.
