@@ -83,6 +83,9 @@ public struct GPSDSource: LocationSource {
             case .cancelled:
                 out.finish()
                 return
+            case let .unavailable(reason):
+                out.finish(throwing: LocationError.libgpsUnavailable(reason: reason))
+                return
             case let .failedToConnect(reason):
                 if !everConnected && !wait {
                     out.finish(throwing: LocationError.gpsdUnreachable(address: address, reason: reason))
@@ -157,6 +160,8 @@ struct GPSDConnection {
     enum End: Sendable, Equatable {
         case cancelled
         case failedToConnect(reason: String)
+        /// libgps cannot be opened: waiting does not help.
+        case unavailable(reason: String)
         /// The connection dropped; `connected` says whether gpsd had answered first.
         case lost(reason: String, connected: Bool)
     }
@@ -190,7 +195,7 @@ struct GPSDConnection {
         switch LibGPS.loaded {
         case .success(let functions): gps = functions
         case .failure(let failure):
-            return Result(end: .failedToConnect(reason: "gpsd's client library (libgps) cannot be loaded: \(failure.why)"), lastTime: lastTime)
+            return Result(end: .unavailable(reason: failure.why), lastTime: lastTime)
         }
         guard let data = trees_gps_alloc() else {
             return Result(end: .failedToConnect(reason: "out of memory"), lastTime: lastTime)

@@ -2,6 +2,8 @@
 public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
     /// gpsd could not be reached when the source started.
     case gpsdUnreachable(address: String, reason: String)
+    /// gpsd's client library cannot be opened (not installed): no retrying helps.
+    case libgpsUnavailable(reason: String)
     /// gpsd refused the watch request or answered with an error.
     case gpsdRefused(address: String, reason: String)
     /// A `--source` value that is not a source URI.
@@ -43,6 +45,9 @@ public enum LocationError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot connect to gpsd at \(address): \(reason). Is gpsd running? "
                 + "Check with `systemctl status gpsd`, wait for it with --wait, or pick another source with --source "
                 + "(serial:/dev/ttyACM0, replay:FILE, - for NMEA on stdin)."
+        case let .libgpsUnavailable(reason):
+            "gpsd's client library (libgps) cannot be loaded: \(reason). Install it (Debian: libgps28), "
+                + "or pick another source with --source (serial:/dev/ttyACM0, replay:FILE, - for NMEA on stdin)."
         case let .gpsdRefused(address, reason):
             "gpsd at \(address) refused the request: \(reason)."
         case let .badSourceURI(text, reason):

@@ -74,7 +74,7 @@ struct CLIError: Error, CustomStringConvertible {
             }
         case let e as LocationError:
             switch e {
-            case .gpsdUnreachable, .gpsdRefused, .serialUnavailable, .noNMEA: return CLIError(e.description, status: .unavailable)
+            case .gpsdUnreachable, .gpsdRefused, .libgpsUnavailable, .serialUnavailable, .noNMEA: return CLIError(e.description, status: .unavailable)
             case .badSourceURI: return CLIError(e.description, status: .usage)
             case .stdinUnreadable, .cannotReadTrack: return CLIError(e.description, status: .ioError)
             case .cannotOpenTrack: return CLIError(e.description, status: .noInput)
