@@ -175,13 +175,9 @@ public final class Projection {
 
 /// PROJ, opened when a coordinate reference system is first needed (see the CPROJ module).
 enum LibPROJ {
-    private struct Unloadable: Error { var why: String }
-
-    private static let loaded: Result<trees_proj, Unloadable> = {
+    private static let loaded: Result<trees_proj, LoadedLibrary.Unavailable> = {
         ProjDatabaseCache.cap()
-        var why: UnsafePointer<CChar>?
-        guard let functions = trees_proj_load(&why) else { return .failure(Unloadable(why: why.map { String(cString: $0) } ?? "unknown error")) }
-        return .success(functions.pointee)
+        return LoadedLibrary.load { trees_proj_load($0) }
     }()
 
     /// The functions, or why PROJ cannot be used.

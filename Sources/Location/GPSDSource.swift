@@ -295,13 +295,7 @@ struct GPSDConnection {
 
 /// libgps, opened when the first gpsd connection is made (see the CGPS module).
 enum LibGPS {
-    struct Unloadable: Error { var why: String }
-
-    static let loaded: Result<trees_gps, Unloadable> = {
-        var why: UnsafePointer<CChar>?
-        guard let functions = trees_gps_load(&why) else { return .failure(Unloadable(why: why.map { String(cString: $0) } ?? "unknown error")) }
-        return .success(functions.pointee)
-    }()
+    static let loaded = LoadedLibrary.load { trees_gps_load($0) }
 }
 
 /// Reads the report libgps has just unpacked into `gps_data_t` and turns it into events.

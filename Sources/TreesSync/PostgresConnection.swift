@@ -1,5 +1,6 @@
 import CPQ
 import Foundation
+import TreesKit
 
 /// One connection to a PostgreSQL server through libpq, speaking only bound parameters.
 ///
@@ -160,13 +161,7 @@ package final class PostgresConnection {
 
 /// libpq, opened when the first connection is made (see the CPQ module).
 enum LibPQ {
-    private struct Unloadable: Error { var why: String }
-
-    private static let loaded: Result<trees_pq, Unloadable> = {
-        var why: UnsafePointer<CChar>?
-        guard let functions = trees_pq_load(&why) else { return .failure(Unloadable(why: why.map { String(cString: $0) } ?? "unknown error")) }
-        return .success(functions.pointee)
-    }()
+    private static let loaded = LoadedLibrary.load { trees_pq_load($0) }
 
     /// The functions, or why libpq cannot be used, as a failure to connect to `target`.
     static func functions(connecting target: RemoteTarget) throws(SyncError) -> trees_pq {
