@@ -240,6 +240,7 @@ import TreesTestSupport
     func refusals(extra: [String], status: Int32, message: String) throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
+        #expect(try t.run(["collection", "create", "North"]).status == 0)
         let r = try t.run(["capture", "--source", "replay:\(Self.tracks.path)/orchard-walk.nmea", "--speed", "max"] + extra)
         #expect(r.status == status, "\(r)")
         #expect(r.stderr == "trees: \(message)\n")

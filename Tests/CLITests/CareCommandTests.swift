@@ -222,8 +222,8 @@ import TreesTestSupport
     @Test func schedulesListAsJSON() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        #expect(try t.run(["schedule", "list", "--json"]).stdout == "[]\n")
         #expect(try t.run(["collection", "create", "Block A"]).status == 0)
+        #expect(try t.run(["schedule", "list", "--json"]).stdout == "[]\n")
         let tree = try Self.add(t, ["--species", "Apple"])
         #expect(try t.run(["schedule", "set", "--collection", "Block A", "water", "--every", "2w", "--from", "2026-04-01",
                            "--season", "04-01..09-30"]).status == 0)

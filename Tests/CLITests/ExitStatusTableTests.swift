@@ -34,7 +34,7 @@ import TreesTestSupport
             }
             guard let status = current, !line.hasPrefix(".Bl") else { continue }
             var words = String(line)
-            for macro in [".Ql ", ".Fl -", ".Fl ", ".Xr ", ".Cm ", ".Ar "] where words.hasPrefix(macro) {
+            for macro in [".Ql ", ".Fl -", ".Fl ", ".Xr ", ".Cm ", ".Ar ", ".Ev "] where words.hasPrefix(macro) {
                 words = (macro == ".Fl -" ? "--" : macro == ".Fl " ? "-" : "") + words.dropFirst(macro.count)
             }
             table[status, default: ""] += (table[status]!.isEmpty ? "" : " ") + words
@@ -99,8 +99,9 @@ import TreesTestSupport
             (65, damaged, ["list"]),
             (65, damaged, ["doctor"]),
             (66, t, ["import", t.folder.appendingPathComponent("missing.gpx").path]),
+            (66, t, ["list", "--db", t.folder.appendingPathComponent("no-store-here.sqlite").path]),
             (69, t, ["gps", "--status", "--source", "gpsd://127.0.0.1:1"]),
-            (73, t, ["list", "--db", "/proc/no-such-folder/trees.sqlite"]),
+            (73, t, ["collection", "create", "North", "--db", "/proc/no-such-folder/trees.sqlite"]),
             (74, t, ["export", "--format", "csv", "--out", "/dev/full"]),
             (75, locked, ["add", "--lat", "1", "--lon", "3", "--species", "Fig"]),
         ]

@@ -107,6 +107,7 @@ import TreesTestSupport
     @Test func emptyStoreAndUnknownCollection() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
+        try t.makeEmptyStore()
         let empty = try t.run(["stats"])
         #expect(empty.status == 0)
         #expect(empty.stdout == "")

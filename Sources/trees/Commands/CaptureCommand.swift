@@ -92,7 +92,7 @@ struct CaptureCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let db = try store.open()
+        let db = try store.open(creating: update == nil)
         let existing = try update.map { try db.tree(matching: $0) }
         let survey = SurveySettings(requiredFix: try CaptureDefaults.requiredFix(requireFix, store: db),
                                     antennaHeight: try CaptureDefaults.antennaHeight(antennaHeight, store: db))

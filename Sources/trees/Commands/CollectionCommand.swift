@@ -17,7 +17,7 @@ struct CollectionCommand: AsyncParsableCommand {
         @Flag(help: "Print the collection as JSON.") var json = false
 
         func run() async throws {
-            let db = try store.open()
+            let db = try store.open(creating: true)
             let c = try db.write { w in try w.createCollection(named: name) }
             if json { Output.json(c.json(treeCount: 0)) } else { Output.line("created collection '\(c.name)'") }
         }

@@ -83,7 +83,7 @@ struct ImportCommand: AsyncParsableCommand {
         workflow.columnOverrides = columns?.fields ?? [:]
         let progress = ProgressLine(name: input.displayName, enabled: isatty(STDERR_FILENO) == 1 && (input.size ?? 0) > 8 << 20)
         defer { progress.clear() }
-        let report = try workflow.run(input, opening: { try store.open(unseenWhenNew: true) }, progress: progress.update)
+        let report = try workflow.run(input, opening: { try store.open(unseenWhenNew: true, creating: true) }, progress: progress.update)
         progress.clear()
         if let how = report.detected { StandardError.write("trees: \(input.displayName): read with \(how)\n") }
         if json {

@@ -30,7 +30,7 @@ struct RemoteCommand: AsyncParsableCommand {
 
         func run() async throws {
             let parsed = try RemoteTarget(parsing: target)
-            let db = try store.open(forWriting: true)
+            let db = try store.open(forWriting: true, creating: true)
             try db.write { w in try w.addRemote(name: name, target: parsed.stored) }
             Output.line("added remote '\(name)' → \(TerminalText.escaped(parsed.display))")
         }
@@ -119,7 +119,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() async throws {
-        let db = try store.open(forWriting: !dryRun)
+        let db = try store.open(forWriting: !dryRun, creating: !dryRun)
         let remotes = try db.read { try $0.remotes() }
         let remote: String
         if let name {

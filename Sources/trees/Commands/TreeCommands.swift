@@ -53,7 +53,7 @@ struct AddCommand: AsyncParsableCommand {
             throw CLIError("--species is required; name what grows there, e.g. --species Apple", status: .usage)
         }
         let species = try Values.species(speciesText)
-        let db = try store.open()
+        let db = try store.open(creating: true)
         let (tree, collectionName) = try db.write { w -> (Tree, String?) in
             let chosen: TreeCollection?
             if let explicit = try resolveCollection(attributes.collection, in: w.reader) {

@@ -11,18 +11,31 @@ struct StoreOptions: ParsableArguments {
     var db: String?
 
     /// The database path after --db, TREES_DB and the XDG default.
-    var resolvedPath: String {
+    var resolvedPath: String { resolved.path }
+
+    /// The database path, and where it was named: `--db`, `$TREES_DB`, or nil for the default.
+    private var resolved: (path: String, namedBy: String?) {
         let env = ProcessInfo.processInfo.environment
-        if let db, !db.isEmpty { return db }
-        if let path = env["TREES_DB"], !path.isEmpty { return path }
-        return TreeStore.defaultPath(environment: env)
+        if let db, !db.isEmpty { return (db, "--db") }
+        if let path = env["TREES_DB"], !path.isEmpty { return (path, "$TREES_DB") }
+        return (TreeStore.defaultPath(environment: env), nil)
     }
 
     /// Opens the store. A store this user may read but not write opens for reading; `forWriting`
     /// refuses it at once instead of at the first write. With `unseenWhenNew`, a store that does not
     /// exist yet is made for one bulk write to fill and publish (see
     /// `TreeStore.init(path:clock:busyTimeout:unseenWhenNew:)`).
-    func open(forWriting: Bool = false, unseenWhenNew: Bool = false) throws -> TreeStore {
+    ///
+    /// Only a command that brings trees in (`creating`: capture, add, import, a collection, a
+    /// remote, sync) makes a store where none is. Any other refuses a path named by `--db` or
+    /// `$TREES_DB` that holds no store (exit 66) and leaves nothing there: a mistyped path is not
+    /// an empty store. The default store is made on first use by every command.
+    func open(forWriting: Bool = false, unseenWhenNew: Bool = false, creating: Bool = false) throws -> TreeStore {
+        let (path, namedBy) = resolved
+        if !creating, let namedBy, !FileManager.default.fileExists(atPath: path) {
+            throw CLIError("no store at \(path) (named by \(namedBy)); trees import, add, capture or sync makes one",
+                           status: .noInput)
+        }
         let store = try openStore(unseenWhenNew: unseenWhenNew)
         if forWriting && store.isReadOnly {
             throw CLIError.from(StoreError.storage("\(store.path) is read-only for this user (the file or its folder cannot be written)"))

@@ -40,6 +40,17 @@ struct TreesProcess {
 
     func cleanUp() { scratch.remove() }
 
+    /// Makes an empty store at `path` (the test's store by default), as importing a file of no
+    /// trees does: commands that only read refuse a named path where no store is.
+    func makeEmptyStore(at path: String? = nil) throws {
+        let empty = scratch.path("empty-\(UUID().uuidString).gpx")
+        try #"<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"></gpx>"#
+            .write(toFile: empty, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let r = try run(["import", empty, "--db", path ?? database])
+        #expect(r.status == 0, "\(r)")
+    }
+
     /// Runs `trees` with `arguments` to the end. `launcher` runs it through another program, e.g.
     /// `setpriv` to run it as another user; `standardOutput` sends its output elsewhere.
     @discardableResult

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TreesTestSupport
+
+/// A path named by `--db` or `$TREES_DB` where no store is: a command that only reads or changes
+/// trees refuses it (exit 66) and leaves nothing there, so a mistyped path never turns into an
+/// empty store that answers "no trees"; the commands that bring trees in make the store.
+@Suite struct MissingStoreTests {
+    static let refusing: [[String]] = [
+        ["list"], ["list", "--json"], ["show", "0123abcd"], ["stats"], ["doctor"], ["doctor", "--repair"],
+        ["export", "--format", "gpx", "--out", "OUT"], ["export", "--format", "json", "--out", "-"], ["map", "--out", "OUT"],
+        ["edit", "0123abcd", "--species", "Pear"], ["rm", "0123abcd", "--yes"], ["collection", "list"],
+        ["collection", "rm", "North", "--yes"], ["care", "list"], ["due"], ["schedule", "list"], ["photo", "list", "0123abcd"],
+        ["remote", "list"], ["sync", "--dry-run", "team"],
+    ]
+
+    @Test(arguments: refusing)
+    func aCommandThatReadsRefusesAMistypedDbAndMakesNothing(arguments: [String]) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let typo = t.scratch.path("orchrad/trees.sqlite")
+        let out = t.scratch.path("out.file")
+        let r = try t.run(arguments.map { $0 == "OUT" ? out : $0 } + ["--db", typo])
+        #expect(r.status == 66, "\(arguments): \(r)")
+        #expect(r.stderr == "trees: no store at \(typo) (named by --db); trees import, add, capture or sync makes one\n")
+        #expect(r.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: t.scratch.path("orchrad")), "\(arguments) made the folder")
+        #expect(!FileManager.default.fileExists(atPath: out), "\(arguments) wrote its output")
+        #expect(!FileManager.default.fileExists(atPath: t.database), "\(arguments) made the store of $TREES_DB")
+    }
+
+    @Test func aMissingStoreNamedByTheEnvironmentIsRefusedToo() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let r = try t.run(["list"])
+        #expect(r.status == 66)
+        #expect(r.stderr == "trees: no store at \(t.database) (named by $TREES_DB); trees import, add, capture or sync makes one\n")
+        #expect(!FileManager.default.fileExists(atPath: t.database))
+    }
+
+    @Test func commandsThatBringTreesInMakeTheStore() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        for (name, arguments) in [
+            ("a", ["collection", "create", "North"]),
+            ("b", ["add", "--lat", "47.3", "--lon", "8.5", "--species", "Apple"]),
+            ("c", ["remote", "add", "team", "postgres://trees@127.0.0.1:1/trees"]),
+        ] {
+            let path = t.scratch.path("\(name)/trees.sqlite")
+            let r = try t.run(arguments + ["--db", path])
+            #expect(r.status == 0, "\(arguments): \(r)")
+            #expect(FileManager.default.fileExists(atPath: path), "\(arguments)")
+            #expect(try t.run(["list", "--json", "--db", path]).status == 0)
+        }
+        // Made by `add`, the store then answers every reader.
+        let made = t.scratch.path("b/trees.sqlite")
+        let listed = try t.run(["list", "--db", made])
+        #expect(listed.status == 0 && listed.stdout.contains("Apple"), "\(listed)")
+    }
+
+    @Test func theDefaultStoreIsMadeOnFirstUse() throws {
+        var t = try TreesProcess()
+        defer { t.cleanUp() }
+        t.environment.removeValue(forKey: "TREES_DB")
+        let r = try t.run(["list"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr == "no trees\n")
+        #expect(FileManager.default.fileExists(atPath: t.scratch.path(".local/share/trees/trees.sqlite")))
+    }
+}
