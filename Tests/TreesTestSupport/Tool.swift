@@ -70,6 +70,8 @@ package struct Tool: Sendable {
     /// Python, to hold a POSIX lock from another process.
     package static let python3 = Tool(name: "python3", paths: ["/usr/bin/python3"], package: "python3")
     package static let setpriv = Tool(name: "setpriv", paths: ["/usr/bin/setpriv"], package: "util-linux")
+    /// Runs a command in a mount namespace of its own, where a library can be hidden from it alone.
+    package static let unshare = Tool(name: "unshare", paths: ["/usr/bin/unshare"], package: "util-linux")
     /// PostgreSQL 15's server programs (`initdb`, `pg_ctl`); PostGIS is checked when the server starts.
     package static let postgres = Tool(name: "PostgreSQL 15 (initdb)", paths: ["/usr/lib/postgresql/15/bin/initdb"],
                                        package: "postgresql postgresql-15-postgis-3", tier: .postgres)
