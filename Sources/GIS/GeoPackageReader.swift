@@ -26,45 +26,8 @@ public struct GeoPackageLayer: Sendable, Equatable {
     }
 }
 
-/// The fields of a tree a GeoPackage column can fill, with the column names each takes by
-/// default (compared ignoring case, `_`, `-` and spaces), first match wins.
-public enum GeoPackageField: String, CaseIterable, Sendable {
-    case id, species, variety, rootstock, notes, collection, horizontalAccuracy, accuracySource, altitude
-    case ellipsoidHeight, createdAt, updatedAt, fixTime, fixMode, satellites, hdop, averagedEpochs, locationSource
-    case fixStatus, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight
-
-    var defaultColumns: [String] {
-        switch self {
-        case .id: ["id", "uuid", "treeid"]
-        case .species: ["species", "spp", "name"]
-        case .variety: ["variety", "cultivar", "cv"]
-        case .rootstock: ["rootstock"]
-        case .notes: ["notes", "note", "comment", "comments", "desc", "description", "cmt"]
-        case .collection: ["collection"]
-        case .horizontalAccuracy: ["horizontalaccuracy", "accuracy"]
-        case .accuracySource: ["accuracysource"]
-        case .altitude: ["altitude", "ele", "elevation"]
-        case .ellipsoidHeight: ["ellipsoidheight"]
-        case .createdAt: ["createdat", "date"]
-        case .updatedAt: ["updatedat"]
-        case .fixTime: ["fixtime", "time"]
-        case .fixMode: ["fixmode", "fix"]
-        case .satellites: ["satellites", "sat"]
-        case .hdop: ["hdop"]
-        case .averagedEpochs: ["averagedepochs"]
-        case .locationSource: ["locationsource"]
-        case .fixStatus: ["fixstatus", "fixquality"]
-        case .correctionAge: ["correctionage", "diffage"]
-        case .verticalAccuracy: ["verticalaccuracy", "vacc"]
-        case .verticalAccuracySource: ["verticalaccuracysource"]
-        case .antennaHeight: ["antennaheight", "antenna"]
-        }
-    }
-
-    static func normalised(_ name: String) -> String {
-        String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
-    }
-}
+/// The fields of a tree a GeoPackage column can fill (see `AttributeField`).
+public typealias GeoPackageField = AttributeField
 
 /// Reads the layers of a GeoPackage and the trees of a point layer, carried into WGS 84.
 public final class GeoPackageReader {

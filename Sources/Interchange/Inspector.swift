@@ -3,7 +3,7 @@ import TreesKit
 
 /// The file formats `trees` reads.
 public enum FileFormat: String, Sendable, CaseIterable, Codable {
-    case gpx, json, csv, nmea, gpkg
+    case gpx, json, csv, nmea, gpkg, geojson
 
     /// Tells the format from the first bytes of a file, falling back to its name's extension.
     ///
@@ -24,7 +24,9 @@ public enum FileFormat: String, Sendable, CaseIterable, Codable {
             let text = String(decoding: bytes, as: UTF8.self)
             if text.contains("<gpx") || ext == "gpx" { return .gpx }
             return ext == "gpx" ? .gpx : nil
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
+        case UInt8(ascii: "{"):
+            return ext == "geojson" || GeoJSONReader.looksLikeGeoJSON(bytes) ? .geojson : .json
+        case UInt8(ascii: "["):
             return .json
         case UInt8(ascii: "$"), UInt8(ascii: "!"):
             return .nmea
@@ -32,7 +34,8 @@ public enum FileFormat: String, Sendable, CaseIterable, Codable {
         }
         switch ext {
         case "gpx": return .gpx
-        case "json", "geojson": return .json
+        case "json": return .json
+        case "geojson": return .geojson
         case "csv", "tsv": return .csv
         case "nmea", "log", "txt": return .nmea
         case "gpkg": return .gpkg
@@ -50,6 +53,7 @@ public enum FileFormat: String, Sendable, CaseIterable, Codable {
         switch URL(fileURLWithPath: fileName).pathExtension.lowercased() {
         case "gpx": .gpx
         case "json": .json
+        case "geojson": .geojson
         case "csv": .csv
         case "nmea", "log": .nmea
         case "gpkg": .gpkg
@@ -84,8 +88,11 @@ public struct InspectionReport: Sendable, Equatable {
     public var bounds: GeoBounds?
     public var earliestTime: Date?
     public var latestTime: Date?
-    /// JSON: the `format` key, or `tree-tracker` for the app's files.
+    /// JSON: the `format` key, or `tree-tracker` for the app's files; GeoJSON: the CRS of a legacy
+    /// `crs` member other than WGS 84.
     public var variant: String?
+    /// GeoJSON: features that are not trees (no geometry, not a Point, no species).
+    public var skippedFeatures = 0
     /// The first problems found (at most 20).
     public var diagnostics: [Diagnostic] = []
 
@@ -108,10 +115,16 @@ public struct Inspector {
     private var json = CollectionJSONReader()
     private var csv = CSVTreeReader()
     private var nmea = NMEAScanner()
+    private var geojson: GeoJSONReader
 
-    public init(format: FileFormat) {
+    /// `projection`: for a GeoJSON whose legacy `crs` is not WGS 84 (see `GeoJSONReader`).
+    public init(format: FileFormat,
+                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = { crs in
+                    throw InterchangeError.invalidContent(line: 1, column: 1, reason: "positions in \(crs) cannot be read here")
+                }) {
         self.format = format
         self.report = InspectionReport(format: format)
+        self.geojson = GeoJSONReader(projection: projection)
     }
 
     /// A CSV's positions in another CRS: see `CSVTreeReader.transform`.
@@ -127,6 +140,7 @@ public struct Inspector {
         case .gpx: try gpx.read(chunk) { e in Self.note(e, &r) }
         case .json: try json.read(chunk) { e in Self.handle(e, &r) }
         case .csv: try csv.read(chunk) { t in r.trees += 1; r.include(t.coordinate, time: t.createdAt) }
+        case .geojson: try geojson.read(chunk) { e in Self.handle(e, &r) }
         case .nmea: nmea.feed(chunk)
         case .gpkg: throw Self.database
         }
@@ -148,6 +162,18 @@ public struct Inspector {
         }
     }
 
+    private static func handle(_ e: GeoJSONEvent, _ report: inout InspectionReport) {
+        switch e {
+        case .tree(let t):
+            report.trees += 1
+            report.include(t.coordinate, time: t.createdAt)
+        case .skipped(let line, let reason):
+            report.skippedFeatures += 1
+            if report.diagnostics.count < 20 { report.diagnostics.append(Diagnostic(line: line, message: reason, kind: .pointSkipped)) }
+        case .projecting(let crs): report.variant = crs
+        }
+    }
+
     public mutating func finish() throws -> InspectionReport {
         var r = report
         defer { report = r }
@@ -163,6 +189,8 @@ public struct Inspector {
             r.variant = json.format ?? "tree-tracker"
         case .csv:
             try csv.finish { t in r.trees += 1; r.include(t.coordinate, time: t.createdAt) }
+        case .geojson:
+            try geojson.finish { e in Self.handle(e, &r) }
         case .nmea:
             let s = nmea.finish()
             r.nmea = s.summary

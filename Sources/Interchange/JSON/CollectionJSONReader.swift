@@ -194,6 +194,8 @@ struct CollectionJSONBuilder: JSONHandler {
         "fixStatus", "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight",
         "name", "precise", "care", "schedules", "kind", "date", "quantity", "unit", "health", "who", "everyDays", "from", "season",
         "noteEntries", "treePhotos", "text", "data", "captureDate",
+        // GeoJSON's (`GeoJSONBuilder`): a feature's members and a legacy crs's.
+        "type", "geometry", "coordinates", "properties", "crs",
     ]
 
     private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
@@ -444,23 +446,25 @@ struct CollectionJSONBuilder: JSONHandler {
         }
     }
 
-    static func tree(_ value: JSONValue) throws -> ImportedTree {
+    /// The tree `value` describes; without `requiringID` (GeoJSON), a tree may come without an id.
+    static func tree(_ value: JSONValue, requiringID: Bool = true) throws -> ImportedTree {
         guard case .object(let members, let line, let column) = value else {
             let (l, c) = value.position
             throw InterchangeError.invalidContent(line: l, column: c, reason: "expected a tree object, found \(value.kind)")
         }
         let f = Fields(members: members, line: line, column: column, what: "the tree at line \(line)")
-        let idValue = try f.required("id")
+        let idValue = requiringID ? try f.required("id") : f.present("id")
         // An id that is not a UUID (the app's older exports) is replaced by a new one, as the app does.
         var id: UUID?
         var unusableID: String?
         switch idValue {
-        case .string(let text, _, _):
+        case .string(let text, _, _)?:
             if let u = ByteParsing.uuid(text) { id = u } else { unusableID = String(text.prefix(60)) }
-        case .number(let n, _, _):
+        case .number(let n, _, _)?:
             unusableID = String(n)
-        default:
-            throw f.fail("\"id\" must be a string, found \(idValue.kind)", at: idValue)
+        case nil: break
+        case let other?:
+            throw f.fail("\"id\" must be a string, found \(other.kind)", at: other)
         }
         let latValue = try f.required("latitude")
         let lonValue = try f.required("longitude")

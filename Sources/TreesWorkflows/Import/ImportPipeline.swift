@@ -267,6 +267,19 @@ final class ImportReadJob: @unchecked Sendable {
             if d.separator != "','" || d.decimalComma || crsName != nil || !columnOverrides.isEmpty {
                 try emit(.detected(d.description + (crsName.map { " in \($0)" } ?? "")))
             }
+        case .geojson:
+            var reader = GeoJSONReader(mapping: columnMap, projection: { crs in try CSVGrid(crs).transform })
+            func handle(_ e: GeoJSONEvent) throws {
+                switch e {
+                case .tree(let t): try emit(.tree(t))
+                case .skipped(let line, let reason): try emit(.skipped(line: line, reason: reason))
+                case .projecting(let crs):
+                    try emit(.projecting(crs: crs))
+                    try emit(.detected("positions in \(crs), carried to WGS 84"))
+                }
+            }
+            try input.forEachChunk(progress: progress) { try reader.read($0, handle) }
+            try reader.finish(warning: { try emit(.warning(line: $0.line, reason: $0.reason)) }, handle)
         case .nmea:
             break
         case .gpkg:

@@ -109,8 +109,11 @@ public struct ImportWorkflow: Sendable {
         if format != .csv, crs != nil || !columnOverrides.isEmpty {
             throw WorkflowError.optionNotForFormat(option: crs != nil ? "--crs" : "--columns", format: format.rawValue.uppercased(), applies: "CSV")
         }
-        if format != .gpkg, layer != nil || !columnMap.isEmpty {
-            throw WorkflowError.optionNotForFormat(option: layer != nil ? "--layer" : "--map", format: format.rawValue.uppercased(), applies: "GeoPackage")
+        if format != .gpkg, layer != nil {
+            throw WorkflowError.optionNotForFormat(option: "--layer", format: format.rawValue.uppercased(), applies: "GeoPackage")
+        }
+        if format != .gpkg, format != .geojson, !columnMap.isEmpty {
+            throw WorkflowError.optionNotForFormat(option: "--map", format: format.rawValue.uppercased(), applies: "GeoPackage and GeoJSON")
         }
         let pipeline = ImportPipeline()
         let reading = DispatchSemaphore(value: 0)

@@ -7,7 +7,7 @@ import TreesWorkflows
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import trees from GPX, collection JSON, CSV or GeoPackage, in one all-or-nothing transaction.",
+        abstract: "Import trees from GPX, collection JSON, CSV, GeoPackage or GeoJSON, in one all-or-nothing transaction.",
         discussion: """
             Re-importing a file adds nothing: a tree whose id is already stored is 'already present' \
             (see --on-conflict), and so is a tree without an id at the same position (within 1e-7°) \
@@ -24,6 +24,14 @@ struct ImportCommand: AsyncParsableCommand {
             or time, and the other columns trees writes); --map species=Spp,notes=Remarks names \
             others. A row that cannot be read is refused as FILE: layer L, row FID: reason.
 
+            A GeoJSON FeatureCollection (or one Feature): each Point feature becomes a tree, its \
+            properties taken by name as a GeoPackage's columns are (and --map), its id the id \
+            property or the feature's id when that is a UUID, a third coordinate its altitude; a \
+            GeoJSON export of trees reads back whole. Features without geometry, lines, areas and \
+            multi-points are not trees and are reported skipped. A legacy "crs" member (as GDAL \
+            writes it) naming another CRS than WGS 84 is carried to WGS 84 through PROJ; it must \
+            come before the features.
+
             A surveyor's CSV: the separator (',', ';' or tab) is told from the header line, and with \
             ';' or tab numbers may have a decimal comma; a first line sep=; (as Excel writes it) \
             names the separator; what was detected is said on standard error. Where a header has \
@@ -39,7 +47,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Argument(help: ArgumentHelp("The file to import (- for standard input).", valueName: "file"))
     var file: String
-    @Option(help: ArgumentHelp("gpx, json, csv or gpkg (default: from the content and the name).", valueName: "format"))
+    @Option(help: ArgumentHelp("gpx, json, csv, gpkg or geojson (default: from the content and the name).", valueName: "format"))
     var format: FileFormat?
     @Option(help: ArgumentHelp("Put every imported tree in this collection (created when missing).", valueName: "name"))
     var collection: String?
@@ -53,7 +61,7 @@ struct ImportCommand: AsyncParsableCommand {
     var include = GPXParts()
     @Option(help: ArgumentHelp("GeoPackage: the layer to import (default: the first point layer).", valueName: "name"))
     var layer: String?
-    @Option(help: ArgumentHelp("GeoPackage: the column of each field, as field=column,… (fields: \(GeoPackageField.allCases.map { $0.rawValue }.joined(separator: ", "))).", valueName: "list"))
+    @Option(help: ArgumentHelp("GeoPackage and GeoJSON: the column or property of each field, as field=name,… (fields: \(GeoPackageField.allCases.map { $0.rawValue }.joined(separator: ", "))).", valueName: "list"))
     var map: ColumnMap?
     @Option(help: ArgumentHelp("CSV: the coordinate reference system of the positions, EPSG:CODE (default: WGS 84 latitude and longitude).", valueName: "crs"))
     var crs: String?
@@ -68,8 +76,11 @@ struct ImportCommand: AsyncParsableCommand {
         if crs != nil || columns != nil, let format, format != .csv {
             throw ValidationError("--crs and --columns work with CSV files only")
         }
-        if layer != nil || map != nil, let format, format != .gpkg {
-            throw ValidationError("--layer and --map work with GeoPackage files only")
+        if layer != nil, let format, format != .gpkg {
+            throw ValidationError("--layer works with GeoPackage files only")
+        }
+        if map != nil, let format, format != .gpkg, format != .geojson {
+            throw ValidationError("--map works with GeoPackage and GeoJSON files only")
         }
     }
 
@@ -94,7 +105,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 }
 
-/// `--map species=Spp,notes=Remarks`: the GeoPackage column each field is read from.
+/// `--map species=Spp,notes=Remarks`: the GeoPackage column or GeoJSON property each field is read from.
 struct ColumnMap: ExpressibleByArgument {
     var fields: [GeoPackageField: String] = [:]
 

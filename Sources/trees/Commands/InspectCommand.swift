@@ -8,7 +8,7 @@ import TreesWorkflows
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Summarise a GPX, collection JSON, CSV, NMEA or GeoPackage file without importing it.",
+        abstract: "Summarise a GPX, collection JSON, GeoJSON, CSV, NMEA or GeoPackage file without importing it.",
         discussion: "GPX: counts of waypoints, routes, route points, tracks, segments and track points, bounds, time span, creator and extension namespaces. GeoPackage: each layer with its geometry type, CRS, row count and extent (in the layer's CRS)."
     )
 
@@ -24,7 +24,7 @@ struct InspectCommand: AsyncParsableCommand {
         let input = try InputFile(file)
         let fmt = try format ?? input.detectedFormat()
         if fmt == .gpkg { return try inspectGeoPackage(input) }
-        var inspector = Inspector(format: fmt)
+        var inspector = Inspector(format: fmt, projection: { crs in try CSVGrid(crs).transform })
         if let crs {
             guard fmt == .csv else { throw WorkflowError.optionNotForFormat(option: "--crs", format: fmt.rawValue.uppercased(), applies: "CSV") }
             inspector.csvTransform = try CSVGrid(crs).transform
@@ -98,8 +98,13 @@ struct InspectCommand: AsyncParsableCommand {
             ])))
             pairs.append(("sentenceTypes", .object(n.sentenceTypes.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })))
         } else {
-            if let v = r.variant { pairs.append(("variant", .string(v))) }
-            pairs.append(("counts", .object([("trees", .int(r.trees)), ("collections", .int(r.collections))])))
+            if r.format == .geojson {
+                pairs.append(("crs", .string(r.variant ?? "EPSG:4326")))
+                pairs.append(("counts", .object([("trees", .int(r.trees)), ("skippedFeatures", .int(r.skippedFeatures))])))
+            } else {
+                if let v = r.variant { pairs.append(("variant", .string(v))) }
+                pairs.append(("counts", .object([("trees", .int(r.trees)), ("collections", .int(r.collections))])))
+            }
         }
         pairs.append(("bounds", r.bounds.map { b in
             .object([("minLatitude", .number(b.minLatitude)), ("minLongitude", .number(b.minLongitude)),
@@ -130,9 +135,14 @@ struct InspectCommand: AsyncParsableCommand {
             if n.badChecksums > 0 { lines.append(("bad checksums", String(n.badChecksums))) }
             if n.otherLines > 0 { lines.append(("other lines", String(n.otherLines))) }
         } else {
-            title += r.format == .json ? "collection JSON (\(r.variant ?? "tree-tracker"))" : "CSV"
+            switch r.format {
+            case .json: title += "collection JSON (\(r.variant ?? "tree-tracker"))"
+            case .geojson: title += "GeoJSON (\(r.variant.map { "positions in \($0)" } ?? "WGS 84"))"
+            default: title += "CSV"
+            }
             lines.append(("trees", String(r.trees)))
             if r.format == .json { lines.append(("collections", String(r.collections))) }
+            if r.format == .geojson { lines.append(("not trees", "\(r.skippedFeatures) feature\(r.skippedFeatures == 1 ? "" : "s")")) }
         }
         if let b = r.bounds {
             lines.append(("bounds", "latitude \(Format.degrees(b.minLatitude)) … \(Format.degrees(b.maxLatitude)), longitude \(Format.degrees(b.minLongitude)) … \(Format.degrees(b.maxLongitude))"))

@@ -1,0 +1,440 @@
+import Foundation
+import TreesKit
+
+/// What the GeoJSON reader reports, in document order.
+public enum GeoJSONEvent: Sendable, Equatable {
+    case tree(ImportedTree)
+    /// A feature that is not a tree (no geometry, a line or an area, no species), by the line it starts on.
+    case skipped(line: Int, reason: String)
+    /// The positions are in this CRS (a legacy `crs` member), carried to WGS 84 by `projection`.
+    case projecting(crs: String)
+}
+
+/// Reads a GeoJSON FeatureCollection (RFC 7946, or a single Feature) as a stream: each Point
+/// feature is a tree, its `properties` the tree's fields.
+///
+/// Properties are taken by name as a GeoPackage's columns are (`AttributeField`: species or spp or
+/// name, variety or cultivar, notes or desc…, compared ignoring case, `_`, `-` and spaces; a
+/// field's own name wins over its other names), or as `mapping` names them; our own export's
+/// properties are collection JSON's tree members, so a GeoJSON export reads back whole. The id
+/// is the `id` property, else the feature's `id` when it is a UUID. A third coordinate is the
+/// altitude unless a property gives one.
+///
+/// Features without geometry, lines, areas and multi-points are not trees: each is reported as
+/// skipped, as is a point without a species. A legacy `crs` member naming another CRS than WGS 84
+/// (`urn:ogc:def:crs:EPSG::2056`, as GDAL writes) is handed to `projection`, which returns the
+/// function carrying its positions to WGS 84; it must come before the features. Anything else
+/// malformed refuses the file with line and column. Only one feature is held in memory at a time.
+public struct GeoJSONReader {
+    private var tokenizer = JSONTokenizer()
+    private var builder: GeoJSONBuilder
+
+    /// `mapping` names the property a field is read from; `projection` gives the function that
+    /// carries positions in a CRS (as `EPSG:2056`) to WGS 84, or throws when it cannot.
+    public init(mapping: [AttributeField: String] = [:],
+                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = { crs in
+                    throw InterchangeError.invalidContent(line: 1, column: 1, reason: "positions in \(crs) cannot be read here")
+                }) {
+        builder = GeoJSONBuilder(mapping: mapping, projection: projection)
+    }
+
+    public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
+        try tokenizer.feed(chunk, to: &builder)
+        try drain(onEvent)
+    }
+
+    /// Reads the end of the document; what is said of the whole file (negative accuracies, kept
+    /// as none) goes to `warning` last.
+    public mutating func finish(warning: (ReadWarning) throws -> Void = { _ in }, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
+        try tokenizer.finish(&builder)
+        try builder.finishDocument()
+        try drain(onEvent)
+        if let w = builder.negativeAccuracies.warning { try warning(w) }
+    }
+
+    private mutating func drain(_ onEvent: (GeoJSONEvent) throws -> Void) throws {
+        guard !builder.events.isEmpty else { return }
+        let events = builder.events
+        builder.events.removeAll(keepingCapacity: true)
+        for e in events { try onEvent(e) }
+    }
+
+    /// Reads a whole document held in memory.
+    public static func read(_ bytes: some Collection<UInt8>, mapping: [AttributeField: String] = [:],
+                            warning: (ReadWarning) throws -> Void = { _ in }, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
+        var r = GeoJSONReader(mapping: mapping)
+        try r.read(bytes, onEvent)
+        try r.finish(warning: warning, onEvent)
+    }
+
+    /// True when `prefix` (the start of a JSON document) is GeoJSON: its top-level `type` is
+    /// `FeatureCollection` or `Feature`.
+    static func looksLikeGeoJSON(_ prefix: [UInt8]) -> Bool {
+        let text = String(decoding: prefix, as: UTF8.self)
+        var rest = text[...]
+        while let r = rest.range(of: "\"type\"") {
+            rest = rest[r.upperBound...]
+            let value = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            guard value.first == ":" else { continue }
+            let quoted = value.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            return quoted.hasPrefix("\"FeatureCollection\"") || quoted.hasPrefix("\"Feature\"")
+        }
+        return false
+    }
+}
+
+/// Builds one feature at a time from the tokenizer's events (see `CollectionJSONBuilder`, whose
+/// values and tree mapping it shares).
+struct GeoJSONBuilder: JSONHandler {
+    var events: [GeoJSONEvent] = []
+    var negativeAccuracies = NegativeAccuracies()
+    /// Property name as the file spells it → the field it fills, from `--map`.
+    private let mapped: [String: String]
+    private let projection: (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem>
+    private var transform: ((Double, Double) -> Result<Coordinate, CSVPositionProblem>)?
+    private var features = 0
+    private var sawFeatures = false
+    /// The `--map` names some feature had.
+    private var mappedSeen = Set<String>()
+
+    private final class Partial {
+        let isArray: Bool
+        let line: Int
+        let column: Int
+        /// A feature's `properties`: its names are fields' names or other names of them.
+        let isProperties: Bool
+        /// A feature: the object a `features` item or the whole document is.
+        let isFeature: Bool
+        var members = JSONMembers()
+        var items: [JSONValue] = []
+        var pendingKey: String?
+        /// For properties: the rank of the name each field was last read from (lower wins).
+        var ranks: [String: Int] = [:]
+
+        init(isArray: Bool, line: Int, column: Int, isProperties: Bool = false, isFeature: Bool = false) {
+            self.isArray = isArray; self.line = line; self.column = column
+            self.isProperties = isProperties; self.isFeature = isFeature
+        }
+
+        var value: JSONValue {
+            isArray ? .array(items, line: line, column: column) : .object(members, line: line, column: column)
+        }
+    }
+
+    private var depth = 0
+    private var topKey: String?
+    /// The members of the document's object that are read (type, crs; a single Feature's own).
+    private var top = JSONMembers()
+    private var topLine = 1, topColumn = 1
+    private var partials: [Partial] = []
+    private var skipDepth = 0
+    private var skipNext = false
+
+    /// The document's members that are read; others are skipped.
+    private static let topKeys: Set<String> = ["type", "features", "crs", "id", "geometry", "properties"]
+    /// The members of a tree's `capture` in collection JSON, read from a feature's properties.
+    private static let captureKeys = ["fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource", "fixStatus",
+                                      "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight"]
+    /// A property name, normalised, → the field it fills and its rank among the field's names.
+    private static let aliases: [String: (field: String, rank: Int)] = {
+        var table: [String: (field: String, rank: Int)] = [:]
+        for field in AttributeField.allCases {
+            for (rank, name) in field.defaultColumns.enumerated() where table[name] == nil {
+                table[name] = (field.rawValue, rank)
+            }
+        }
+        return table
+    }()
+
+    init(mapping: [AttributeField: String], projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem>) {
+        var mapped: [String: String] = [:]
+        for (field, name) in mapping { mapped[name] = field.rawValue }
+        self.mapped = mapped
+        self.projection = projection
+    }
+
+    private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
+        .invalidContent(line: line, column: column, reason: reason)
+    }
+
+    /// The field a property fills and the rank of its name (a `--map` name first, then a field's
+    /// own name, then its other names in order), or nil for a property no field reads.
+    private mutating func field(ofProperty name: String) -> (String, Int)? {
+        if let f = mapped[name] { mappedSeen.insert(name); return (f, -1) }
+        if let a = Self.aliases[AttributeField.normalised(name)] {
+            // A name that --map gave to another field is that field's alone.
+            if mapped.values.contains(a.field) { return nil }
+            return a
+        }
+        return CollectionJSONBuilder.isRead(name) ? (name, 0) : nil
+    }
+
+    // MARK: - Events
+
+    private mutating func begin(isArray: Bool, line: Int, column: Int) throws {
+        if skipDepth > 0 || skipNext {
+            skipNext = false
+            skipDepth += 1
+            return
+        }
+        if depth == 0 {
+            guard !isArray else { throw fail("expected a GeoJSON object ({\"type\": \"FeatureCollection\", \"features\": [...]}), found an array", line, column) }
+            (topLine, topColumn) = (line, column)
+            depth = 1
+            return
+        }
+        if partials.isEmpty && depth == 1 && topKey == "features" {
+            guard isArray else { throw fail("\"features\" must be an array", line, column) }
+            sawFeatures = true
+            depth = 2
+            return
+        }
+        let partial: Partial
+        if partials.isEmpty && depth == 2 {
+            guard !isArray else { throw fail("expected a Feature object, found an array", line, column) }
+            partial = Partial(isArray: false, line: line, column: column, isFeature: true)
+        } else if partials.isEmpty {
+            // A member of the document (a single Feature's geometry or properties, the crs).
+            partial = Partial(isArray: isArray, line: line, column: column, isProperties: !isArray && topKey == "properties")
+        } else {
+            let parent = partials[partials.count - 1]
+            partial = Partial(isArray: isArray, line: line, column: column,
+                              isProperties: !isArray && parent.isFeature && parent.pendingKey == "properties")
+        }
+        depth += 1
+        partials.append(partial)
+    }
+
+    mutating func beginObject(line: Int, column: Int) throws { try begin(isArray: false, line: line, column: column) }
+    mutating func beginArray(line: Int, column: Int) throws { try begin(isArray: true, line: line, column: column) }
+
+    private mutating func end() throws {
+        if skipDepth > 0 { skipDepth -= 1; return }
+        depth -= 1
+        guard let p = partials.popLast() else {
+            if depth == 1 { topKey = nil }
+            return
+        }
+        let value = p.value
+        p.members = JSONMembers()
+        p.items = []
+        try add(value)
+    }
+
+    mutating func endObject() throws { try end() }
+    mutating func endArray() throws { try end() }
+
+    mutating func key(_ key: String, line: Int, column: Int) throws {
+        if skipDepth > 0 { return }
+        if partials.isEmpty {
+            if depth == 1 {
+                topKey = key
+                if !Self.topKeys.contains(key) { skipNext = true }
+            }
+            return
+        }
+        let p = partials[partials.count - 1]
+        guard !p.isArray else { return }
+        if p.isProperties {
+            guard let (field, rank) = field(ofProperty: key), rank <= (p.ranks[field] ?? .max) else {
+                p.pendingKey = nil
+                skipNext = true
+                return
+            }
+            p.ranks[field] = rank
+            p.pendingKey = field
+        } else if CollectionJSONBuilder.isRead(key) {
+            p.pendingKey = key
+        } else {
+            p.pendingKey = nil
+            skipNext = true
+        }
+    }
+
+    private mutating func add(_ value: JSONValue) throws {
+        if let p = partials.last {
+            if p.isArray {
+                p.items.append(value)
+            } else if let k = p.pendingKey {
+                p.members[k] = value
+                p.pendingKey = nil
+            }
+            return
+        }
+        if depth == 1 {
+            if let k = topKey {
+                top[k] = value
+                if k == "crs" { try crs(value) }
+            }
+            topKey = nil
+        } else if depth == 2 {
+            try feature(value)
+        }
+    }
+
+    private mutating func scalar(_ v: JSONValue) throws {
+        if skipDepth > 0 { return }
+        if skipNext { skipNext = false; return }
+        if depth == 0 {
+            let (l, c) = v.position
+            throw fail("expected a GeoJSON object ({\"type\": \"FeatureCollection\", \"features\": [...]}), found \(v.kind)", l, c)
+        }
+        if partials.isEmpty && depth == 1 && topKey == "features" {
+            let (l, c) = v.position
+            throw fail("\"features\" must be an array, found \(v.kind)", l, c)
+        }
+        if partials.isEmpty && depth == 2 {
+            let (l, c) = v.position
+            throw fail("expected a Feature object, found \(v.kind)", l, c)
+        }
+        try add(v)
+    }
+
+    mutating func string(_ value: String, line: Int, column: Int) throws { try scalar(.string(value, line: line, column: column)) }
+    mutating func number(_ value: Double, line: Int, column: Int) throws { try scalar(.number(value, line: line, column: column)) }
+    mutating func bool(_ value: Bool, line: Int, column: Int) throws { try scalar(.bool(value, line: line, column: column)) }
+    mutating func null(line: Int, column: Int) throws { try scalar(.null(line: line, column: column)) }
+
+    /// The end of the document: its type, the features array, a single Feature, the `--map` names.
+    mutating func finishDocument() throws {
+        guard case .string(let type, let l, let c)? = top["type"] else {
+            throw fail("no \"type\"; a GeoJSON file is {\"type\": \"FeatureCollection\", \"features\": [...]}", topLine, topColumn)
+        }
+        switch type {
+        case "FeatureCollection":
+            if !sawFeatures { throw fail("a FeatureCollection without a \"features\" array", topLine, topColumn) }
+        case "Feature":
+            try feature(.object(top, line: topLine, column: topColumn))
+        default:
+            throw fail("\"type\" is \"\(type.prefix(40))\"; expected \"FeatureCollection\" or \"Feature\"", l, c)
+        }
+        for (name, field) in mapped.sorted(by: { $0.key < $1.key }) where !mappedSeen.contains(name) {
+            throw fail("--map \(field)=\(name): no feature has a property \"\(name)\"", topLine, topColumn)
+        }
+    }
+
+    // MARK: - Mapping
+
+    /// A legacy `crs` member: WGS 84 (CRS84, EPSG:4326) as it is, any other through `projection`.
+    private mutating func crs(_ value: JSONValue) throws {
+        let (l, c) = value.position
+        guard case .object(let m, _, _) = value, case .object(let p, _, _)? = m["properties"],
+              case .string(let name, _, _)? = p["name"] else {
+            if case .null = value { return }
+            throw fail("\"crs\" must be {\"type\": \"name\", \"properties\": {\"name\": \"urn:ogc:def:crs:EPSG::…\"}}", l, c)
+        }
+        let code = Self.crsCode(name)
+        if code == "EPSG:4326" || code == "OGC:CRS84" { return }
+        if features > 0 {
+            throw fail("\"crs\" (\(code)) comes after the features; it must come before them (or convert the file to WGS 84: ogr2ogr -t_srs EPSG:4326)", l, c)
+        }
+        do {
+            transform = try projection(code)
+        } catch let e as InterchangeError {
+            throw e
+        } catch {
+            throw fail("the positions are in \(code), which cannot be read: \(error)", l, c)
+        }
+        events.append(.projecting(crs: code))
+    }
+
+    /// `urn:ogc:def:crs:EPSG::2056` → `EPSG:2056`; `urn:ogc:def:crs:OGC:1.3:CRS84` → `OGC:CRS84`.
+    static func crsCode(_ name: String) -> String {
+        let parts = name.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count >= 7, parts[0].lowercased() == "urn", parts[2].lowercased() == "def", parts[3].lowercased() == "crs" {
+            return "\(parts[4].uppercased()):\(parts[6])"
+        }
+        return name
+    }
+
+    private mutating func feature(_ value: JSONValue) throws {
+        features += 1
+        guard case .object(let m, let line, let column) = value else {
+            let (l, c) = value.position
+            throw fail("expected a Feature object, found \(value.kind)", l, c)
+        }
+        guard case .string(let type, let tl, let tc)? = m["type"] else {
+            throw fail("the feature at line \(line) has no \"type\": \"Feature\"", line, column)
+        }
+        guard type == "Feature" else { throw fail("expected \"type\": \"Feature\", found \"\(type.prefix(40))\"", tl, tc) }
+        guard let geometry = m["geometry"], !Self.isNull(geometry) else {
+            events.append(.skipped(line: line, reason: "a feature without geometry is not a tree"))
+            return
+        }
+        guard case .object(let g, let gl, let gc) = geometry else {
+            let (l, c) = geometry.position
+            throw fail("\"geometry\" must be an object, found \(geometry.kind)", l, c)
+        }
+        guard case .string(let geometryType, _, _)? = g["type"] else { throw fail("the geometry has no \"type\"", gl, gc) }
+        guard geometryType == "Point" else {
+            events.append(.skipped(line: line, reason: "a \(geometryType.prefix(40)) is not a tree (a Point is)"))
+            return
+        }
+        guard case .array(let items, let al, let ac)? = g["coordinates"] else { throw fail("the Point has no \"coordinates\" array", gl, gc) }
+        var numbers: [Double] = []
+        for item in items {
+            guard case .number(let n, _, _) = item else {
+                let (l, c) = item.position
+                throw fail("a coordinate must be a number, found \(item.kind)", l, c)
+            }
+            numbers.append(n)
+        }
+        if numbers.isEmpty {
+            events.append(.skipped(line: line, reason: "an empty Point is not a tree"))
+            return
+        }
+        guard numbers.count >= 2 else { throw fail("a Point needs [longitude, latitude], found \(numbers.count) number", al, ac) }
+        let coordinate: Coordinate
+        if let transform {
+            switch transform(numbers[0], numbers[1]) {
+            case .success(let c): coordinate = c
+            case .failure(let problem): throw fail(problem.reason, al, ac)
+            }
+        } else {
+            if let p = CoordinateCheck.longitudeProblem(numbers[0]) { throw fail(p, al, ac) }
+            if let p = CoordinateCheck.latitudeProblem(numbers[1]) { throw fail(p, al, ac) }
+            coordinate = Coordinate(latitude: numbers[1], longitude: numbers[0])
+        }
+        var properties = JSONMembers()
+        var pl = line, pc = column
+        switch m["properties"] {
+        case .object(let p, let l, let c)?: (properties, pl, pc) = (p, l, c)
+        case nil, .null?: break
+        case let other?:
+            let (l, c) = other.position
+            throw fail("\"properties\" must be an object, found \(other.kind)", l, c)
+        }
+        properties["latitude"] = .number(coordinate.latitude, line: al, column: ac)
+        properties["longitude"] = .number(coordinate.longitude, line: al, column: ac)
+        if properties["altitude"] == nil, numbers.count >= 3 { properties["altitude"] = .number(numbers[2], line: al, column: ac) }
+        // The feature's id is the tree's when it is a UUID and no property gives one (GIS programs
+        // number their features 1, 2, 3).
+        if properties["id"] == nil, case .string(let s, let l, let c)? = m["id"], ByteParsing.uuid(s) != nil {
+            properties["id"] = .string(s, line: l, column: c)
+        }
+        if properties["capture"] == nil {
+            var capture = JSONMembers()
+            var any = false
+            for key in Self.captureKeys {
+                if let v = properties[key] { capture[key] = v; any = true }
+            }
+            if any { properties["capture"] = .object(capture, line: pl, column: pc) }
+        }
+        let species: String? = if case .string(let s, _, _)? = properties["species"] { s } else { nil }
+        if properties["species"] == nil || Self.isNull(properties["species"]!) || (species.map(ByteParsing.isBlank) ?? false) {
+            events.append(.skipped(line: line, reason: FileFormat.geojson.noSpeciesReason))
+            return
+        }
+        var t = try CollectionJSONBuilder.tree(.object(properties, line: line, column: column), requiringID: false)
+        if let a = t.horizontalAccuracy, a < 0 {
+            t.horizontalAccuracy = nil
+            negativeAccuracies.note(line: t.line)
+        }
+        events.append(.tree(t))
+    }
+
+    private static func isNull(_ v: JSONValue) -> Bool {
+        if case .null = v { return true }
+        return false
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import TreesKit
+@testable import Interchange
+import TreesTestSupport
+
+/// What the GeoJSON reader made of a file.
+struct GeoJSONRead: Equatable {
+    var trees: [ImportedTree] = []
+    var skipped: [Int] = []
+    var reasons: [String] = []
+    var projecting: [String] = []
+}
+
+@Suite struct GeoJSONReaderTests {
+    static func read(_ text: String, chunking: ChunkingVerifier.Chunking = .whole, mapping: [AttributeField: String] = [:],
+                     projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = { crs in
+                         throw InterchangeError.invalidContent(line: 1, column: 1, reason: "no PROJ for \(crs)")
+                     }) throws -> GeoJSONRead {
+        var read = GeoJSONRead()
+        var reader = GeoJSONReader(mapping: mapping, projection: projection)
+        func handle(_ e: GeoJSONEvent) {
+            switch e {
+            case .tree(let t): read.trees.append(t)
+            case .skipped(let line, let reason): read.skipped.append(line); read.reasons.append(reason)
+            case .projecting(let crs): read.projecting.append(crs)
+            }
+        }
+        for piece in chunking.split(Array(text.utf8)) { try reader.read(piece, handle) }
+        try reader.finish(handle)
+        return read
+    }
+
+    static func error(_ text: String, mapping: [AttributeField: String] = [:]) -> InterchangeError? {
+        do { _ = try read(text, mapping: mapping); return nil } catch let e as InterchangeError { return e } catch { return nil }
+    }
+
+    /// A layer as QGIS or GDAL writes it: numbered features, properties of other names, a line,
+    /// a feature without geometry and one without a species among the points.
+    static let qgis = """
+        {
+        "type": "FeatureCollection",
+        "name": "orchard",
+        "features": [
+        { "type": "Feature", "id": 1, "properties": { "fid": 1, "Species": "Malus domestica", "Cultivar": "Gala", "name": "A1", "Comment": "near gate", "ele": 410.5, "Accuracy": 0.8, "date": "2026-03-02T08:00:00Z", "time": "2026-03-02T07:59:58Z", "sat": 14 }, "geometry": { "type": "Point", "coordinates": [ 8.54, 47.37 ] } },
+        { "type": "Feature", "id": 2, "properties": { "name": "Pyrus communis", "note": "by the wall" }, "geometry": { "type": "Point", "coordinates": [ 8.541, 47.371, 412.25 ] } },
+        { "type": "Feature", "id": 3, "properties": { "name": "hedge" }, "geometry": { "type": "LineString", "coordinates": [ [8.5, 47.3], [8.6, 47.4] ] } },
+        { "type": "Feature", "id": 4, "properties": { "name": "lost" }, "geometry": null },
+        { "type": "Feature", "id": "01a222d1-f31c-7599-a193-a5d935b112d6", "properties": { "remark": "no species here" }, "geometry": { "type": "Point", "coordinates": [ 8.542, 47.372 ] } }
+        ]
+        }
+        """
+
+    @Test(arguments: [ChunkingVerifier.Chunking.whole, .pieces(size: 1), .random(seed: 7, maximum: 40)])
+    func aGISLayerBecomesTreesByThePropertiesNames(chunking: ChunkingVerifier.Chunking) throws {
+        let r = try Self.read(Self.qgis, chunking: chunking)
+        #expect(r.trees.count == 2)
+        let a = try #require(r.trees.first)
+        #expect(a.id == nil, "a feature numbered 1 gets an id of its own")
+        #expect(a.coordinate == Coordinate(latitude: 47.37, longitude: 8.54))
+        #expect(a.species == "Malus domestica", "Species is the species' own name; it wins over name")
+        #expect(a.variety == "Gala")
+        #expect(a.notes == "near gate")
+        #expect(a.altitude == 410.5)
+        #expect(a.horizontalAccuracy == 0.8)
+        #expect(a.createdAt == TextCodec.parseISO8601("2026-03-02T08:00:00Z"))
+        #expect(a.capture.fixTime == TextCodec.parseISO8601("2026-03-02T07:59:58Z"))
+        #expect(a.capture.satellites == 14)
+        #expect(a.line == 5)
+        let b = r.trees[1]
+        #expect(b.species == "Pyrus communis" && b.notes == "by the wall")
+        #expect(b.altitude == 412.25, "the third coordinate is the altitude")
+        #expect(r.skipped == [7, 8, 9])
+        #expect(r.reasons == ["a LineString is not a tree (a Point is)", "a feature without geometry is not a tree", FileFormat.geojson.noSpeciesReason])
+    }
+
+    @Test func mapNamesThePropertyOfAField() throws {
+        // --map takes the field's property outright: the other names of that field are not read.
+        let r = try Self.read(Self.qgis, mapping: [.species: "name", .notes: "remark"])
+        #expect(r.trees.map(\.species) == ["A1", "Pyrus communis"])
+        #expect(r.trees.map(\.notes) == [nil, nil])
+        #expect(r.trees.map(\.variety) == ["Gala", nil])
+        #expect(r.skipped == [7, 8, 9])
+        let e = Self.error(Self.qgis, mapping: [.species: "Art"])
+        #expect(e?.description.contains("--map species=Art: no feature has a property \"Art\"") == true, "\(String(describing: e))")
+    }
+
+    @Test func aUUIDFeatureIdIsTheTreesIdAndAPropertyIdWins() throws {
+        let text = """
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","id":"01a222d1-f31c-7599-a193-a5d935b112d6","geometry":{"type":"Point","coordinates":[8.5,47.3]},"properties":{"species":"Fig"}},
+            {"type":"Feature","id":"01a222d1-f31c-7599-a193-a5d935b112d6","geometry":{"type":"Point","coordinates":[8.5,47.3]},"properties":{"species":"Fig","id":"2b0b3f4e-0000-4000-8000-000000000001"}}
+            ]}
+            """
+        let r = try Self.read(text)
+        #expect(r.trees.map { $0.id?.uuidString } == ["01A222D1-F31C-7599-A193-A5D935B112D6", "2B0B3F4E-0000-4000-8000-000000000001"])
+    }
+
+    @Test func aSingleFeatureIsOneTree() throws {
+        let r = try Self.read(#"{"properties":{"species":"Oak"},"geometry":{"coordinates":[-0.2956,51.4787,9],"type":"Point"},"type":"Feature"}"#)
+        #expect(r.trees.count == 1)
+        #expect(r.trees.first?.species == "Oak" && r.trees.first?.altitude == 9)
+        #expect(r.trees.first?.coordinate == Coordinate(latitude: 51.4787, longitude: -0.2956))
+    }
+
+    @Test func aLegacyCRSIsCarriedToWGS84() throws {
+        let text = """
+            {"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2056"}},"features":[
+            {"type":"Feature","geometry":{"type":"Point","coordinates":[2600000,1200000]},"properties":{"species":"Oak"}}]}
+            """
+        var asked: [String] = []
+        let r = try Self.read(text) { crs in
+            asked.append(crs)
+            return { x, y in .success(Coordinate(latitude: y / 1e5, longitude: x / 1e6)) }
+        }
+        #expect(asked == ["EPSG:2056"])
+        #expect(r.projecting == ["EPSG:2056"])
+        #expect(r.trees.first?.coordinate == Coordinate(latitude: 12, longitude: 2.6))
+        // WGS 84 under any of its names needs no projection.
+        for name in ["urn:ogc:def:crs:OGC:1.3:CRS84", "urn:ogc:def:crs:EPSG::4326", "EPSG:4326"] {
+            let plain = text.replacingOccurrences(of: "urn:ogc:def:crs:EPSG::2056", with: name).replacingOccurrences(of: "2600000,1200000", with: "8.5,47.3")
+            #expect(try Self.read(plain).trees.first?.coordinate == Coordinate(latitude: 47.3, longitude: 8.5), "\(name)")
+        }
+    }
+
+    @Test(arguments: [
+        (#"[{"type":"Feature"}]"#, 1, 1, "expected a GeoJSON object ({\"type\": \"FeatureCollection\", \"features\": [...]}), found an array"),
+        (#"{"features":[]}"#, 1, 1, "no \"type\"; a GeoJSON file is {\"type\": \"FeatureCollection\", \"features\": [...]}"),
+        (#"{"type":"Topology","features":[]}"#, 1, 9, "\"type\" is \"Topology\"; expected \"FeatureCollection\" or \"Feature\""),
+        (#"{"type":"FeatureCollection"}"#, 1, 1, "a FeatureCollection without a \"features\" array"),
+        (#"{"type":"FeatureCollection","features":{}}"#, 1, 40, "\"features\" must be an array"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n7]}", 2, 1, "expected a Feature object, found a number"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,\"47\"]},\"properties\":{\"species\":\"Oak\"}}]}",
+         2, 65, "a coordinate must be a number, found a string"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[47.3,95]},\"properties\":{\"species\":\"Oak\"}}]}",
+         2, 60, "latitude 95 is out of range; expected degrees between -90 and 90"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\",\"createdAt\":\"soon\"}}]}",
+         2, 114, "\"createdAt\" is not an ISO 8601 date: \"soon\""),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\"}}],\n\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"urn:ogc:def:crs:EPSG::2056\"}}}",
+         3, 7, "\"crs\" (EPSG:2056) comes after the features; it must come before them (or convert the file to WGS 84: ogr2ogr -t_srs EPSG:4326)"),
+    ] as [(String, Int, Int, String)])
+    func aMalformedFileIsRefusedWithItsLine(text: String, line: Int, column: Int, reason: String) throws {
+        let e = try #require(Self.error(text))
+        guard case .invalidContent(let l, let c, let r) = e else { Issue.record("\(e)"); return }
+        #expect(r.hasPrefix(reason), "\(r)")
+        #expect(l == line, "\(r)")
+        #expect(c == column, "\(r)")
+    }
+
+    @Test func aFileCutShortIsRefusedWhereItEnds() {
+        let text = "{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\"}}\n"
+        #expect(Self.error(text)?.description == "line 3, column 1: unexpected end of file")
+    }
+
+    @Test func theFormatIsToldFromTheContent() {
+        #expect(FileFormat.detect(prefix: Array(#"{"type": "FeatureCollection", "features": []}"#.utf8), fileName: "x.json") == .geojson)
+        #expect(FileFormat.detect(prefix: Array("{\n\"type\"\n:\n\"Feature\" }".utf8), fileName: nil) == .geojson)
+        #expect(FileFormat.detect(prefix: Array(#"{"format": "trees-collection", "trees": []}"#.utf8), fileName: "x.geojson") == .geojson)
+        #expect(FileFormat.detect(prefix: Array(#"{"format": "trees-collection", "trees": [{"type": "x"}]}"#.utf8), fileName: nil) == .json)
+        #expect(FileFormat.detect(prefix: Array(#"[{"id": "a"}]"#.utf8), fileName: nil) == .json)
+    }
+}
