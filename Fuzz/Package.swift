@@ -18,6 +18,7 @@ let package = Package(
         .executableTarget(name: "FuzzInspect", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
+        .executableTarget(name: "FuzzGeoJSON", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzCSV", dependencies: ["FuzzSupport", .product(name: "Interchange", package: "trees")], swiftSettings: library),
         .executableTarget(name: "FuzzNTRIP", dependencies: ["FuzzSupport", .product(name: "Location", package: "trees")], swiftSettings: library),
         .executableTarget(

@@ -547,7 +547,7 @@ _trees_import() {
         return
         ;;
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'$'\n''geojson'
         return
         ;;
     '--collection')
@@ -624,7 +624,7 @@ _trees_inspect() {
     # Offer option value completions
     case "${prev}" in
     '--format')
-        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'
+        __trees_add_completions -W 'gpx'$'\n''json'$'\n''csv'$'\n''nmea'$'\n''gpkg'$'\n''geojson'
         return
         ;;
     '--crs')

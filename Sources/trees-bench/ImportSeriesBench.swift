@@ -7,7 +7,7 @@ import Foundation
 /// no ids: what a survey delivers), then times, in the same run: `xmllint --stream` merely parsing
 /// it and GPSBabel's GPX→CSV as yardsticks; `trees import` of it into an empty store; the same
 /// import again into that store (every tree a duplicate, found by position and species); and
-/// imports of the same trees as our JSON and CSV (exported from the first store, so with ids) into
+/// imports of the same trees as our JSON, CSV and GeoJSON (exported from the first store, so with ids, GeoJSON beside `ogr2ogr` reading it) into
 /// empty stores; and an import of as many trees in the iOS Tree Tracker app's JSON (ids made at
 /// random, in no order). Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
 /// to xmllint and GPSBabel, and the child's peak memory (wait4). Median of `runs` (default 3).
@@ -70,7 +70,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         let again = try median { try Harness.measure(trees, ["import", gpx, "--db", db]) }
         report("trees import gpx again (all duplicates)", again)
 
-        for format in ["json", "csv"] {
+        for format in ["json", "csv", "geojson"] {
             let file = folder + "/survey-\(n).\(format)"
             let exported = try Harness.measure(trees, ["export", "--format", format, "--out", file, "--db", db])
             guard exported.status == 0 else { throw BenchError("export to \(format) exited with \(exported.status)") }
@@ -80,6 +80,16 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
                 return try Harness.measure(trees, ["import", file, "--db", other])
             }
             report("trees import \(format) (with ids)", m)
+            // GDAL reading the same GeoJSON (into CSV, the least it can write), in the same run.
+            if format == "geojson", FileManager.default.isExecutableFile(atPath: "/usr/bin/ogr2ogr") {
+                let csv = folder + "/ogr-\(n).csv"
+                let ogr = try median {
+                    try? FileManager.default.removeItem(atPath: csv)
+                    return try Harness.measure("/usr/bin/ogr2ogr", ["-f", "CSV", csv, file])
+                }
+                report("ogr2ogr geojson→csv (GDAL; trees \(String(format: "%.1f", ogr.seconds / m.seconds))× its speed)", ogr)
+                try? FileManager.default.removeItem(atPath: csv)
+            }
             removeStore(other)
             try? FileManager.default.removeItem(atPath: file)
         }
@@ -103,7 +113,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
 /// `trees-bench imports --rounds N [--sizes SMALL,LARGE]` (100000,1000000): the µs a tree at the
 /// large size over that at the small one, for each import, round by round.
 ///
-/// The inputs are written once: the surveyed GPX, our JSON and CSV of the same trees (with ids),
+/// The inputs are written once: the surveyed GPX, our JSON, CSV and GeoJSON of the same trees (with ids),
 /// and the Tree Tracker app's JSON (ids made at random). Each round then runs, for the small size
 /// and then the large one: the survey into an empty store, the same file again into that store
 /// (all duplicates), the JSON and CSV into empty stores, the Tree Tracker file into an empty
@@ -125,7 +135,7 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
         let gpx = folder + "/survey-\(n).gpx", db = folder + "/source-\(n).sqlite"
         try writeSurveyGPX(count: n, path: gpx)
         _ = try run(["import", gpx, "--db", db])
-        for format in ["json", "csv"] {
+        for format in ["json", "csv", "geojson"] {
             _ = try run(["export", "--format", format, "--out", folder + "/survey-\(n).\(format)", "--db", db])
         }
         removeStore(db)
@@ -133,7 +143,8 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
     }
 
     let steps = ["import gpx (survey, no ids)", "import gpx again (all duplicates)", "import json (with ids)",
-                 "import csv (with ids)", "import json (Tree Tracker, random ids)", "import gpx from standard input (survey)"]
+                 "import csv (with ids)", "import json (Tree Tracker, random ids)", "import gpx from standard input (survey)",
+                 "import geojson (with ids)"]
     // seconds[step][size]: one figure a round.
     var seconds = [[Int: [Double]]](repeating: [:], count: steps.count)
     var peak = [Double](repeating: 0, count: steps.count)
@@ -156,6 +167,8 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
             let piped = try Harness.measure("/bin/sh", ["-c", "exec \"$0\" import - --format gpx --db \"$1\" < \"$2\"", trees, db, folder + "/survey-\(n).gpx"])
             guard piped.status == 0 else { throw BenchError("trees import - < survey-\(n).gpx exited with \(piped.status)") }
             record(5, piped)
+            removeStore(db)
+            record(6, try run(["import", folder + "/survey-\(n).geojson", "--db", db]))
             removeStore(db)
         }
         FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
@@ -293,7 +306,7 @@ func writeSurveyGPX(count: Int, path: String) throws {
 
 /// `trees-bench imports --peaks [--sizes 10000,20000,40000,69000,100000,1000000]`: the peak memory
 /// of imports into an empty store, at sizes on both sides of 16 MB of input (up to which an import
-/// into a new store keeps its pages in memory until the commit): the surveyed GPX; our JSON and CSV
+/// into a new store keeps its pages in memory until the commit): the surveyed GPX; our JSON, CSV and GeoJSON
 /// of the same trees (with ids); and a surveyor's CSV of as many trees in the Swiss grid
 /// (EPSG:2056, `;` between fields and decimal commas, imported with `--crs`: PROJ loaded). One run
 /// each; prints the input's size, seconds and the child's peak (wait4). Target: under 50 MB at
@@ -311,7 +324,7 @@ func runImportPeaks(arguments: [String]) throws {
         let gpx = folder + "/survey-\(n).gpx", source = folder + "/source-\(n).sqlite", db = folder + "/store.sqlite"
         try writeSurveyGPX(count: n, path: gpx)
         _ = try run(["import", gpx, "--db", source])
-        for format in ["json", "csv"] {
+        for format in ["json", "csv", "geojson"] {
             _ = try run(["export", "--format", format, "--out", folder + "/survey-\(n).\(format)", "--db", source])
         }
         removeStore(source)
@@ -319,7 +332,7 @@ func runImportPeaks(arguments: [String]) throws {
         try writeGridCSV(count: n, path: grid)
         let imports: [(String, String, [String])] = [
             ("gpx (survey, no ids)", gpx, []), ("json (with ids)", folder + "/survey-\(n).json", []),
-            ("csv (with ids)", folder + "/survey-\(n).csv", []),
+            ("csv (with ids)", folder + "/survey-\(n).csv", []), ("geojson (with ids)", folder + "/survey-\(n).geojson", []),
             ("csv in EPSG:2056 (no ids, --crs)", grid, ["--crs", "EPSG:2056", "--columns", "species=Art,notes=Bemerkung"]),
         ]
         for (name, file, options) in imports {
