@@ -43,7 +43,7 @@ struct GeoJSONRead: Equatable {
         "name": "orchard",
         "features": [
         { "type": "Feature", "id": 1, "properties": { "fid": 1, "Species": "Malus domestica", "Cultivar": "Gala", "name": "A1", "Comment": "near gate", "ele": 410.5, "Accuracy": 0.8, "date": "2026-03-02T08:00:00Z", "time": "2026-03-02T07:59:58Z", "sat": 14 }, "geometry": { "type": "Point", "coordinates": [ 8.54, 47.37 ] } },
-        { "type": "Feature", "id": 2, "properties": { "name": "Pyrus communis", "note": "by the wall" }, "geometry": { "type": "Point", "coordinates": [ 8.541, 47.371, 412.25 ] } },
+        { "type": "Feature", "id": 2, "properties": { "name": "Pyrus communis", "note": "by the wall", "photos": "DCIM/IMG_0001.jpg" }, "geometry": { "type": "Point", "coordinates": [ 8.541, 47.371, 412.25 ] } },
         { "type": "Feature", "id": 3, "properties": { "name": "hedge" }, "geometry": { "type": "LineString", "coordinates": [ [8.5, 47.3], [8.6, 47.4] ] } },
         { "type": "Feature", "id": 4, "properties": { "name": "lost" }, "geometry": null },
         { "type": "Feature", "id": "01a222d1-f31c-7599-a193-a5d935b112d6", "properties": { "remark": "no species here" }, "geometry": { "type": "Point", "coordinates": [ 8.542, 47.372 ] } }
@@ -155,6 +155,8 @@ struct GeoJSONRead: Equatable {
     @Test func theFormatIsToldFromTheContent() {
         #expect(FileFormat.detect(prefix: Array(#"{"type": "FeatureCollection", "features": []}"#.utf8), fileName: "x.json") == .geojson)
         #expect(FileFormat.detect(prefix: Array("{\n\"type\"\n:\n\"Feature\" }".utf8), fileName: nil) == .geojson)
+        // Keys sorted, as Python's json.dumps(sort_keys=True) writes them: the features come first.
+        #expect(FileFormat.detect(prefix: Array(#"{"features": [{"geometry": {"coordinates": [8.5, 47.3], "type": "Point"}, "properties": {}, "type": "Feature"}], "type": "FeatureCollection"}"#.utf8), fileName: nil) == .geojson)
         #expect(FileFormat.detect(prefix: Array(#"{"format": "trees-collection", "trees": []}"#.utf8), fileName: "x.geojson") == .geojson)
         #expect(FileFormat.detect(prefix: Array(#"{"format": "trees-collection", "trees": [{"type": "x"}]}"#.utf8), fileName: nil) == .json)
         #expect(FileFormat.detect(prefix: Array(#"[{"id": "a"}]"#.utf8), fileName: nil) == .json)

@@ -67,8 +67,9 @@ public struct GeoJSONReader {
         try r.finish(warning: warning, onEvent)
     }
 
-    /// True when `prefix` (the start of a JSON document) is GeoJSON: its top-level `type` is
-    /// `FeatureCollection` or `Feature`.
+    /// True when `prefix` (the start of a JSON document) is GeoJSON: a member `"type"` in it is
+    /// `"FeatureCollection"` or `"Feature"` (not necessarily the first: a file written with sorted
+    /// keys starts with its features, whose geometries' types come first).
     static func looksLikeGeoJSON(_ prefix: [UInt8]) -> Bool {
         let text = String(decoding: prefix, as: UTF8.self)
         var rest = text[...]
@@ -77,7 +78,7 @@ public struct GeoJSONReader {
             let value = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
             guard value.first == ":" else { continue }
             let quoted = value.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-            return quoted.hasPrefix("\"FeatureCollection\"") || quoted.hasPrefix("\"Feature\"")
+            if quoted.hasPrefix("\"FeatureCollection\"") || quoted.hasPrefix("\"Feature\"") { return true }
         }
         return false
     }
@@ -108,8 +109,9 @@ struct GeoJSONBuilder: JSONHandler {
         var members = JSONMembers()
         var items: [JSONValue] = []
         var pendingKey: String?
-        /// For properties: the rank of the name each field was last read from (lower wins).
-        var ranks: [String: Int] = [:]
+        /// For properties: the rank of the name each field was last read from (lower wins), by the
+        /// field's place in `CollectionJSONBuilder.readKeys`; empty until a property is read.
+        var ranks: [Int] = []
 
         init(isArray: Bool, line: Int, column: Int, isProperties: Bool = false, isFeature: Bool = false) {
             self.isArray = isArray; self.line = line; self.column = column
@@ -160,14 +162,29 @@ struct GeoJSONBuilder: JSONHandler {
     /// The field a property fills and the rank of its name (a `--map` name first, then a field's
     /// own name, then its other names in order), or nil for a property no field reads.
     private mutating func field(ofProperty name: String) -> (String, Int)? {
-        if let f = mapped[name] { mappedSeen.insert(name); return (f, -1) }
+        if !mapped.isEmpty, let f = mapped[name] { mappedSeen.insert(name); return (f, -1) }
+        // A field's own name (what our export writes) is found without normalising it.
+        if let i = CollectionJSONBuilder.readKeyIndex(name), Self.ownNames[i] {
+            return mapped.values.contains(name) ? nil : (name, 0)
+        }
         if let a = Self.aliases[AttributeField.normalised(name)] {
             // A name that --map gave to another field is that field's alone.
             if mapped.values.contains(a.field) { return nil }
             return a
         }
-        return CollectionJSONBuilder.isRead(name) ? (name, 0) : nil
+        return Self.ownMembers.contains(name) ? (name, 0) : nil
     }
+
+    /// By place in `CollectionJSONBuilder.readKeys`: whether the name is a field's own (`species`,
+    /// `horizontalAccuracy`) or one of `ownMembers`.
+    private static let ownNames: [Bool] = CollectionJSONBuilder.readKeys.map { key in
+        AttributeField(rawValue: key) != nil || ownMembers.contains(key)
+    }
+
+    /// The members our GeoJSON export writes besides the fields' (see `GeoJSONWriter`). Others a
+    /// collection JSON tree has (base64 `photos`, the care log) are not read from properties: a GIS
+    /// layer's `photos` holds file names.
+    private static let ownMembers: Set<String> = ["precise", "capture", "photoCount", "photoDates", "collectionId"]
 
     // MARK: - Events
 
@@ -236,12 +253,18 @@ struct GeoJSONBuilder: JSONHandler {
         let p = partials[partials.count - 1]
         guard !p.isArray else { return }
         if p.isProperties {
-            guard let (field, rank) = field(ofProperty: key), rank <= (p.ranks[field] ?? .max) else {
+            guard let (field, rank) = field(ofProperty: key), let slot = CollectionJSONBuilder.readKeyIndex(field) else {
                 p.pendingKey = nil
                 skipNext = true
                 return
             }
-            p.ranks[field] = rank
+            if p.ranks.isEmpty { p.ranks = Array(repeating: .max, count: CollectionJSONBuilder.readKeys.count) }
+            guard rank <= p.ranks[slot] else {
+                p.pendingKey = nil
+                skipNext = true
+                return
+            }
+            p.ranks[slot] = rank
             p.pendingKey = field
         } else if CollectionJSONBuilder.isRead(key) {
             p.pendingKey = key
