@@ -16,11 +16,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = inputBytes(data, size)
     let whole = read(bytes, step: max(1, bytes.count))
     let pieces = read(bytes, step: Int(bytes.first ?? 5) % 23 + 1)
-    switch (whole, pieces) {
-    case (.success(let a), .success(let b)): precondition(a == b, "chunking changed the trees")
-    case (.failure(let a), .failure(let b)): precondition(a == b, "chunking changed the error: \(a) / \(b)")
-    default: preconditionFailure("chunking changed the outcome")
-    }
+    requireSameOutcome(whole, pieces, "trees")
     if case .success(let trees) = whole {
         for t in trees {
             for d in [t.createdAt, t.updatedAt, t.capture.fixTime].compactMap({ $0 }) {

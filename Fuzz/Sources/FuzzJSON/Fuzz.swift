@@ -16,11 +16,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = inputBytes(data, size)
     let whole = read(bytes, step: max(1, bytes.count))
     let pieces = read(bytes, step: Int(bytes.first ?? 5) % 19 + 1)
-    switch (whole, pieces) {
-    case (.success(let a), .success(let b)): precondition(a == b, "chunking changed the events")
-    case (.failure(let a), .failure(let b)): precondition(a == b, "chunking changed the error: \(a) / \(b)")
-    default: preconditionFailure("chunking changed the outcome")
-    }
+    requireSameOutcome(whole, pieces, "events")
     if case .success(let events) = whole {
         for e in events {
             switch e {

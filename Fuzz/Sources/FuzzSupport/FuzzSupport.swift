@@ -40,3 +40,13 @@ public func inPieces<T, E: Error>(_ bytes: [UInt8], step: Int, as _: E.Type,
         fatalError("an error of an unexpected type: \(error)")
     }
 }
+
+/// Stops the run unless an input read whole and read in pieces had the same outcome: the same
+/// `what` (events, trees), or the same error.
+public func requireSameOutcome<T: Equatable, E: Error & Equatable>(_ whole: Result<T, E>, _ pieces: Result<T, E>, _ what: String) {
+    switch (whole, pieces) {
+    case (.success(let a), .success(let b)): precondition(a == b, "chunking changed the \(what)")
+    case (.failure(let a), .failure(let b)): precondition(a == b, "chunking changed the error: \(a) / \(b)")
+    default: preconditionFailure("chunking changed the outcome")
+    }
+}

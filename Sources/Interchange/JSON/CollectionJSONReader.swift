@@ -121,6 +121,49 @@ indirect enum JSONValue {
     }
 }
 
+/// A container being materialised. A class, so its members grow in place: an enum payload taken
+/// out, changed and put back would copy the whole dictionary or array on every member, which made
+/// one object with n keys (or an array of n items) cost n² time.
+final class JSONContainer {
+    let isArray: Bool
+    let line: Int
+    let column: Int
+    /// GeoJSON (`GeoJSONBuilder`): a feature's `properties`, whose names are fields' names or other
+    /// names of them; a feature itself.
+    let isProperties: Bool
+    let isFeature: Bool
+    var members = JSONMembers()
+    var items: [JSONValue] = []
+    var pendingKey: String?
+    /// For properties: the rank of the name each field was last read from (lower wins), by the
+    /// field's place in `CollectionJSONBuilder.readKeys`; empty until a property is read.
+    var ranks: [Int] = []
+
+    init(isArray: Bool, line: Int, column: Int, isProperties: Bool = false, isFeature: Bool = false) {
+        self.isArray = isArray; self.line = line; self.column = column
+        self.isProperties = isProperties; self.isFeature = isFeature
+    }
+
+    /// Adds a finished value: an array's next item, or the member of the pending key (dropped
+    /// when no key is pending: a member that is not read).
+    func take(_ value: JSONValue) {
+        if isArray {
+            items.append(value)
+        } else if let k = pendingKey {
+            members[k] = value
+            pendingKey = nil
+        }
+    }
+
+    /// The container as a value. The box lets go of its storage, so the value holds the only reference.
+    func finish() -> JSONValue {
+        let value: JSONValue = isArray ? .array(items, line: line, column: column) : .object(members, line: line, column: column)
+        members = JSONMembers()
+        items = []
+        return value
+    }
+}
+
 struct CollectionJSONBuilder: JSONHandler {
     var events: [CollectionJSONEvent] = []
     /// Trees whose negative horizontal accuracy was left out.
@@ -131,25 +174,7 @@ struct CollectionJSONBuilder: JSONHandler {
     /// Where the value being read sits in the document.
     private enum Slot { case tree, collection, other }
 
-    /// A container being materialised. A class, so its members grow in place: an enum payload
-    /// taken out, changed and put back would copy the whole dictionary or array on every member,
-    /// which made one object with n keys (or an array of n items) cost n² time.
-    private final class Partial {
-        let isArray: Bool
-        let line: Int
-        let column: Int
-        var members = JSONMembers()
-        var items: [JSONValue] = []
-        var pendingKey: String?
-
-        init(isArray: Bool, line: Int, column: Int) {
-            self.isArray = isArray; self.line = line; self.column = column
-        }
-
-        var value: JSONValue {
-            isArray ? .array(items, line: line, column: column) : .object(members, line: line, column: column)
-        }
-    }
+    private typealias Partial = JSONContainer
 
     /// Depth of containers opened so far (0 outside everything).
     private var depth = 0
@@ -279,11 +304,7 @@ struct CollectionJSONBuilder: JSONHandler {
             if depth == 1 && !topIsArray { topKey = nil }
             return
         }
-        let value = p.value
-        // The box goes now, so the value holds the only reference to its storage.
-        p.members = JSONMembers()
-        p.items = []
-        try add(value)
+        try add(p.finish())
     }
 
     mutating func endObject() throws { if !endsSkipped() { try end() } }
@@ -306,12 +327,7 @@ struct CollectionJSONBuilder: JSONHandler {
     /// Adds a finished value to the container being built, or handles it when it is complete.
     private mutating func add(_ value: JSONValue) throws {
         if let top = partials.last {
-            if top.isArray {
-                top.items.append(value)
-            } else if let k = top.pendingKey {
-                top.members[k] = value
-                top.pendingKey = nil
-            }
+            top.take(value)
             return
         }
         // A complete value at the materialisation depth.

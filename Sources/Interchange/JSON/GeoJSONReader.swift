@@ -98,30 +98,7 @@ struct GeoJSONBuilder: JSONHandler {
     /// The `--map` names some feature had.
     private var mappedSeen = Set<String>()
 
-    private final class Partial {
-        let isArray: Bool
-        let line: Int
-        let column: Int
-        /// A feature's `properties`: its names are fields' names or other names of them.
-        let isProperties: Bool
-        /// A feature: the object a `features` item or the whole document is.
-        let isFeature: Bool
-        var members = JSONMembers()
-        var items: [JSONValue] = []
-        var pendingKey: String?
-        /// For properties: the rank of the name each field was last read from (lower wins), by the
-        /// field's place in `CollectionJSONBuilder.readKeys`; empty until a property is read.
-        var ranks: [Int] = []
-
-        init(isArray: Bool, line: Int, column: Int, isProperties: Bool = false, isFeature: Bool = false) {
-            self.isArray = isArray; self.line = line; self.column = column
-            self.isProperties = isProperties; self.isFeature = isFeature
-        }
-
-        var value: JSONValue {
-            isArray ? .array(items, line: line, column: column) : .object(members, line: line, column: column)
-        }
-    }
+    private typealias Partial = JSONContainer
 
     private var depth = 0
     private var topKey: String?
@@ -232,10 +209,7 @@ struct GeoJSONBuilder: JSONHandler {
             if depth == 1 { topKey = nil }
             return
         }
-        let value = p.value
-        p.members = JSONMembers()
-        p.items = []
-        try add(value)
+        try add(p.finish())
     }
 
     mutating func endObject() throws { try end() }
@@ -276,12 +250,7 @@ struct GeoJSONBuilder: JSONHandler {
 
     private mutating func add(_ value: JSONValue) throws {
         if let p = partials.last {
-            if p.isArray {
-                p.items.append(value)
-            } else if let k = p.pendingKey {
-                p.members[k] = value
-                p.pendingKey = nil
-            }
+            p.take(value)
             return
         }
         if depth == 1 {
