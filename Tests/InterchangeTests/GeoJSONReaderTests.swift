@@ -96,6 +96,23 @@ struct GeoJSONRead: Equatable {
         #expect(r.trees.map { $0.id?.uuidString } == ["01A222D1-F31C-7599-A193-A5D935B112D6", "2B0B3F4E-0000-4000-8000-000000000001"])
     }
 
+    @Test func aMultiPointOfOnePointIsThatPointAndOfSeveralIsSkipped() throws {
+        let text = """
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[[8.5,47.3,401]]},"properties":{"species":"Fig"}},
+            {"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[[8.5,47.3],[8.6,47.4]]},"properties":{"species":"Fig"}},
+            {"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[]},"properties":{"species":"Fig"}}
+            ]}
+            """
+        let r = try Self.read(text)
+        #expect(r.trees.map(\.coordinate) == [Coordinate(latitude: 47.3, longitude: 8.5)])
+        #expect(r.trees.first?.altitude == 401)
+        #expect(r.skipped == [3, 4])
+        #expect(r.reasons == ["a MultiPoint of 2 points is not one tree (split it into points)", "a MultiPoint of 0 points is not one tree (split it into points)"])
+        #expect(Self.error(#"{"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[8.5]},"properties":{"species":"Fig"}}"#)?.description
+                == "line 1, column 66: a MultiPoint's point must be an array, found a number")
+    }
+
     @Test func aSingleFeatureIsOneTree() throws {
         let r = try Self.read(#"{"properties":{"species":"Oak"},"geometry":{"coordinates":[-0.2956,51.4787,9],"type":"Point"},"type":"Feature"}"#)
         #expect(r.trees.count == 1)

@@ -20,8 +20,9 @@ public enum GeoJSONEvent: Sendable, Equatable {
 /// is the `id` property, else the feature's `id` when it is a UUID. A third coordinate is the
 /// altitude unless a property gives one.
 ///
-/// Features without geometry, lines, areas and multi-points are not trees: each is reported as
-/// skipped, as is a point without a species. A legacy `crs` member naming another CRS than WGS 84
+/// A MultiPoint of one point is that point. Features without geometry, lines, areas and
+/// multi-points of several points are not trees: each is reported as skipped, as is a point
+/// without a species. A legacy `crs` member naming another CRS than WGS 84
 /// (`urn:ogc:def:crs:EPSG::2056`, as GDAL writes) is handed to `projection`, which returns the
 /// function carrying its positions to WGS 84; it must come before the features. Anything else
 /// malformed refuses the file with line and column. Only one feature is held in memory at a time.
@@ -358,11 +359,23 @@ struct GeoJSONBuilder: JSONHandler {
             throw fail("\"geometry\" must be an object, found \(geometry.kind)", l, c)
         }
         guard case .string(let geometryType, _, _)? = g["type"] else { throw fail("the geometry has no \"type\"", gl, gc) }
-        guard geometryType == "Point" else {
+        guard geometryType == "Point" || geometryType == "MultiPoint" else {
             events.append(.skipped(line: line, reason: "a \(geometryType.prefix(40)) is not a tree (a Point is)"))
             return
         }
-        guard case .array(let items, let al, let ac)? = g["coordinates"] else { throw fail("the Point has no \"coordinates\" array", gl, gc) }
+        guard case .array(var items, var al, var ac)? = g["coordinates"] else { throw fail("the \(geometryType) has no \"coordinates\" array", gl, gc) }
+        if geometryType == "MultiPoint" {
+            // A multipoint of one point (what a point layer becomes through some GIS conversions) is that point.
+            guard items.count == 1 else {
+                events.append(.skipped(line: line, reason: "a MultiPoint of \(items.count) points is not one tree (split it into points)"))
+                return
+            }
+            guard case .array(let point, let l, let c) = items[0] else {
+                let (l, c) = items[0].position
+                throw fail("a MultiPoint's point must be an array, found \(items[0].kind)", l, c)
+            }
+            (items, al, ac) = (point, l, c)
+        }
         var numbers: [Double] = []
         for item in items {
             guard case .number(let n, _, _) = item else {

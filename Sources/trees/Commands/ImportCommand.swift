@@ -27,8 +27,9 @@ struct ImportCommand: AsyncParsableCommand {
             A GeoJSON FeatureCollection (or one Feature): each Point feature becomes a tree, its \
             properties taken by name as a GeoPackage's columns are (and --map), its id the id \
             property or the feature's id when that is a UUID, a third coordinate its altitude; a \
-            GeoJSON export of trees reads back whole. Features without geometry, lines, areas and \
-            multi-points are not trees and are reported skipped. A legacy "crs" member (as GDAL \
+            GeoJSON export of trees reads back whole; a MultiPoint of one point is that point. \
+            Features without geometry, lines, areas and multi-points of several points are not \
+            trees and are reported skipped. A legacy "crs" member (as GDAL \
             writes it) naming another CRS than WGS 84 is carried to WGS 84 through PROJ; it must \
             come before the features.
 
