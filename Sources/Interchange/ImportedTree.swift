@@ -218,7 +218,7 @@ extension FileFormat {
         case .gpx: "no species; choose the field with --species-from"
         case .csv: "no species: the row's species cell is empty (name the species column with --columns species=COLUMN)"
         case .json: "no species: the tree's \"species\" is empty"
-        case .geojson: "no species: the feature has no species property (name it with --map species=PROPERTY)"
+        case .geojson: "no species: the feature has none, or an empty one (name its property with --map species=PROPERTY)"
         case .gpkg: "no species: the row's species is empty (name the species column with --map species=COLUMN)"
         case .nmea: "no species"
         }

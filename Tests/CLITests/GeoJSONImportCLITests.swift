@@ -80,7 +80,7 @@ import TreesTestSupport
               new collection: North
               skipped \(file):7: a LineString is not a tree (a Point is)
               skipped \(file):8: a feature without geometry is not a tree
-              skipped \(file):9: no species: the feature has no species property (name it with --map species=PROPERTY)
+              skipped \(file):9: no species: the feature has none, or an empty one (name its property with --map species=PROPERTY)
 
             """, "\(r)")
         let got = try Self.trees(t).sorted { ($0["species"] as? String ?? "") < ($1["species"] as? String ?? "") }
