@@ -11,7 +11,7 @@ import TreesTestSupport
         ["export", "--format", "gpx", "--out", "OUT"], ["export", "--format", "json", "--out", "-"], ["map", "--out", "OUT"],
         ["edit", "0123abcd", "--species", "Pear"], ["rm", "0123abcd", "--yes"], ["collection", "list"],
         ["collection", "rm", "North", "--yes"], ["care", "list"], ["due"], ["schedule", "list"], ["photo", "list", "0123abcd"],
-        ["remote", "list"], ["sync", "--dry-run", "team"],
+        ["remote", "list"], ["sync", "--dry-run", "team"], ["sync", "team"], ["sync"],
     ]
 
     @Test(arguments: refusing)
@@ -22,7 +22,7 @@ import TreesTestSupport
         let out = t.scratch.path("out.file")
         let r = try t.run(arguments.map { $0 == "OUT" ? out : $0 } + ["--db", typo])
         #expect(r.status == 66, "\(arguments): \(r)")
-        #expect(r.stderr == "trees: no store at \(typo) (named by --db); trees import, add, capture or sync makes one\n")
+        #expect(r.stderr == "trees: no store at \(typo) (named by --db); trees import, add or capture makes one\n")
         #expect(r.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: t.scratch.path("orchrad")), "\(arguments) made the folder")
         #expect(!FileManager.default.fileExists(atPath: out), "\(arguments) wrote its output")
@@ -34,17 +34,19 @@ import TreesTestSupport
         defer { t.cleanUp() }
         let r = try t.run(["list"])
         #expect(r.status == 66)
-        #expect(r.stderr == "trees: no store at \(t.database) (named by $TREES_DB); trees import, add, capture or sync makes one\n")
+        #expect(r.stderr == "trees: no store at \(t.database) (named by $TREES_DB); trees import, add or capture makes one\n")
         #expect(!FileManager.default.fileExists(atPath: t.database))
     }
 
     @Test func commandsThatBringTreesInMakeTheStore() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
+        let file = try t.scratch.write("one.csv", "latitude,longitude,species\n47.1,8.5,Fig\n")
         for (name, arguments) in [
             ("a", ["collection", "create", "North"]),
             ("b", ["add", "--lat", "47.3", "--lon", "8.5", "--species", "Apple"]),
             ("c", ["remote", "add", "team", "postgres://trees@127.0.0.1:1/trees"]),
+            ("d", ["import", file]),
         ] {
             let path = t.scratch.path("\(name)/trees.sqlite")
             let r = try t.run(arguments + ["--db", path])
@@ -56,6 +58,21 @@ import TreesTestSupport
         let made = t.scratch.path("b/trees.sqlite")
         let listed = try t.run(["list", "--db", made])
         #expect(listed.status == 0 && listed.stdout.contains("Apple"), "\(listed)")
+    }
+
+    /// A dry run stores nothing, not even the store it read the file against.
+    @Test func aDryRunImportIntoANewStoreLeavesNoFile() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = try t.scratch.write("one.csv", "latitude,longitude,species\n47.1,8.5,Fig\n")
+        let folder = t.scratch.path("new")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let r = try t.run(["import", file, "--dry-run", "--db", folder + "/trees.sqlite"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout == "Dry run: would import 1 tree from \(file); 0 already present, 0 skipped. Nothing was stored.\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
+        let imported = try t.run(["import", file, "--db", folder + "/trees.sqlite"])
+        #expect(imported.status == 0 && imported.stdout.hasPrefix("Imported 1 tree"), "\(imported)")
     }
 
     @Test func theDefaultStoreIsMadeOnFirstUse() throws {

@@ -138,7 +138,10 @@ public struct ImportWorkflow: Sendable {
         if let unseen = store.unseenPath { InterruptCleanup.arm(unseen, companions: ["-wal", "-shm"]) }
         defer { if store.unseenPath != nil { InterruptCleanup.disarm() } }
         let result = Result<Report, any Error> { try importing(into: store, input: input, format: format, pipeline: pipeline) }
-        if store.unseenPath != nil {
+        if store.unseenPath != nil && dryRun {
+            // A dry run stores nothing: not even the empty store it read the file against.
+            store.discardUnseen()
+        } else if store.unseenPath != nil {
             let published: Bool
             do {
                 published = try store.publish()

@@ -15,7 +15,8 @@ struct ImportCommand: AsyncParsableCommand {
             the first is kept, and a warning names the first such line. A malformed file is refused with FILE:LINE: reason and the store \
             is left unchanged. GPX waypoints become trees; --include adds route and track points. \
             A store that does not exist yet is built beside its path under a name of its own and put \
-            in place when the import ends (empty when the file is refused); Ctrl-C leaves no file.
+            in place when the import ends (empty when the file is refused); a dry run or Ctrl-C \
+            leaves no file.
 
             A GeoPackage's first point layer (or --layer NAME) becomes trees, its positions carried \
             from the CRS the file declares to WGS 84 through PROJ. Columns are taken by name \

@@ -119,7 +119,8 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() async throws {
-        let db = try store.open(forWriting: !dryRun, creating: !dryRun)
+        // A store made here would hold no remote to sync with: a named path must hold a store.
+        let db = try store.open(forWriting: !dryRun)
         let remotes = try db.read { try $0.remotes() }
         let remote: String
         if let name {

@@ -26,14 +26,14 @@ struct StoreOptions: ParsableArguments {
     /// exist yet is made for one bulk write to fill and publish (see
     /// `TreeStore.init(path:clock:busyTimeout:unseenWhenNew:)`).
     ///
-    /// Only a command that brings trees in (`creating`: capture, add, import, a collection, a
-    /// remote, sync) makes a store where none is. Any other refuses a path named by `--db` or
+    /// Only a command that brings something in (`creating`: capture, add, import without
+    /// `--dry-run`, a collection, a remote) makes a store where none is. Any other refuses a path named by `--db` or
     /// `$TREES_DB` that holds no store (exit 66) and leaves nothing there: a mistyped path is not
     /// an empty store. The default store is made on first use by every command.
     func open(forWriting: Bool = false, unseenWhenNew: Bool = false, creating: Bool = false) throws -> TreeStore {
         let (path, namedBy) = resolved
         if !creating, let namedBy, !FileManager.default.fileExists(atPath: path) {
-            throw CLIError("no store at \(path) (named by \(namedBy)); trees import, add, capture or sync makes one",
+            throw CLIError("no store at \(path) (named by \(namedBy)); trees import, add or capture makes one",
                            status: .noInput)
         }
         let store = try openStore(unseenWhenNew: unseenWhenNew)
