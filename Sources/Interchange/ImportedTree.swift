@@ -80,6 +80,13 @@ struct NegativeAccuracies {
         count += 1
     }
 
+    /// Leaves out `tree`'s accuracy when it is negative, noting its line.
+    mutating func leaveOut(from tree: inout ImportedTree) {
+        guard let a = tree.horizontalAccuracy, a < 0 else { return }
+        tree.horizontalAccuracy = nil
+        note(line: tree.line)
+    }
+
     /// Nil when no tree had one.
     var warning: ReadWarning? {
         guard let first else { return nil }

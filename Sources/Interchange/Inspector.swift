@@ -119,9 +119,7 @@ public struct Inspector {
 
     /// `projection`: for a GeoJSON whose legacy `crs` is not WGS 84 (see `GeoJSONReader`).
     public init(format: FileFormat,
-                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = { crs in
-                    throw InterchangeError.invalidContent(line: 1, column: 1, reason: "positions in \(crs) cannot be read here")
-                }) {
+                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection) {
         self.format = format
         self.report = InspectionReport(format: format)
         self.geojson = GeoJSONReader(projection: projection)

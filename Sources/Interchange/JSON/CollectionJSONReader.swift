@@ -56,10 +56,7 @@ public struct CollectionJSONReader {
     }
 
     private mutating func drain(_ onEvent: (CollectionJSONEvent) throws -> Void) throws {
-        guard !builder.events.isEmpty else { return }
-        let events = builder.events
-        builder.events.removeAll(keepingCapacity: true)
-        for e in events { try onEvent(e) }
+        try handOver(&builder.events, onEvent)
     }
 
     /// Reads a whole document held in memory.
@@ -69,6 +66,15 @@ public struct CollectionJSONReader {
         try r.read(bytes, onEvent)
         try r.finish(warning: warning, onEvent)
     }
+}
+
+/// Hands the events a builder made from one chunk to `onEvent`, emptying the list first, so that
+/// a handler that throws leaves none to be handed over twice.
+func handOver<Event>(_ events: inout [Event], _ onEvent: (Event) throws -> Void) throws {
+    guard !events.isEmpty else { return }
+    let taken = events
+    events.removeAll(keepingCapacity: true)
+    for e in taken { try onEvent(e) }
 }
 
 /// The members of a JSON object that a tree or collection reads (see
@@ -348,10 +354,7 @@ struct CollectionJSONBuilder: JSONHandler {
         switch currentSlot {
         case .tree:
             var t = try Self.tree(value)
-            if let a = t.horizontalAccuracy, a < 0 {
-                t.horizontalAccuracy = nil
-                negativeAccuracies.note(line: t.line)
-            }
+            negativeAccuracies.leaveOut(from: &t)
             // A file that is not ours (no "format": "trees-collection" before its trees: the iOS
             // Tree Tracker app's export, or its bare array) carries the phone's own accuracy figure.
             if format != CollectionJSONWriter.formatName, t.accuracySource == nil, let a = t.horizontalAccuracy {

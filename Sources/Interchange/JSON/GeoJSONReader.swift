@@ -33,10 +33,13 @@ public struct GeoJSONReader {
     /// `mapping` names the property a field is read from; `projection` gives the function that
     /// carries positions in a CRS (as `EPSG:2056`) to WGS 84, or throws when it cannot.
     public init(mapping: [AttributeField: String] = [:],
-                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = { crs in
-                    throw InterchangeError.invalidContent(line: 1, column: 1, reason: "positions in \(crs) cannot be read here")
-                }) {
+                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection) {
         builder = GeoJSONBuilder(mapping: mapping, projection: projection)
+    }
+
+    /// The projection of a reader given none: positions in any CRS but WGS 84 refuse the file.
+    public static func noProjection(_ crs: String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> {
+        throw InterchangeError.invalidContent(line: 1, column: 1, reason: "positions in \(crs) cannot be read here")
     }
 
     public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
@@ -54,10 +57,7 @@ public struct GeoJSONReader {
     }
 
     private mutating func drain(_ onEvent: (GeoJSONEvent) throws -> Void) throws {
-        guard !builder.events.isEmpty else { return }
-        let events = builder.events
-        builder.events.removeAll(keepingCapacity: true)
-        for e in events { try onEvent(e) }
+        try handOver(&builder.events, onEvent)
     }
 
     /// Reads a whole document held in memory.
@@ -425,16 +425,14 @@ struct GeoJSONBuilder: JSONHandler {
             }
             if any { properties["capture"] = .object(capture, line: pl, column: pc) }
         }
-        let species: String? = if case .string(let s, _, _)? = properties["species"] { s } else { nil }
-        if properties["species"] == nil || Self.isNull(properties["species"]!) || (species.map(ByteParsing.isBlank) ?? false) {
-            events.append(.skipped(line: line, reason: FileFormat.geojson.noSpeciesReason))
-            return
+        // No species, null or blank is a point that is not a tree; another kind of value refuses the file below.
+        switch properties["species"] {
+        case nil, .null?: events.append(.skipped(line: line, reason: FileFormat.geojson.noSpeciesReason)); return
+        case .string(let s, _, _)? where ByteParsing.isBlank(s): events.append(.skipped(line: line, reason: FileFormat.geojson.noSpeciesReason)); return
+        default: break
         }
         var t = try CollectionJSONBuilder.tree(.object(properties, line: line, column: column), requiringID: false)
-        if let a = t.horizontalAccuracy, a < 0 {
-            t.horizontalAccuracy = nil
-            negativeAccuracies.note(line: t.line)
-        }
+        negativeAccuracies.leaveOut(from: &t)
         events.append(.tree(t))
     }
 
