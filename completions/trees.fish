@@ -190,7 +190,7 @@ complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" 
 complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'show' -d 'Show everything about one tree.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'edit' -d 'Change a tree\'s attributes or position.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'rm' -d 'Delete trees.'
-complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'collection' -d 'Manage collections (orchard blocks, streets, surveys). Names are unique ignoring case.'
+complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'collection' -d 'Manage collections (orchard blocks, streets, surveys). Names are unique ignoring case, in any script.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'capture' -d 'Capture a tree\'s position from a live or replayed GPS, then record what grows there.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'replay' -d 'Read a recorded NMEA track and print one line per fix.'
 complete -c 'trees' -n '__trees_should_offer_completions_for_positional "trees" -eq 1' -fa 'import' -d 'Import trees from GPX, collection JSON, CSV, GeoPackage or GeoJSON, in one all-or-nothing transaction.'

@@ -87,7 +87,7 @@ public struct Tree: Sendable, Equatable, Identifiable, Codable {
 /// Named `TreeCollection` in code so it never shadows Swift's `Collection` protocol.
 public struct TreeCollection: Sendable, Equatable, Identifiable, Codable {
     public var id: UUID
-    /// Unique among collections, compared case-insensitively.
+    /// Unique among collections, compared as `sameName` compares names.
     public var name: String
     public var createdAt: Date
     public var updatedAt: Date
@@ -102,6 +102,21 @@ public struct TreeCollection: Sendable, Equatable, Identifiable, Codable {
     public static func meansNone(_ text: String) -> Bool {
         text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == "none"
     }
+
+    /// True when `a` and `b` name the same collection: equal but for case, in any script, and
+    /// however their accented letters are composed ("ÄPFEL" is "Äpfel", "STRASSE" is "Straße").
+    ///
+    /// Lower-casing, upper-casing, then lower-casing again folds as Unicode's case folding does the
+    /// letters whose upper case is more than one letter (ß and ẞ both become "ss") and those with
+    /// two lower cases (σ and ς); the comparison itself is Swift's, which holds a composed "Ä"
+    /// equal to "A" and its diaeresis.
+    public static func sameName(_ a: String, _ b: String) -> Bool {
+        a == b || nameKey(a) == nameKey(b)
+    }
+
+    /// What `sameName` compares: equal (and, as Swift's strings are, of equal hash) for two names
+    /// of one collection.
+    public static func nameKey(_ name: String) -> String { name.lowercased().uppercased().lowercased() }
 }
 
 /// A photo of a tree. The bytes live in a file named by their SHA-256, beside the database.

@@ -160,13 +160,32 @@ public struct StoreReader {
         return try rows.map { CollectionSummary(collection: try TreeCollection(row: $0), treeCount: ($0["treeCount"] as Int?) ?? 0) }
     }
 
-    /// The collection named `name` (ignoring case).
+    /// The collection named `name`, ignoring case as `TreeCollection.sameName` does.
+    ///
+    /// SQLite's NOCASE folds ASCII letters only, so it finds a name typed as stored or with ASCII
+    /// letters in another case; any other spelling ("äpfel" for "Äpfel") is looked for among all
+    /// the names, which are few. A store written before names were compared so may hold two that
+    /// are now the same ("Äpfel" and "äpfel"): the one typed so is taken, else the name is ambiguous.
     public func collection(named name: String) throws -> TreeCollection {
-        if let row = try Row.fetchOne(db, sql: "SELECT \(StoredValue.selection("collection", TreeCollection.columns)) FROM collection WHERE name = ? COLLATE NOCASE", arguments: [name]) {
+        let selection = StoredValue.selection("collection", TreeCollection.columns)
+        if let row = try Row.fetchOne(db, sql: "SELECT \(selection) FROM collection WHERE name = ? COLLATE NOCASE", arguments: [name]) {
             return try TreeCollection(row: row)
         }
-        let known = try DatabaseValue.fetchAll(db, sql: "SELECT name FROM collection ORDER BY name COLLATE NOCASE").compactMap(StoredValue.text)
-        throw StoreError.unknownCollection(name, known: known)
+        let all = try Row.fetchAll(db, sql: "SELECT \(selection) FROM collection ORDER BY name COLLATE NOCASE, name").map(TreeCollection.init(row:))
+        let matches = all.filter { TreeCollection.sameName($0.name, name) }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw StoreError.unknownCollection(name, known: all.map(\.name))
+        default: throw StoreError.ambiguousCollection(name, candidates: matches.map(\.name))
+        }
+    }
+
+    /// The collection other than `excluded` whose name is `name` as names are compared, if any.
+    public func collection(sameNameAs name: String, other excluded: UUID? = nil) throws -> TreeCollection? {
+        let all = try Row.fetchAll(db, sql: "SELECT \(StoredValue.selection("collection", TreeCollection.columns)) FROM collection ORDER BY rowid")
+            .map(TreeCollection.init(row:))
+        let key = TreeCollection.nameKey(name)
+        return all.first { $0.id != excluded && TreeCollection.nameKey($0.name) == key }
     }
 
     public func collection(id: UUID) throws -> TreeCollection? {
@@ -304,13 +323,9 @@ public struct StoreWriter {
 
     // MARK: Collections
 
-    /// Creates a collection; names are unique ignoring case.
+    /// Creates a collection; names are unique ignoring case (`TreeCollection.sameName`).
     public func createCollection(named name: String, id: UUID = .random()) throws -> TreeCollection {
-        let trimmed = try Self.validName(name)
-        if try Row.fetchOne(db, sql: "SELECT 1 FROM collection WHERE name = ? COLLATE NOCASE", arguments: [trimmed]) != nil {
-            throw StoreError.duplicateCollection(trimmed)
-        }
-        let c = TreeCollection(id: id, name: trimmed, createdAt: now)
+        let c = TreeCollection(id: id, name: try Self.validName(name), createdAt: now)
         try insert(c)
         return c
     }
@@ -318,6 +333,9 @@ public struct StoreWriter {
     /// Inserts a collection value as it is (for imports); fails on a duplicate name.
     public func insert(_ c: TreeCollection) throws {
         _ = try Self.validName(c.name)
+        if let other = try reader.collection(sameNameAs: c.name, other: c.id) {
+            throw StoreError.duplicateCollection(other.name)
+        }
         try Self.checkDate(c.createdAt, "collection \(c.name)'s creation time")
         try Self.checkDate(c.updatedAt, "collection \(c.name)'s update time")
         try db.execute(sql: "INSERT INTO collection (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
@@ -332,7 +350,7 @@ public struct StoreWriter {
     public func renameCollection(_ old: String, to new: String) throws -> TreeCollection {
         var c = try reader.collection(named: old)
         let trimmed = try Self.validName(new)
-        if let other = try? reader.collection(named: trimmed), other.id != c.id { throw StoreError.duplicateCollection(trimmed) }
+        if let other = try reader.collection(sameNameAs: trimmed, other: c.id) { throw StoreError.duplicateCollection(other.name) }
         c.name = trimmed
         c.updatedAt = now
         try db.execute(sql: "UPDATE collection SET name = ?, updatedAt = ? WHERE id = ?", arguments: [c.name, StoredDate.text(c.updatedAt), c.id.storageKey])

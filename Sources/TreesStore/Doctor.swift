@@ -126,6 +126,7 @@ struct StoreDoctor {
             }
         }
         items += try danglingReferences()
+        items += try collectionsOfOneName(besides: items)
         // Summaries over damaged events would disagree with them trivially; mending those rebuilds them anyway.
         if !items.contains(where: { $0.finding.table == "careEvent" }) { items += try careSummaryDisagreements() }
         return items
@@ -328,6 +329,33 @@ struct StoreDoctor {
             $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_./".unicodeScalars.contains($0))
         }
         return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Collections whose names are the same but for case (`TreeCollection.sameName`), which a
+    /// store from before names were compared beyond ASCII letters may hold ("Äpfel" and "äpfel").
+    /// The oldest keeps its name; repairing gives each of the others its short id after it, as a
+    /// sync does to two stores' collections of one name. A name already found damaged is left to
+    /// its own finding.
+    private func collectionsOfOneName(besides found: [Item]) throws -> [Item] {
+        let damaged = Set(found.filter { $0.finding.table == "collection" }.compactMap(\.finding.row))
+        var kept: [String: String] = [:]
+        var items: [Item] = []
+        for r in try Row.fetchAll(db, sql: "SELECT rowid, id, name FROM collection ORDER BY createdAt, id") {
+            guard let rowID = (r[0] as DatabaseValue).storage.int64Value, !damaged.contains(rowID),
+                  let id = StoredValue.text(r[1]), let name = StoredValue.text(r[2]) else { continue }
+            let key = TreeCollection.nameKey(name)
+            guard let first = kept[key] else {
+                kept[key] = name
+                continue
+            }
+            let renamed = "\(name) (\(ShortID.of(storageKey: id)))"
+            items.append(Item(
+                finding: StoreFinding(table: "collection", row: rowID, id: id, column: "name",
+                                      reason: "collection '\(name)' has the name of collection '\(first)', ignoring case",
+                                      remedy: "renamed '\(renamed)'"),
+                action: .set(table: "collection", row: rowID, column: "name", value: renamed.databaseValue, note: "name was \(name)")))
+        }
+        return items
     }
 
     private func danglingReferences() throws -> [Item] {

@@ -15,6 +15,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case ambiguousTree(prefix: String, candidates: [String])
     case unknownCollection(String, known: [String])
     case duplicateCollection(String)
+    /// A name that is, ignoring case, the name of more than one collection (of a store from before
+    /// names were compared beyond ASCII); `candidates` are their names.
+    case ambiguousCollection(String, candidates: [String])
     case invalidCollectionName(String)
     case database(String)
     /// The database file could not be written: the disk is full, the file system failed or is read-only.
@@ -115,6 +118,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
                 : "no collection named '\(TextTools.clipped(name))'; known: \(known.joined(separator: ", "))"
         case .duplicateCollection(let name):
             "a collection named '\(TextTools.clipped(name))' already exists (names are compared ignoring case)"
+        case .ambiguousCollection(let name, let candidates):
+            "collection name '\(TextTools.clipped(name))' is ambiguous; it is, ignoring case, the name of "
+                + candidates.map { "'\(TextTools.clipped($0))'" }.joined(separator: ", ") + "; type one as it is written ('trees doctor --repair' renames all but one)"
         case .invalidCollectionName(let name):
             "'\(TextTools.clipped(name))' is not a usable collection name; expected non-empty text other than 'none'"
         case .database(let message):

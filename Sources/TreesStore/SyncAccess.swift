@@ -468,14 +468,14 @@ extension StoreWriter {
             .map { SyncVersion(clock: $0[0], device: $0[1]) }
     }
 
-    /// A collection name not used by another collection: names are unique here, ignoring case, but
-    /// two stores may each create the same name. The one with the greater id is shown with its
-    /// short id, the same way on every store; each keeps its own spelling.
+    /// A collection name not used by another collection: names are unique here, ignoring case
+    /// (`TreeCollection.sameName`), but two stores may each create the same name. The one with the
+    /// greater id is shown with its short id, the same way on every store; each keeps its own spelling.
     private func uniqueCollectionName(_ name: String, id: String) throws -> String {
-        guard let other = try Row.fetchOne(db, sql: "SELECT id, name FROM collection WHERE name = ? COLLATE NOCASE AND id <> ?", arguments: [name, id]) else {
+        guard let other = try reader.collection(sameNameAs: name, other: UUID(uuidString: id)) else {
             return name
         }
-        let otherID: String = other[0], otherName: String = other[1]
+        let otherID = other.id.storageKey, otherName = other.name
         if otherID < id { return "\(name) (\(ShortID.of(storageKey: id)))" }
         try db.execute(sql: "UPDATE collection SET name = ? WHERE id = ?", arguments: ["\(otherName) (\(ShortID.of(storageKey: otherID)))", otherID])
         return name

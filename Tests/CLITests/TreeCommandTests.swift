@@ -110,7 +110,13 @@ import TreesTestSupport
         #expect(try t.run(["collection", "create", "North Block"]).stdout == "created collection 'North Block'\n")
         let dup = try t.run(["collection", "create", "north block"])
         #expect(dup.status == 1)
-        #expect(dup.stderr == "trees: a collection named 'north block' already exists (names are compared ignoring case)\n")
+        #expect(dup.stderr == "trees: a collection named 'North Block' already exists (names are compared ignoring case)\n")
+        // Beyond ASCII letters too.
+        #expect(try t.run(["collection", "create", "Äpfel Süd"]).status == 0)
+        let accented = try t.run(["collection", "create", "ÄPFEL SÜD"])
+        #expect(accented.status == 1)
+        #expect(accented.stderr == "trees: a collection named 'Äpfel Süd' already exists (names are compared ignoring case)\n")
+        #expect(try t.run(["collection", "rm", "äpfel süd", "--yes"]).stdout == "deleted collection 'Äpfel Süd'; its 0 trees are now in no collection\n")
         #expect(try t.run(["collection", "create", "apricots"]).status == 0)
 
         let a = try t.run(["add", "--lat", "1", "--lon", "2", "--species", "Apple", "--collection", "NORTH BLOCK"]).stdout.trimmingCharacters(in: .newlines)

@@ -266,16 +266,66 @@ import TreesTestSupport
     @Test func collectionNamesAreUniqueIgnoringCase() throws {
         let store = try open()
         _ = try store.write { try $0.createCollection(named: "Äpfel Nord") }
-        #expect(throws: StoreError.duplicateCollection("north")) {
+        #expect(throws: StoreError.duplicateCollection("North")) {
             _ = try store.write { w in _ = try w.createCollection(named: "North"); return try w.createCollection(named: "north") }
         }
         // The failed transaction left nothing behind, not even the first of its two collections.
         #expect(try store.collections().map(\.collection.name) == ["Äpfel Nord"])
         #expect(throws: StoreError.invalidCollectionName(" ")) { _ = try store.write { try $0.createCollection(named: " ") } }
         _ = try store.write { try $0.createCollection(named: "West") }
-        #expect(throws: StoreError.duplicateCollection("WEST")) { _ = try store.write { try $0.renameCollection("Äpfel Nord", to: "WEST") } }
+        #expect(throws: StoreError.duplicateCollection("West")) { _ = try store.write { try $0.renameCollection("Äpfel Nord", to: "WEST") } }
         // Renaming to a different case of its own name is allowed.
         #expect(try store.write { try $0.renameCollection("west", to: "WEST") }.name == "WEST")
+    }
+
+    /// Beyond ASCII too: a name that is another collection's but for case, in any script, or for
+    /// how its accents are composed, is refused, and finds that collection.
+    @Test(arguments: [("Äpfel Süd", "äpfel süd"), ("Äpfel Süd", "A\u{308}PFEL SU\u{308}D"), ("Lange Straße", "LANGE STRASSE"), ("Οδος", "ΟΔΟΣ"), ("Вишня", "вишня")])
+    func collectionNamesAreUniqueIgnoringCaseInEveryScript(name: String, other: String) throws {
+        let store = try open()
+        let c = try store.write { try $0.createCollection(named: name) }
+        #expect(throws: StoreError.duplicateCollection(name)) { _ = try store.write { try $0.createCollection(named: other) } }
+        #expect(throws: StoreError.duplicateCollection(name)) {
+            try store.write { try $0.insert(TreeCollection(name: other, createdAt: Self.t0)) }
+        }
+        #expect(try store.read { try $0.collection(named: other) } == c)
+        #expect(try store.write { try $0.collection(namedOrNew: other) } == c)
+        let west = try store.write { try $0.createCollection(named: "West") }
+        #expect(throws: StoreError.duplicateCollection(name)) { _ = try store.write { try $0.renameCollection("West", to: other) } }
+        // Its own name in another case is a rename.
+        #expect(try store.write { try $0.renameCollection(name, to: other) }.name == other)
+        #expect(Set(try store.collections().map(\.collection.id)) == [c.id, west.id])
+        #expect(Set(try store.collections().map(\.collection.name)) == [other, "West"])
+    }
+
+    /// A store from before names were compared beyond ASCII may hold "Straße" and "STRASSE": each
+    /// is found by its own spelling, a third spelling of both is ambiguous, and the doctor renames
+    /// the younger, after which the third spelling finds the older.
+    @Test func twoCollectionsOfOneNameFromAnOlderStore() throws {
+        let store = try open()
+        let older = UUID(uuidString: "0a2c7c3e-1d6b-4f0a-9d2e-3b1f5c8a7e21")!, younger = UUID(uuidString: "f3b9e2d1-5c4a-4b8e-a1f2-6d7c8e9f0a1b")!
+        try store.write { w in
+            for (id, name, at) in [(older, "Straße", "2026-01-01 08:00:00.000"), (younger, "STRASSE", "2026-02-01 08:00:00.000")] {
+                try w.db.execute(sql: "INSERT INTO collection (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)", arguments: [id.storageKey, name, at, at])
+            }
+        }
+        #expect(try store.read { try $0.collection(named: "Straße") }.id == older)
+        #expect(try store.read { try $0.collection(named: "strasse") }.id == younger)
+        #expect(throws: StoreError.ambiguousCollection("STRAẞE", candidates: ["STRASSE", "Straße"])) { try store.read { try $0.collection(named: "STRAẞE") } }
+        #expect(throws: StoreError.duplicateCollection("Straße")) { _ = try store.write { try $0.createCollection(named: "straẞe") } }
+
+        let expected = StoreFinding(table: "collection", row: 2, id: younger.storageKey, column: "name",
+                                    reason: "collection 'STRASSE' has the name of collection 'Straße', ignoring case", remedy: "renamed 'STRASSE (f3b9e2d1)'")
+        #expect(try store.examine() == [expected])
+        let versionBefore = try store.read { try Int.fetchOne($0.db, sql: "SELECT seq FROM collectionVersion WHERE collectionId = ?", arguments: [younger.storageKey]) }
+        let report = try store.repair(removingUnrepairable: false)
+        #expect(report == StoreRepairReport(findings: [expected], mended: 1, removed: 0, left: 0))
+        #expect(try store.examine().isEmpty)
+        #expect(try store.read { try $0.collection(named: "STRAẞE") }.id == older)
+        #expect(try store.read { try $0.collection(id: younger) }?.name == "STRASSE (f3b9e2d1)")
+        // The new name is a change a sync sends: the collection's change number moved on.
+        let versionAfter = try store.read { try Int.fetchOne($0.db, sql: "SELECT seq FROM collectionVersion WHERE collectionId = ?", arguments: [younger.storageKey]) }
+        #expect((versionAfter ?? 0) > (versionBefore ?? Int.max))
     }
 
     @Test func deletingACollectionKeepsItsTrees() throws {

@@ -6,7 +6,7 @@ import TreesStore
 struct CollectionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "collection",
-        abstract: "Manage collections (orchard blocks, streets, surveys). Names are unique ignoring case.",
+        abstract: "Manage collections (orchard blocks, streets, surveys). Names are unique ignoring case, in any script.",
         subcommands: [Create.self, List.self, Show.self, Rename.self, Remove.self, AddTrees.self, RemoveTrees.self]
     )
 
