@@ -74,6 +74,12 @@ extension TreeStore {
             if rebuild || found.contains(where: { $0.finding.table == "careEvent" && (mended + removed) > 0 }) {
                 try w.rebuildCareSummaries()
             }
+            // What is due follows them and the schedules: built again whole, or left for `due` to build.
+            if found.contains(where: { if case .rebuildDueCare? = $0.action { true } else { false } }) || (rebuild && (mended + removed) > 0) {
+                if let identifier = try w.reader.dueCareZone() {
+                    if let zone = TimeZone(identifier: identifier) { try w.rebuildDueCare(zone: zone) } else { try w.resetDueCare() }
+                }
+            }
             return StoreRepairReport(findings: found.map(\.finding), mended: mended, removed: removed, left: left)
         }
     }
@@ -90,6 +96,8 @@ struct StoreDoctor {
         case delete(table: String, row: Int64)
         /// Build the care log's summaries again from the log (done once, after the other mending).
         case rebuildCareSummaries
+        /// Build the table of what is due again (after the summaries, from which it is worked out).
+        case rebuildDueCare
     }
 
     struct Item {
@@ -129,7 +137,45 @@ struct StoreDoctor {
         items += try collectionsOfOneName(besides: items)
         // Summaries over damaged events would disagree with them trivially; mending those rebuilds them anyway.
         if !items.contains(where: { $0.finding.table == "careEvent" }) { items += try careSummaryDisagreements() }
+        // What is due is worked out from the schedules and the summaries: only once they are sound.
+        if !items.contains(where: { ["careEvent", "careSchedule", "careLatest", "tree"].contains($0.finding.table) }) {
+            items += try dueCareDisagreements()
+        }
         return items
+    }
+
+    /// The rows of the table of what is due (`careDue`, kept for one time zone once `due` has run
+    /// in it) that disagree with what the schedules and the last care of each kind make due: kept
+    /// by every write, but a store written by hand or by a faulty program can leave them behind,
+    /// and `due` would list them as they are. Repairing builds the table again.
+    func dueCareDisagreements() throws -> [Item] {
+        guard let identifier = try String.fetchOne(db, sql: "SELECT zone FROM careDueState") else { return [] }
+        guard let zone = TimeZone(identifier: identifier) else {
+            return [Item(finding: StoreFinding(table: "careDue", reason: "what is due is kept for the time zone '\(identifier)', which this system does not know",
+                                               remedy: "emptied ('trees due' builds it again)"),
+                         action: .rebuildDueCare)]
+        }
+        struct Due: Equatable { var due: Int64?; var last: Int64?; var species: String?; var variety: String?; var collection: String? }
+        var expected: [String: Due] = [:]
+        for d in try StoreReader(db: db).computedDueCare(today: Day(0), within: nil, zone: zone) {
+            expected[d.treeID.storageKey + " " + d.kind.name] = Due(due: Int64(d.due.number), last: d.lastDone.map { Int64($0.number) }, species: d.species,
+                                                                     variety: d.variety, collection: d.collectionID?.storageKey)
+        }
+        var differing = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT treeId, kind, dueDay, lastDay, species, variety, collectionId FROM careDue")
+        while let r = try rows.next() {
+            let key = (StoredValue.text(r[0]) ?? "") + " " + (StoredValue.text(r[1]) ?? "")
+            let kept = Due(due: (r[2] as DatabaseValue).storage.int64Value, last: (r[3] as DatabaseValue).storage.int64Value,
+                           species: StoredValue.text(r[4]), variety: StoredValue.text(r[5]), collection: StoredValue.text(r[6]))
+            if expected.removeValue(forKey: key) != kept { differing += 1 }
+        }
+        // Marks left by a write that did not finish its work, and rows missing from the table.
+        let stale = try Int.fetchOne(db, sql: "SELECT count(*) FROM careDueStale") ?? 0
+        let n = differing + expected.count + stale
+        guard n > 0 else { return [] }
+        return [Item(finding: StoreFinding(table: "careDue", reason: "\(n) row\(n == 1 ? "" : "s") of what is due disagree\(n == 1 ? "s" : "") with the schedules and the care log",
+                                           remedy: "built again from them"),
+                     action: .rebuildDueCare)]
     }
 
     /// The care log's summaries that no longer agree with it, as a count of what differs (a tree
@@ -405,7 +451,7 @@ struct StoreDoctor {
             }
         case .delete(let table, let row):
             try db.execute(sql: "DELETE FROM \(table) WHERE rowid = ?", arguments: [row])
-        case .rebuildCareSummaries:
+        case .rebuildCareSummaries, .rebuildDueCare:
             break  // `repair` rebuilds them once, after everything else
         }
     }

@@ -334,4 +334,57 @@ import TreesTestSupport
         let sql = try store.read { try String.fetchOne($0.db, sql: "SELECT sql FROM sqlite_master WHERE name = 'careDue_tree_insert'") }
         #expect(sql == CareDueSchema.treeInsertTrigger)
     }
+
+    /// A table of what is due that a faulty program changed (a day moved, a row gone, a row too
+    /// many, a mark left) is a finding of the doctor, which builds it again; `due` then answers
+    /// as the log does. One kept for a zone this system does not know is emptied.
+    @Test func theDoctorFindsAndRebuildsATableThatDisagrees() throws {
+        var rng = SplitMix64(seed: 5)
+        let zurich = try #require(TimeZone(identifier: "Europe/Zurich"))
+        try store.write { w in
+            let block = try w.createCollection(named: "Block 1")
+            for i in 0..<40 {
+                let t = tree("Apple", collection: i % 2 == 0 ? block.id : nil, &rng)
+                try w.insert(t)
+                try w.insert(CareEvent(treeID: t.id, kind: try CareKind("water"), date: moment(&rng), createdAt: Self.t0))
+                if i % 4 == 1 { try w.setSchedule(try schedule(.tree(t.id), &rng)) }
+            }
+            try w.setSchedule(CareSchedule(target: .collection(block.id), kind: try CareKind("water"), everyDays: 10,
+                                           from: try Day(parsing: "2025-01-01"), createdAt: Self.t0))
+        }
+        #expect(try store.keepDueCare(zone: zurich))
+        try expectAgreement("kept", zone: zurich)
+        #expect(try store.examine().isEmpty)
+        let rows = try store.read { try Int.fetchOne($0.db, sql: "SELECT count(*) FROM careDue") } ?? 0
+        #expect(rows >= 20)
+
+        try store.write { w in
+            try w.db.execute(sql: """
+                UPDATE careDue SET dueDay = dueDay + 3 WHERE (treeId, kind) IN (SELECT treeId, kind FROM careDue ORDER BY treeId LIMIT 1 OFFSET 2);
+                DELETE FROM careDue WHERE treeId = (SELECT treeId FROM careDue ORDER BY treeId DESC LIMIT 1);
+                INSERT INTO careDue (dueDay, treeId, kind, lastDay, species, variety, collectionId)
+                    SELECT 20000, id, 'graft', NULL, species, variety, collectionId FROM tree ORDER BY id LIMIT 1;
+                UPDATE careDue SET species = 'Pear' WHERE treeId = (SELECT treeId FROM careDue ORDER BY treeId LIMIT 1 OFFSET 5);
+                """)
+        }
+        let findings = try store.examine()
+        #expect(findings.count == 1)
+        #expect(findings.first?.table == "careDue")
+        #expect(findings.first?.reason.hasSuffix(" of what is due disagree with the schedules and the care log") == true, "\(findings)")
+        let counted = Int(findings.first?.reason.prefix { $0.isNumber } ?? "") ?? 0
+        #expect(counted >= 4, "\(findings)")
+        #expect(findings.first?.remedy == "built again from them")
+        let report = try store.repair(removingUnrepairable: false)
+        #expect(report.mended == 1 && report.left == 0)
+        try expectAgreement("rebuilt", zone: zurich)
+        #expect(try store.examine().isEmpty)
+
+        // A zone this system does not know: the table is emptied, and `due` works its answer out.
+        try store.write { w in try w.db.execute(sql: "UPDATE careDueState SET zone = 'Mars/Olympus_Mons'") }
+        #expect(try store.examine().map(\.reason) == ["what is due is kept for the time zone 'Mars/Olympus_Mons', which this system does not know"])
+        _ = try store.repair(removingUnrepairable: false)
+        #expect(try store.read { try $0.dueCareZone() } == nil)
+        #expect(try store.read { try Int.fetchOne($0.db, sql: "SELECT count(*) FROM careDue") } == 0)
+        #expect(try store.examine().isEmpty)
+    }
 }

@@ -10,16 +10,17 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Lists every value the store cannot read back as what its column holds (a date outside \
             years 0000 to 9999, text where a number belongs, a malformed id), every reference to a \
-            row that is gone, summaries of the care log (last care, health, monthly counts, harvest totals) \
-            that disagree with it, collections whose names are the same ignoring case (Äpfel and \
+            row that is gone, summaries of the care log (last care, health, monthly counts, harvest \
+            totals) that disagree with it, what is kept as due (trees due) that disagrees with the \
+            schedules and the log, collections whose names are the same ignoring case (Äpfel and \
             äpfel, which older stores allowed), and SQLite's own integrity findings. Reading needs no \
             write access. With --repair, in one transaction: a damaged date takes the row's other \
             date (or the current time), a damaged optional value is cleared, a blank species becomes \
-            Unknown, a dangling reference is cleared, the care log's summaries are built again from \
-            it, the younger of two collections of one name gets its short id after its name; each \
-            mended tree gets a history line saying what was \
-            there. A row whose id or position is damaged cannot be mended; --remove-unrepairable \
-            removes it. Exit status 0 when the store is sound (after repairing), 65 when damage remains.
+            Unknown, a dangling reference is cleared, the care log's summaries and what is due are \
+            built again, the younger of two collections of one name gets its short id after its \
+            name; each mended tree gets a history line saying what was there. A row whose id or \
+            position is damaged cannot be mended; --remove-unrepairable removes it. Exit status 0 \
+            when the store is sound (after repairing), 65 when damage remains.
             """
     )
 
