@@ -27,6 +27,9 @@ public final class TreeStore: Sendable {
     /// Where a store made unseen (`init(path:…unseenWhenNew: true)`) is until `publish()`; nil for
     /// any other store.
     public let unseenPath: String?
+    /// The folders made for a store made unseen, deepest first: `discardUnseen()` removes them
+    /// again (those still empty).
+    private let madeFolders: [String]
 
     /// SQLite's settings for the whole process (`trees_sqlite_configure`), made once, before the
     /// first store opens; nil when another part of the process had already started SQLite.
@@ -59,7 +62,13 @@ public final class TreeStore: Sendable {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         var exists = fm.fileExists(atPath: path, isDirectory: &isDirectory)
+        var missing: [String] = []
         if !exists {
+            var ancestor = folder
+            while !ancestor.isEmpty, ancestor != "/", !fm.fileExists(atPath: ancestor) {
+                missing.append(ancestor)
+                ancestor = URL(fileURLWithPath: ancestor).deletingLastPathComponent().path
+            }
             do {
                 try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
@@ -73,6 +82,7 @@ public final class TreeStore: Sendable {
                 }
                 isReadOnly = false
                 isNew = true
+                madeFolders = missing
                 return
             }
             // A store made here is complete and opened below as made; one another process made
@@ -82,6 +92,7 @@ public final class TreeStore: Sendable {
             }
         }
         unseenPath = nil
+        madeFolders = []
         if exists, isDirectory.boolValue { throw .cannotCreate(path: path, reason: "it is a directory") }
         let readOnly = exists && !Self.isWritable(path: path, folder: folder)
         isReadOnly = readOnly
@@ -171,11 +182,13 @@ public final class TreeStore: Sendable {
         return try StoreCreation.publish(temporary, at: path, folder: folder) == .created
     }
 
-    /// Closes a store made unseen and removes its file; nothing for any other store.
+    /// Closes a store made unseen and removes its file, and the folders made for it that are
+    /// still empty; nothing for any other store.
     public func discardUnseen() {
         guard let temporary = unseenPath else { return }
         try? queue.close()
         StoreCreation.removeFiles(of: temporary)
+        for folder in madeFolders where rmdir(folder) != 0 { break }
     }
 
     /// `PRAGMA journal_mode = WAL`, asked again while another connection holds the store in a way

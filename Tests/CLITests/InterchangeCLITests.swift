@@ -360,10 +360,9 @@ import TreesTestSupport
     }
 
     /// A first import of a file too large to be held until its commit (over 16 MiB), into a store
-    /// not made yet, on a disk that fills up: refused as an I/O failure; the store is left as every
-    /// command makes it, empty and no longer than a store made by importing no trees, and nothing else is left
-    /// in its folder.
-    @Test func aLargeFirstImportThatCannotBeWrittenLeavesAnEmptyStore() throws {
+    /// not made yet, on a disk that fills up: refused as an I/O failure, and nothing is left in the
+    /// store's folder, not even an empty store: the path holds no store, as before.
+    @Test func aLargeFirstImportThatCannotBeWrittenLeavesNoStore() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
         let source = t.folder.appendingPathComponent("large.gpx")
@@ -381,13 +380,39 @@ import TreesTestSupport
         let refused = try Self.runLimited(t, fileKiB: 4096, ["import", "--db", store, source.path])
         #expect(refused.status == 74, "\(refused.stderr)")
         #expect(refused.stderr == "trees: cannot write the database: disk I/O error; nothing was imported\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["trees.sqlite"])
-        let empty = t.folder.appendingPathComponent("empty.sqlite").path
-        try t.makeEmptyStore(at: empty)
-        #expect(try Self.size(store) == (try Self.size(empty)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
         let list = try t.run(["list", "--json", "--db", store])
-        #expect(list.status == 0, "\(list.stderr)")
-        #expect(list.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        #expect(list.status == 66, "\(list)")
+        #expect(list.stderr == "trees: no store at \(store) (named by --db); trees import, add or capture makes one\n")
+        // With room, the same import makes the store.
+        let imported = try t.run(["import", "--db", store, source.path])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.stdout.hasPrefix("Imported 36000 trees"), "\(imported)")
+    }
+
+    /// An import refused for its file (malformed GPX, JSON or CSV) into a store not made yet leaves
+    /// no store, and no folder it would have made for one; into a folder that was there, the folder
+    /// stays, empty. A reading command then finds no store there.
+    @Test(arguments: [
+        ("bad.gpx", #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="47.1" lon="8.5"><name>Fig</name></wpt><wpt lat="x"#),
+        ("bad.json", #"{"collections": [], "trees": [{"species": "Fig", "latitude": 47.1, "longitude": 8.5,}]}"#),
+        ("bad.csv", "latitude,longitude,species\n47.1,8.5,Fig\n\"47.2,8.5,Plum\n"),
+    ])
+    func aRefusedFirstImportLeavesNoStore(name: String, content: String) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = try t.scratch.write(name, content)
+        let store = t.folder.appendingPathComponent("new/deeper/trees.sqlite").path
+        let refused = try t.run(["import", file, "--db", store])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.stderr.hasPrefix("trees: \(file):"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: t.folder.appendingPathComponent("new").path))
+        let there = t.folder.appendingPathComponent("there")
+        try FileManager.default.createDirectory(at: there, withIntermediateDirectories: true)
+        #expect(try t.run(["import", file, "--db", there.path + "/trees.sqlite"]).status == 65)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: there.path) == [])
+        let list = try t.run(["list", "--db", store])
+        #expect(list.status == 66, "\(list)")
     }
 
     static func size(_ path: String) throws -> Int {

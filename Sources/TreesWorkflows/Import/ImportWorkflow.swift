@@ -83,8 +83,10 @@ public struct ImportWorkflow: Sendable {
     /// so far. Fails with a `WorkflowError`.
     ///
     /// A store `opening` makes unseen (`TreeStore.init(…unseenWhenNew: true)`) is given its name once
-    /// the import ends, however it ends, as a store any other command made would be kept. When
-    /// another process made a store of that name meanwhile, the file is read again into that one.
+    /// the import has stored its trees (none, for a file that holds none). An import that fails
+    /// (a malformed file, a full disk) or only looks (`dryRun`) leaves no store where there was
+    /// none. When another process made a store of that name meanwhile, the file is read again into
+    /// that one.
     public func run(_ input: InputFile, opening: () throws -> TreeStore,
                     progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
         switch try runOnce(input, opening: opening, progress: progress) {
@@ -138,8 +140,9 @@ public struct ImportWorkflow: Sendable {
         if let unseen = store.unseenPath { InterruptCleanup.arm(unseen, companions: ["-wal", "-shm"]) }
         defer { if store.unseenPath != nil { InterruptCleanup.disarm() } }
         let result = Result<Report, any Error> { try importing(into: store, input: input, format: format, pipeline: pipeline) }
-        if store.unseenPath != nil && dryRun {
-            // A dry run stores nothing: not even the empty store it read the file against.
+        let failed = if case .failure = result { true } else { false }
+        if store.unseenPath != nil && (dryRun || failed) {
+            // Nothing was stored: not even the empty store the file was read against is kept.
             store.discardUnseen()
         } else if store.unseenPath != nil {
             let published: Bool
