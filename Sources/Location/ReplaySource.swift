@@ -31,6 +31,13 @@ public struct ReplaySource: LocationSource {
 
     public var description: String { "replay:\(path)" }
 
+    /// Refuses a track that replaying would refuse at once (missing, unreadable, a folder), as
+    /// replaying would, without reading it: for a command to do before it changes anything.
+    public static func checkReadable(_ path: String) throws {
+        guard path != "-" else { return }
+        _ = try ReplayFile(path: path)
+    }
+
     /// Reads the whole track, calling `handle` for every epoch's fix (with or without a position)
     /// at its paced moment, and returns what the reader counted.
     ///

@@ -383,7 +383,9 @@ public struct StoreWriter {
         return changed
     }
 
-    static func validName(_ name: String) throws -> String {
+    /// `name` without the blanks around it, or `StoreError.invalidCollectionName` when it cannot
+    /// name a collection (empty, `none`, more than one line, a NUL character).
+    public static func validName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, !TreeCollection.meansNone(trimmed), !trimmed.contains(where: \.isNewline), !StoredValue.hasNUL(trimmed) else {
             throw StoreError.invalidCollectionName(name)

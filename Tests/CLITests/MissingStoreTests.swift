@@ -60,6 +60,33 @@ import TreesTestSupport
         #expect(listed.status == 0 && listed.stdout.contains("Apple"), "\(listed)")
     }
 
+    /// A command that would bring something in but is refused before it does (a name that cannot
+    /// be a collection's, a track that cannot be read, a source that cannot be, a position off the
+    /// Earth) makes no store, and no folder for one.
+    @Test(arguments: [
+        (["collection", "create", "none"], 64, "trees: 'none' is not a usable collection name; expected non-empty text other than 'none'\n"),
+        (["capture", "--auto", "--species", "Fig", "--source", "replay:MISSING"], 66, "trees: cannot open MISSING: No such file or directory\n"),
+        (["capture", "--auto", "--species", "Fig", "--source", "replay:FOLDER"], 66, "trees: cannot open FOLDER: it is a folder; give an NMEA track file\n"),
+        (["capture", "--auto", "--species", "Fig", "--source", "gpsd://localhost:99999"], 64, nil),
+        (["add", "--lat", "91", "--lon", "8", "--species", "Fig"], 64, "trees: latitude 91 is out of range; expected degrees between -90 and 90\n"),
+    ] as [([String], Int32, String?)])
+    func aCreatingCommandRefusedBeforeItBringsAnythingMakesNoStore(arguments: [String], status: Int32, message: String?) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let missing = t.scratch.path("missing.nmea"), folder = t.scratch.path("tracks")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let given = arguments.map { $0.replacingOccurrences(of: "MISSING", with: missing).replacingOccurrences(of: "FOLDER", with: folder) }
+        let path = t.scratch.path("new/trees.sqlite")
+        let r = try t.run(given + ["--db", path])
+        #expect(r.status == status, "\(arguments): \(r)")
+        if let message {
+            #expect(r.stderr == message.replacingOccurrences(of: "MISSING", with: missing).replacingOccurrences(of: "FOLDER", with: folder), "\(arguments)")
+        } else {
+            #expect(r.stderr.hasPrefix("trees: invalid source 'gpsd://localhost:99999': the port '99999' is not a number from 1 to 65535."), "\(arguments): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: t.scratch.path("new")), "\(arguments) made the store's folder")
+    }
+
     /// A dry run stores nothing, not even the store it read the file against.
     @Test func aDryRunImportIntoANewStoreLeavesNoFile() throws {
         let t = try TreesProcess()

@@ -92,6 +92,11 @@ struct CaptureCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A source that cannot be (a malformed address, a track that cannot be read) is refused
+        // before a store is made for what it would bring.
+        if case .replay(let path, _) = try GPSCommand.spec(sourceOptions) {
+            do { try ReplaySource.checkReadable(path) } catch { throw CLIError.from(error) }
+        }
         let db = try store.open(creating: update == nil)
         let existing = try update.map { try db.tree(matching: $0) }
         let survey = SurveySettings(requiredFix: try CaptureDefaults.requiredFix(requireFix, store: db),

@@ -17,6 +17,8 @@ struct CollectionCommand: AsyncParsableCommand {
         @Flag(help: "Print the collection as JSON.") var json = false
 
         func run() async throws {
+            // A name that cannot be is refused before a store is made for it.
+            do { _ = try StoreWriter.validName(name) } catch { throw CLIError.from(error) }
             let db = try store.open(creating: true)
             let c = try db.write { w in try w.createCollection(named: name) }
             if json { Output.json(c.json(treeCount: 0)) } else { Output.line("created collection '\(c.name)'") }
