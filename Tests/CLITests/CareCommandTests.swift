@@ -423,7 +423,9 @@ import TreesTestSupport
         #expect(refused.status == 65, "\(refused)")
         #expect(refused.stderr.hasPrefix("trees: \(damaged.path):"), "\(refused)")
         #expect(refused.stderr.hasSuffix(": <trees:care> kind \"  \" is not a kind of care\n"), "\(refused)")
-        #expect(try c.run(["list", "--json"]).stdout == "[]\n")
+        // Nothing imported: not even the store the file was read against is left.
+        #expect(!FileManager.default.fileExists(atPath: c.database))
+        #expect(try c.run(["list", "--json"]).status == 66)
     }
 
     /// Every refusal names the value and what would be right, exits 64 and leaves the store as it was.

@@ -183,8 +183,10 @@ import TreesTestSupport
         try "species,lat,lon\nApple,1,2\nPear,x,2\n".write(to: bad, atomically: true, encoding: .utf8)
         let r = try refused.run(["import", bad.path])
         #expect(r.status == 65)
-        #expect(try Program.run("/usr/bin/sqlite3", [refused.database, "SELECT count(*) FROM tree; PRAGMA journal_mode; PRAGMA integrity_check"]).stdout == "0\nwal\nok\n")
-        #expect(!FileManager.default.fileExists(atPath: refused.database + "-journal"))
+        // Refused into a new store: no store is left, nor any file of one.
+        for suffix in ["", "-journal", "-wal", "-shm"] { #expect(!FileManager.default.fileExists(atPath: refused.database + suffix)) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: refused.database).deletingLastPathComponent().path)
+            .filter { $0.contains("trees") } == [], "no unseen file is left either")
     }
 
     @Test func dryRunStoresNothing() throws {

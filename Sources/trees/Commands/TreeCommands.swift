@@ -108,46 +108,62 @@ struct ListCommand: AsyncParsableCommand {
                 filter.collection = scope.map { .collection($0.id) } ?? .unassigned
             }
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
+            // Trees are written as they are read (twice, for a table: once to measure its
+            // columns, once to write its rows, in one snapshot): a listing of a million trees
+            // holds one tree at a time.
             if json {
-                var items: [JSON] = []
                 let withPhotos = try r.treeIDsWithPhotos()
-                var trees: [Tree] = []
-                try r.forEachTree(filter, limit: limit) { trees.append($0) }
-                for t in trees {
+                var array = JSONArrayStream()
+                try r.forEachTree(filter, limit: limit) { t in
                     let photos = withPhotos.contains(t.id) ? try r.photos(of: t.id) : []
-                    items.append(t.json(collectionName: t.collectionID.flatMap { names[$0] }, photos: photos))
+                    array.append(t.json(collectionName: t.collectionID.flatMap { names[$0] }, photos: photos))
                 }
-                Output.json(.array(items))
+                array.finish()
                 return
             }
-            var trees: [Tree] = []
-            try r.forEachTree(filter, limit: limit) { trees.append($0) }
             // The health column whenever any tree of the store has a status, filled for the trees listed.
             let healthColumn = try r.hasHealthStatus()
-            let health = healthColumn ? try r.health(ofTrees: trees.map(\.id)) : [:]
             // The fix quality's column (`RTK`, `FLT`, `DGPS` …) only when a listed tree has a marker:
             // a list of plain GPS trees reads as it always did.
-            let rows: [(cells: [String], marker: String?)] = trees.map { t in
-                ([
+            let fixColumn = 4
+            func cells(_ t: Tree, _ health: HealthStatus?) -> [String] {
+                [
                     t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""),
-                    terminal.badge(metres: t.horizontalAccuracy),
+                    terminal.badge(metres: t.horizontalAccuracy), FixQuality.marker(t.capture.fixStatus) ?? "",
                     TerminalText.escaped(t.collectionID.flatMap { names[$0] } ?? ""), Format.date(t.createdAt),
-                ] + (healthColumn ? [health[t.id]?.rawValue ?? ""] : []), FixQuality.marker(t.capture.fixStatus))
+                ] + (healthColumn ? [health?.rawValue ?? ""] : [])
             }
-            let markers = rows.contains { $0.marker != nil }
-            var headers = ["ID", "SPECIES", "VARIETY", "ACCURACY", "COLLECTION", "CREATED"] + (healthColumn ? ["HEALTH"] : [])
-            if markers { headers.insert("FIX", at: 4) }
-            var table = TextTable(headers: headers)
-            for (cells, marker) in rows {
-                var row = cells
-                if markers { row.insert(marker ?? "", at: 4) }
-                table.rows.append(row)
+            var table = StreamedTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "FIX", "COLLECTION", "CREATED"] + (healthColumn ? ["HEALTH"] : []),
+                                      terminal: terminal)
+            var markers = false
+            try r.forEachTree(filter, limit: limit) { t in
+                let row = cells(t, nil)
+                if !row[fixColumn].isEmpty { markers = true }
+                table.measure(row)
             }
-            if table.rows.isEmpty {
+            guard table.count > 0 else {
                 StandardError.write("no trees\n")
-            } else {
-                Output.human(table.render(terminal: terminal))
+                return
             }
+            if !markers { table.remove(column: fixColumn) }
+            table.writeHeader()
+            // Health is looked up for a batch of trees at a time (one indexed look each).
+            var batch: [Tree] = []
+            func writeBatch() throws {
+                let health = healthColumn ? try r.health(ofTrees: batch.map(\.id)) : [:]
+                for t in batch {
+                    var row = cells(t, health[t.id])
+                    if !markers { row.remove(at: fixColumn) }
+                    table.write(row)
+                }
+                batch.removeAll(keepingCapacity: true)
+            }
+            try r.forEachTree(filter, limit: limit) { t in
+                batch.append(t)
+                if batch.count == 1_000 { try writeBatch() }
+            }
+            try writeBatch()
+            table.flush()
         }
     }
 }

@@ -31,7 +31,7 @@ enum JSON {
         return out
     }
 
-    private func write(to out: inout [UInt8], indent: Int?, level: Int) {
+    func write(to out: inout [UInt8], indent: Int?, level: Int) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
@@ -129,3 +129,27 @@ extension TreeCollection {
     }
 }
 
+/// A JSON array written to standard output element by element, byte for byte as `Output.json`
+/// writes `.array` of the same elements: for listings too long to hold (a million trees).
+struct JSONArrayStream {
+    private var out: [UInt8] = []
+    private var count = 0
+
+    mutating func append(_ item: JSON) {
+        out.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
+        out.append(contentsOf: "\n  ".utf8)
+        item.write(to: &out, indent: 2, level: 1)
+        count += 1
+        if out.count >= 1 << 16 {
+            out.withUnsafeBytes { Output.write($0) }
+            out.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Closes the array (`[]` when nothing was appended) and writes out what is waiting.
+    mutating func finish() {
+        out.append(contentsOf: (count == 0 ? "[]\n" : "\n]\n").utf8)
+        out.withUnsafeBytes { Output.write($0) }
+        out.removeAll()
+    }
+}

@@ -167,23 +167,26 @@ struct TextTable {
         // Built as bytes: appending to a String cell by cell is most of the time of a long listing.
         var out: [UInt8] = []
         out.reserveCapacity((widths.reduce(0, +) + 2 * widths.count + 1) * rows.count + 256)
-        func line(_ cells: [String], _ cellWidth: (Int) -> Int) {
-            for (i, cell) in cells.enumerated() {
-                if i > 0 { out.append(0x20); out.append(0x20) }
-                var cell = cell
-                cell.withUTF8 { out.append(contentsOf: $0) }
-                if i < cells.count - 1, i < widths.count {
-                    let pad = widths[i] - cellWidth(i)
-                    if pad > 0 { out.append(contentsOf: repeatElement(0x20, count: pad)) }
-                }
-            }
-            out.append(0x0A)
-        }
         Self.appendHeader(headers, widths: widths, terminal: terminal, to: &out)
         for (row, w) in zip(rows, cellWidths) {
-            line(row) { $0 < w.count ? w[$0] : 0 }
+            Self.appendRow(row, widths: widths, to: &out) { $0 < w.count ? w[$0] : 0 }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One line of cells two spaces apart, each but the last padded to its column's width
+    /// (`cellWidth` gives a cell's visible width).
+    static func appendRow(_ cells: [String], widths: [Int], to out: inout [UInt8], cellWidth: (Int) -> Int) {
+        for (i, cell) in cells.enumerated() {
+            if i > 0 { out.append(0x20); out.append(0x20) }
+            var cell = cell
+            cell.withUTF8 { out.append(contentsOf: $0) }
+            if i < cells.count - 1, i < widths.count {
+                let pad = widths[i] - cellWidth(i)
+                if pad > 0 { out.append(contentsOf: repeatElement(0x20, count: pad)) }
+            }
+        }
+        out.append(0x0A)
     }
 
     /// The header line, in bold: each name but the last padded to its column's width.
@@ -200,6 +203,57 @@ struct TextTable {
         var ascii = true
         for b in cell.utf8 where b >= 0x80 || b == 0x1B { ascii = false; break }
         return ascii ? cell.utf8.count : ANSI.strip(cell).count
+    }
+}
+
+/// A text table laid out as `TextTable` lays it out, written a row at a time, for listings too long
+/// to hold (a million trees): a first pass over the rows measures its columns (`measure`), a
+/// second writes them (`write`) as they come, so memory stays that of one row and a line.
+struct StreamedTable {
+    private(set) var headers: [String]
+    private(set) var widths: [Int]
+    /// Rows measured.
+    private(set) var count = 0
+    private var out: [UInt8] = []
+    private let terminal: Terminal
+
+    init(headers: [String], terminal: Terminal) {
+        self.headers = headers
+        widths = headers.map(\.count)
+        self.terminal = terminal
+    }
+
+    /// Widens the columns to `cells` (the last column is never padded, so it is not measured).
+    mutating func measure(_ cells: [String]) {
+        for (i, cell) in cells.enumerated() where i < widths.count - 1 {
+            let w = TextTable.visibleWidth(cell)
+            if w > widths[i] { widths[i] = w }
+        }
+        count += 1
+    }
+
+    /// Leaves out the column at `index` (one no row has anything in), before writing.
+    mutating func remove(column index: Int) {
+        headers.remove(at: index)
+        widths.remove(at: index)
+    }
+
+    /// Writes the header line, once, after measuring.
+    mutating func writeHeader() {
+        TextTable.appendHeader(headers, widths: widths, terminal: terminal, to: &out)
+    }
+
+    /// Writes a row measured before (with the same columns left out).
+    mutating func write(_ cells: [String]) {
+        TextTable.appendRow(cells, widths: widths, to: &out) { TextTable.visibleWidth(cells[$0]) }
+        if out.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes out what is waiting; after the last row.
+    mutating func flush() {
+        guard !out.isEmpty else { return }
+        Output.human(String(decoding: out, as: UTF8.self))
+        out.removeAll(keepingCapacity: true)
     }
 }
 
