@@ -224,40 +224,51 @@ struct CareListCommand: AsyncParsableCommand {
         var filter = CareFilter(kind: try kind.map(CareValues.kind), since: try since.map { try CareValues.moment($0, option: "--since") },
                                 limit: limit)
         let db = try store.open()
-        let entries = try db.read { r -> [CareEntry] in
+        // Events are written as they are read (twice for the table: once to measure its columns,
+        // once to write them, in one snapshot), never held all at once: a log may hold millions.
+        try db.read { r in
             if let id { filter.scope = .tree(try CareValues.tree(id, in: r).id) }
             if let collection { filter.scope = .collection(try CareValues.collection(collection, in: r).id) }
-            return try r.careEntries(filter)
-        }
-        if json {
-            let library = db.photoLibrary
-            let photos = try db.read { r in
-                try entries.filter { $0.photoCount > 0 }.map { ($0.event.id, try r.photos(ofCareEvent: $0.event.id)) }
+            if json {
+                let library = db.photoLibrary
+                var array = JSONArrayStream()
+                try r.forEachCareEntry(filter) { entry in
+                    let photos = entry.photoCount > 0 ? try r.photos(ofCareEvent: entry.event.id) : []
+                    array.append(CareValues.json(entry.event, species: entry.species, photos: photos.map { ($0, library.path(of: $0)) }))
+                }
+                array.finish()
+                return
             }
-            let byEvent = Dictionary(uniqueKeysWithValues: photos)
-            Output.json(.array(entries.map { entry in
-                CareValues.json(entry.event, species: entry.species,
-                                photos: (byEvent[entry.event.id] ?? []).map { ($0, library.path(of: $0)) })
-            }))
-            return
+            // A photos column once any listed event has photos.
+            let photosColumn = 8
+            func cells(_ entry: CareEntry) -> [String] {
+                let e = entry.event
+                return [
+                    ShortID.of(e.id), ShortID.of(e.treeID), TerminalText.escaped(entry.species), Format.date(e.date),
+                    TerminalText.escaped(e.kind.name), TerminalText.escaped(e.quantity?.text ?? ""), e.health?.rawValue ?? "",
+                    TerminalText.escaped(e.who ?? ""), entry.photoCount == 0 ? "" : String(entry.photoCount), TerminalText.escaped(e.notes ?? ""),
+                ]
+            }
+            var table = StreamedTable(headers: ["EVENT", "TREE", "SPECIES", "DATE", "KIND", "QUANTITY", "HEALTH", "WHO", "PHOTOS", "NOTES"],
+                                      terminal: .current)
+            var withPhotos = false
+            try r.forEachCareEntry(filter) { entry in
+                if entry.photoCount > 0 { withPhotos = true }
+                table.measure(cells(entry))
+            }
+            guard table.count > 0 else {
+                StandardError.write("no care events\n")
+                return
+            }
+            if !withPhotos { table.remove(column: photosColumn) }
+            table.writeHeader()
+            try r.forEachCareEntry(filter) { entry in
+                var row = cells(entry)
+                if !withPhotos { row.remove(at: photosColumn) }
+                table.write(row)
+            }
+            table.flush()
         }
-        guard !entries.isEmpty else {
-            StandardError.write("no care events\n")
-            return
-        }
-        // A photos column once any listed event has photos.
-        let withPhotos = entries.contains { $0.photoCount > 0 }
-        var table = TextTable(headers: ["EVENT", "TREE", "SPECIES", "DATE", "KIND", "QUANTITY", "HEALTH", "WHO"]
-                              + (withPhotos ? ["PHOTOS"] : []) + ["NOTES"])
-        for entry in entries {
-            let e = entry.event
-            table.rows.append([
-                ShortID.of(e.id), ShortID.of(e.treeID), TerminalText.escaped(entry.species), Format.date(e.date),
-                TerminalText.escaped(e.kind.name), TerminalText.escaped(e.quantity?.text ?? ""), e.health?.rawValue ?? "",
-                TerminalText.escaped(e.who ?? ""),
-            ] + (withPhotos ? [entry.photoCount == 0 ? "" : String(entry.photoCount)] : []) + [TerminalText.escaped(e.notes ?? "")])
-        }
-        Output.human(table.render(terminal: .current))
     }
 }
 

@@ -55,24 +55,36 @@ struct CollectionCommand: AsyncParsableCommand {
             let terminal = Terminal.current
             try db.read { r in
                 let c = try r.collection(named: name)
-                let trees = try r.trees(TreeFilter(collection: .collection(c.id)))
+                // Its trees are written as they are read (twice for the table: once to measure its
+                // columns, once to write them), never held all at once: a collection may hold a
+                // million surveyed trees.
+                let filter = TreeFilter(collection: .collection(c.id))
                 if json {
-                    Output.json(.object([
-                        ("collection", c.json(treeCount: trees.count)),
-                        ("trees", .array(trees.map { $0.json(collectionName: c.name) })),
-                    ]))
+                    var head = Array("{\n  \"collection\": ".utf8)
+                    c.json(treeCount: try r.count(filter)).write(to: &head, indent: 2, level: 1)
+                    head.append(contentsOf: ",\n  \"trees\": ".utf8)
+                    var array = JSONArrayStream(level: 1, after: head)
+                    try r.forEachTree(filter) { array.append($0.json(collectionName: c.name)) }
+                    array.finish(then: "\n}\n")
                     return
                 }
-                Output.line("\(terminal.bold(TerminalText.escaped(c.name))): \(trees.count) tree\(trees.count == 1 ? "" : "s"), created \(Format.date(c.createdAt))")
+                func cells(_ t: Tree) -> [String] {
+                    [t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""), terminal.badge(metres: t.horizontalAccuracy),
+                     Format.date(t.createdAt)]
+                }
+                var table = StreamedTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "CREATED"], terminal: terminal)
                 var counts: [String: Int] = [:]
-                for t in trees { counts[t.species, default: 0] += 1 }
+                try r.forEachTree(filter) { t in
+                    counts[t.species, default: 0] += 1
+                    table.measure(cells(t))
+                }
+                let n = table.count
+                Output.line("\(terminal.bold(TerminalText.escaped(c.name))): \(n) tree\(n == 1 ? "" : "s"), created \(Format.date(c.createdAt))")
                 if !counts.isEmpty {
                     Output.line(counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\(TerminalText.escaped($0.key)) \($0.value)" }.joined(separator: ", "))
-                    var table = TextTable(headers: ["ID", "SPECIES", "VARIETY", "ACCURACY", "CREATED"])
-                    for t in trees {
-                        table.rows.append([t.shortID, TerminalText.escaped(t.species), TerminalText.escaped(t.variety ?? ""), terminal.badge(metres: t.horizontalAccuracy), Format.date(t.createdAt)])
-                    }
-                    Output.human(table.render(terminal: terminal))
+                    table.writeHeader()
+                    try r.forEachTree(filter) { table.write(cells($0)) }
+                    table.flush()
                 }
             }
         }

@@ -130,15 +130,23 @@ extension TreeCollection {
 }
 
 /// A JSON array written to standard output element by element, byte for byte as `Output.json`
-/// writes `.array` of the same elements: for listings too long to hold (a million trees).
+/// writes `.array` of the same elements (at `level`, after `prefix`): for listings too long to
+/// hold (a million trees).
 struct JSONArrayStream {
-    private var out: [UInt8] = []
+    private var out: [UInt8]
+    private let level: Int
     private var count = 0
+
+    init(level: Int = 0, after prefix: [UInt8] = []) {
+        self.level = level
+        out = prefix
+    }
 
     mutating func append(_ item: JSON) {
         out.append(count == 0 ? UInt8(ascii: "[") : UInt8(ascii: ","))
-        out.append(contentsOf: "\n  ".utf8)
-        item.write(to: &out, indent: 2, level: 1)
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * (level + 1)))
+        item.write(to: &out, indent: 2, level: level + 1)
         count += 1
         if out.count >= 1 << 16 {
             out.withUnsafeBytes { Output.write($0) }
@@ -146,9 +154,16 @@ struct JSONArrayStream {
         }
     }
 
-    /// Closes the array (`[]` when nothing was appended) and writes out what is waiting.
-    mutating func finish() {
-        out.append(contentsOf: (count == 0 ? "[]\n" : "\n]\n").utf8)
+    /// Closes the array (`[]` when nothing was appended), then `suffix`, and writes out what is waiting.
+    mutating func finish(then suffix: String = "\n") {
+        if count == 0 {
+            out.append(contentsOf: "[]".utf8)
+        } else {
+            out.append(0x0A)
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(contentsOf: suffix.utf8)
         out.withUnsafeBytes { Output.write($0) }
         out.removeAll()
     }
