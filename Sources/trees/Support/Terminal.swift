@@ -118,35 +118,49 @@ enum Format {
     /// `mm`, `ss`, `ZZZZZ` and literal separators), in the proleptic Gregorian calendar: a stored
     /// date shows as the same calendar day as its ISO 8601 text, even before 1582 where
     /// Foundation's formatters switch to the Julian calendar.
-    static func local(_ pattern: String, _ date: Date) -> String {
+    static func local(_ pattern: StaticString, _ date: Date) -> String {
         let offset = zone.secondsFromGMT(for: date)
         guard let f = UTCFields(date.addingTimeInterval(TimeInterval(offset))) else { return "?" }
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
-        var out = ""
-        var rest = Substring(pattern)
-        while let c = rest.first {
-            let run = rest.prefix { $0 == c }
-            rest = rest.dropFirst(run.count)
-            switch (c, run.count) {
-            case ("y", _):
-                let y = String(abs(f.year))
-                out += (f.year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - y.count)) + y
-            case ("M", _): out += two(f.month)
-            case ("d", _): out += two(f.day)
-            case ("H", _): out += two(f.hour)
-            case ("m", _): out += two(f.minute)
-            case ("s", _): out += two(f.second)
-            case ("Z", _):
-                if offset == 0 {
-                    out += "Z"
-                } else {
-                    let m = abs(offset) / 60
-                    out += (offset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
+        // Written as bytes, a run of one pattern letter at a time: a listing formats a date a row.
+        var out: [UInt8] = []
+        out.reserveCapacity(26)
+        func two(_ v: Int) {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v / 10 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10))
+        }
+        pattern.withUTF8Buffer { p in
+            var i = 0
+            while i < p.count {
+                let c = p[i]
+                var run = 1
+                while i + run < p.count, p[i + run] == c { run += 1 }
+                switch c {
+                case UInt8(ascii: "y"):
+                    if f.year < 0 { out.append(UInt8(ascii: "-")) }
+                    let digits = Array(String(abs(f.year)).utf8)
+                    out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 4 - digits.count)))
+                    out.append(contentsOf: digits)
+                case UInt8(ascii: "M"): two(f.month)
+                case UInt8(ascii: "d"): two(f.day)
+                case UInt8(ascii: "H"): two(f.hour)
+                case UInt8(ascii: "m"): two(f.minute)
+                case UInt8(ascii: "s"): two(f.second)
+                case UInt8(ascii: "Z"):
+                    if offset == 0 {
+                        out.append(UInt8(ascii: "Z"))
+                    } else {
+                        let m = abs(offset) / 60
+                        out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+                        two(m / 60)
+                        out.append(UInt8(ascii: ":"))
+                        two(m % 60)
+                    }
+                default: out.append(contentsOf: p[i..<(i + run)])
                 }
-            default: out += run
+                i += run
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static let zone = TimeZone.current
