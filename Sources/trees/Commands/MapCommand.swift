@@ -51,11 +51,27 @@ struct MapCommand: AsyncParsableCommand {
     func run() async throws {
         let db = try store.open()
         let library = db.photoLibrary
-        var budget = Self.previewBudget
+        let generatedAt = db.now()
+        var output: OutputFile?
+        var destination: OutputDestination?
         // A store this user may only read can be mapped; only a new --labels choice needs a write.
-        let (page, collectionName) = try (labels == nil ? db.read { r in try makePage(r, now: db.now(), remember: nil) }
-            : db.write { w in try makePage(w.reader, now: w.now, remember: w) })
-        func makePage(_ r: StoreReader, now: Date, remember w: StoreWriter?) throws -> (MapPage, String?) {
+        do {
+            if labels == nil {
+                try db.read { r in try writePage(r, now: generatedAt, remember: nil) }
+            } else {
+                try db.write { w in try writePage(w.reader, now: w.now, remember: w) }
+            }
+            try output?.commit()
+        } catch {
+            output?.abandon()
+            throw error
+        }
+        if let path = destination?.path { Output.line(path) }
+
+        /// Two passes over the trees, in one snapshot: the first gathers what the page says of them
+        /// all (their middle, the legends), the second writes them a tree at a time, so the page's
+        /// memory is that of one tree however many it shows.
+        func writePage(_ r: StoreReader, now: Date, remember w: StoreWriter?) throws {
             var filter = TreeFilter()
             var chosen: TreeCollection?
             if let scope = try resolveCollection(collection, in: r) {
@@ -70,36 +86,52 @@ struct MapCommand: AsyncParsableCommand {
                 chosenLabels = try r.preference(.mapLabels).flatMap(MapPage.Labels.init(rawValue:)) ?? .species
             }
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
-            let health = try r.healthByTree()
-            var items: [MapPage.Item] = []
-            try r.forEachTree(filter) { t in
-                let photos = try r.photos(of: t.id).map { p in
-                    var uri: String?
-                    if budget > 0, let preview = library.preview(of: p, maxBytes: Self.previewLimit), preview.bytes.count <= budget {
-                        budget -= preview.bytes.count
-                        uri = "data:\(preview.mimeType);base64," + Data(preview.bytes).base64EncodedString()
-                    }
-                    return MapPage.EmbeddedPhoto(id: p.id, format: p.format, capturedAt: p.capturedAt, dataURI: uri)
+            let anyHealth = try r.hasHealthStatus()
+            let withPhotos = try r.treeIDsWithPhotos()
+            /// Visits the trees a thousand at a time, with their health (one indexed look each).
+            func eachBatch(_ body: ([Tree], [UUID: HealthStatus]) throws -> Void) throws {
+                var batch: [Tree] = []
+                func handOver() throws {
+                    try body(batch, anyHealth ? try r.health(ofTrees: batch.map(\.id)) : [:])
+                    batch.removeAll(keepingCapacity: true)
                 }
-                items.append(MapPage.Item(tree: t, collectionName: t.collectionID.flatMap { names[$0] }, photos: photos, health: health[t.id]))
+                try r.forEachTree(filter) { t in
+                    batch.append(t)
+                    if batch.count == 1_000 { try handOver() }
+                }
+                try handOver()
             }
+            var summary = MapPage.Summary()
+            try eachBatch { trees, health in for t in trees { summary.add(t, health: health[t.id]) } }
             // Refused inside the transaction, so a remembered --labels choice is not stored either.
-            guard !items.isEmpty else { throw CLIError("no trees to map", status: .failure) }
+            guard summary.count > 0 else { throw CLIError("no trees to map", status: .failure) }
             let title = chosen.map { "Trees — \($0.name)" } ?? (collection != nil ? "Trees in no collection" : "Trees")
-            return (MapPage(title: title, items: items, labels: chosenLabels, colouring: color, tiles: tiles,
-                            generatedAt: now), chosen?.name)
+            let page = MapPage(title: title, labels: chosenLabels, colouring: color, tiles: tiles, generatedAt: generatedAt)
+            let generatedName = Format.generatedName(chosen?.name, at: generatedAt, extension: "html")
+            let resolved = try OutputDestination.resolve(out, generatedName: generatedName)
+            destination = resolved
+            let file = try OutputFile(resolved, protecting: db.files)
+            output = file
+            var writer = MapPage.Writer(page: page, summary: summary)
+            var bytes = writer.head()
+            var budget = Self.previewBudget
+            try eachBatch { trees, health in
+                for t in trees {
+                    let photos: [MapPage.EmbeddedPhoto] = withPhotos.contains(t.id) ? try r.photos(of: t.id).map { p in
+                        var uri: String?
+                        if budget > 0, let preview = library.preview(of: p, maxBytes: Self.previewLimit), preview.bytes.count <= budget {
+                            budget -= preview.bytes.count
+                            uri = "data:\(preview.mimeType);base64," + Data(preview.bytes).base64EncodedString()
+                        }
+                        return MapPage.EmbeddedPhoto(id: p.id, format: p.format, capturedAt: p.capturedAt, dataURI: uri)
+                    } : []
+                    writer.append(MapPage.Item(tree: t, collectionName: t.collectionID.flatMap { names[$0] }, photos: photos, health: health[t.id]),
+                                  to: &bytes)
+                }
+                try file.write(bytes)
+                bytes.removeAll(keepingCapacity: true)
+            }
+            try file.write(bytes + writer.tail())
         }
-        let html = page.html()
-        let generatedName = Format.generatedName(collectionName, at: db.now(), extension: "html")
-        let destination = try OutputDestination.resolve(out, generatedName: generatedName)
-        let output = try OutputFile(destination, protecting: db.files)
-        do {
-            try output.write(html)
-            try output.commit()
-        } catch {
-            output.abandon()
-            throw error
-        }
-        if let path = destination.path { Output.line(path) }
     }
 }

@@ -45,7 +45,6 @@ struct MapPage {
     }
 
     var title: String
-    var items: [Item]
     var labels: Labels
     var colouring: Colouring
     /// A tile URL template with `{z}`, `{x}` and `{y}` (and optionally `{s}`), or nil for no background.
@@ -65,38 +64,129 @@ struct MapPage {
         (.poor, "≥ 20 m"), (.unknown, "no figure"),
     ]
 
-    /// The page's data: trees with local coordinates in metres, legends and settings.
-    var data: JSON {
-        let lats = items.map(\.tree.latitude), lons = items.map(\.tree.longitude)
-        let origin = Coordinate(latitude: ((lats.min() ?? 0) + (lats.max() ?? 0)) / 2,
-                                longitude: Self.middleLongitude(lons))
-        let perDegree = Geodesy.metresPerDegree(atLatitude: origin.latitude)
+    /// What the page says of its trees as a whole (their middle, the legends' counts), gathered
+    /// in a first pass over them: the page is then written a tree at a time (`Writer`), so a map of
+    /// a million trees never holds them all.
+    struct Summary {
+        private(set) var count = 0
+        private var latitudes = (low: Double.infinity, high: -Double.infinity)
+        private var longitudes = (low: Double.infinity, high: -Double.infinity)
+        /// Longitudes with those west of Greenwich taken past 180°, for the way round the antimeridian.
+        private var shifted = (low: Double.infinity, high: -Double.infinity)
+        fileprivate var speciesCounts: [String: (name: String, count: Int)] = [:]
+        fileprivate var classCounts: [AccuracyClass: Int] = [:]
+        fileprivate var healthCounts: [HealthStatus: Int] = [:]
 
-        var speciesCounts: [String: (name: String, count: Int)] = [:]
-        for item in items { speciesCounts[item.tree.species.lowercased(), default: (item.tree.species, 0)].count += 1 }
-        let speciesOrder = speciesCounts.sorted { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key }
-        var speciesColour: [String: String] = [:]
-        for (i, entry) in speciesOrder.enumerated() { speciesColour[entry.key] = Self.palette[i % Self.palette.count] }
+        init() {}
 
-        var classCounts: [AccuracyClass: Int] = [:]
-        for item in items { classCounts[item.tree.accuracyClass, default: 0] += 1 }
-        var healthCounts: [HealthStatus: Int] = [:]
-        for item in items { if let h = item.health { healthCounts[h, default: 0] += 1 } }
+        mutating func add(_ tree: Tree, health: HealthStatus?) {
+            count += 1
+            latitudes = (min(latitudes.low, tree.latitude), max(latitudes.high, tree.latitude))
+            longitudes = (min(longitudes.low, tree.longitude), max(longitudes.high, tree.longitude))
+            let s = tree.longitude < 0 ? tree.longitude + 360 : tree.longitude
+            shifted = (min(shifted.low, s), max(shifted.high, s))
+            speciesCounts[tree.species.lowercased(), default: (tree.species, 0)].count += 1
+            classCounts[tree.accuracyClass, default: 0] += 1
+            if let health { healthCounts[health, default: 0] += 1 }
+        }
 
-        let trees: [JSON] = items.map { item in
+        /// The middle of the trees: of their latitudes, and of their longitudes the shorter way round.
+        var origin: Coordinate {
+            guard count > 0 else { return Coordinate(latitude: 0, longitude: 0) }
+            var longitude = (longitudes.low + longitudes.high) / 2
+            if longitudes.high - longitudes.low > 180 {
+                longitude = (shifted.low + shifted.high) / 2
+                if longitude > 180 { longitude -= 360 }
+            }
+            return Coordinate(latitude: (latitudes.low + latitudes.high) / 2, longitude: longitude)
+        }
+    }
+
+    /// Writes the page's HTML in three parts: `head` (the page up to its trees), a tree at a time
+    /// (`append`), then `tail`; their bytes together are the whole document.
+    struct Writer {
+        let page: MapPage
+        let origin: Coordinate
+        private let speciesOrder: [(key: String, value: (name: String, count: Int))]
+        private let speciesColour: [String: String]
+        private let summary: Summary
+        private var written = 0
+
+        init(page: MapPage, summary: Summary) {
+            self.page = page
+            self.summary = summary
+            origin = summary.origin
+            speciesOrder = summary.speciesCounts.sorted { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key }
+            var colours: [String: String] = [:]
+            for (i, entry) in speciesOrder.enumerated() { colours[entry.key] = MapPage.palette[i % MapPage.palette.count] }
+            speciesColour = colours
+        }
+
+        /// The document up to the first tree: the page, its settings and legends, and the opening
+        /// of the list of trees in its data.
+        func head() -> [UInt8] {
+            let perDegree = Geodesy.metresPerDegree(atLatitude: origin.latitude)
+            let settings = JSON.object([
+                ("title", .string(page.title)),
+                ("labels", .string(page.labels.rawValue)),
+                ("color", .string(page.colouring.rawValue)),
+                ("tiles", .optional(page.tiles)),
+                ("generated", .string(ISOTime.string(page.generatedAt))),
+                ("origin", .object([("lat", .number(origin.latitude)), ("lon", .number(origin.longitude))])),
+                ("metresPerDegree", .object([("north", .number(perDegree.north)), ("east", .number(perDegree.east))])),
+                ("legend", .object([
+                    ("species", .array(speciesOrder.map { key, value in
+                        .object([("name", .string(value.name)), ("colour", .string(speciesColour[key] ?? "")), ("count", .int(value.count))])
+                    })),
+                    ("accuracy", .array(MapPage.classes.map { c, range in
+                        .object([("name", .string(c.treeTitle)), ("range", .string(range)),
+                                 ("colour", .string(c.colour.hex)), ("count", .int(summary.classCounts[c] ?? 0))])
+                    })),
+                    // Outlined statuses present on the page, in the order of the statuses.
+                    ("health", .array(HealthStatus.allCases.compactMap { h in
+                        guard let colour = MapPage.outline(h), let n = summary.healthCounts[h] else { return nil }
+                        return .object([("name", .string(h.rawValue)), ("colour", .string(colour)), ("count", .int(n))])
+                    })),
+                ])),
+            ])
+            // The data object with its last member, the trees, left open: `{…,"trees":[`.
+            var data = settings.bytes(indent: nil)
+            data.removeLast()
+            data.append(contentsOf: #","trees":["#.utf8)
+            var out = Array("""
+                <!DOCTYPE html>
+                <html lang="en">
+                <head>
+                <meta charset="utf-8">
+                <meta name="viewport" content="width=device-width, initial-scale=1">
+                <meta name="generator" content="trees">
+                <title>\(TextCodec.htmlEscaped(page.title))</title>
+                <style>
+                \(MapAssets.style)</style>
+                </head>
+                <body class="labels-\(page.labels.rawValue) colour-\(page.colouring.rawValue)">
+                \(MapAssets.body)
+                <script id="trees-data" type="application/json">
+                """.utf8)
+            out.append(contentsOf: TextCodec.jsonForScriptElement(String(decoding: data, as: UTF8.self)).utf8)
+            return out
+        }
+
+        /// Appends one tree of the page's data (trees with local coordinates in metres) to `out`.
+        mutating func append(_ item: Item, to out: inout [UInt8]) {
             let t = item.tree
             let offset = Geodesy.offset(of: t.coordinate, from: origin)
-            return .object([
+            let tree = JSON.object([
                 ("id", .string(t.id.lowercaseText)),
                 ("short", .string(t.shortID)),
-                ("x", .number(Self.rounded(offset.east))),
-                ("y", .number(Self.rounded(offset.north))),
+                ("x", .number(MapPage.rounded(offset.east))),
+                ("y", .number(MapPage.rounded(offset.north))),
                 ("lat", .number(t.latitude)),
                 ("lon", .number(t.longitude)),
-                ("acc", .optional(t.horizontalAccuracy.map(Self.rounded))),
+                ("acc", .optional(t.horizontalAccuracy.map(MapPage.rounded))),
                 ("accClass", .string(t.accuracyClass.treeTitle)),
                 ("accColour", .string(t.accuracyClass.colour.hex)),
-                ("spColour", .string(speciesColour[t.species.lowercased()] ?? Self.palette[0])),
+                ("spColour", .string(speciesColour[t.species.lowercased()] ?? MapPage.palette[0])),
                 ("species", .string(t.species)),
                 ("variety", .optional(t.variety)),
                 ("rootstock", .optional(t.rootstock)),
@@ -104,11 +194,11 @@ struct MapPage {
                 ("collection", .optional(item.collectionName)),
                 ("altitude", .optional(t.altitude)),
                 ("fix", .optional(FixQuality.summary(t.capture))),
-                ("vacc", .optional(t.capture.verticalAccuracy.map(Self.rounded))),
+                ("vacc", .optional(t.capture.verticalAccuracy.map(MapPage.rounded))),
                 ("antenna", .optional(t.capture.antennaHeight)),
                 ("created", .string(ISOTime.string(t.createdAt))),
                 ("health", .optional(item.health?.rawValue)),
-                ("outline", .optional(Self.outline(item.health))),
+                ("outline", .optional(MapPage.outline(item.health))),
                 ("photos", .array(item.photos.map { p in
                     .object([
                         ("id", .string(ShortID.of(p.id))),
@@ -118,70 +208,24 @@ struct MapPage {
                     ])
                 })),
             ])
+            if written > 0 { out.append(UInt8(ascii: ",")) }
+            written += 1
+            out.append(contentsOf: TextCodec.jsonForScriptElement(tree.serialized(indent: nil)).utf8)
         }
-        return .object([
-            ("title", .string(title)),
-            ("labels", .string(labels.rawValue)),
-            ("color", .string(colouring.rawValue)),
-            ("tiles", .optional(tiles)),
-            ("generated", .string(ISOTime.string(generatedAt))),
-            ("origin", .object([("lat", .number(origin.latitude)), ("lon", .number(origin.longitude))])),
-            ("metresPerDegree", .object([("north", .number(perDegree.north)), ("east", .number(perDegree.east))])),
-            ("legend", .object([
-                ("species", .array(speciesOrder.map { key, value in
-                    .object([("name", .string(value.name)), ("colour", .string(speciesColour[key] ?? "")), ("count", .int(value.count))])
-                })),
-                ("accuracy", .array(Self.classes.map { c, range in
-                    .object([("name", .string(c.treeTitle)), ("range", .string(range)),
-                             ("colour", .string(c.colour.hex)), ("count", .int(classCounts[c] ?? 0))])
-                })),
-                // Outlined statuses present on the page, in the order of the statuses.
-                ("health", .array(HealthStatus.allCases.compactMap { h in
-                    guard let colour = Self.outline(h), let n = healthCounts[h] else { return nil }
-                    return .object([("name", .string(h.rawValue)), ("colour", .string(colour)), ("count", .int(n))])
-                })),
-            ])),
-            ("trees", .array(trees)),
-        ])
-    }
 
-    /// The middle of a set of longitudes, taking the shorter way round the antimeridian.
-    static func middleLongitude(_ lons: [Double]) -> Double {
-        guard let lo = lons.min(), let hi = lons.max() else { return 0 }
-        if hi - lo <= 180 { return (lo + hi) / 2 }
-        let shifted = lons.map { $0 < 0 ? $0 + 360 : $0 }
-        var mid = ((shifted.min() ?? 0) + (shifted.max() ?? 0)) / 2
-        if mid > 180 { mid -= 360 }
-        return mid
+        /// The rest of the document after the last tree.
+        func tail() -> [UInt8] {
+            Array("""
+                ]}</script>
+                <script>
+                \(MapAssets.script)</script>
+                </body>
+                </html>
+
+                """.utf8)
+        }
     }
 
     /// Millimetres are plenty for positions on the page.
     static func rounded(_ metres: Double) -> Double { (metres * 1000).rounded() / 1000 }
-
-    /// The complete HTML document.
-    func html() -> String {
-        let json = TextCodec.jsonForScriptElement(data.serialized(indent: nil))
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="trees">
-            <title>\(TextCodec.htmlEscaped(title))</title>
-            <style>
-            \(MapAssets.style)</style>
-            </head>
-            <body class="labels-\(labels.rawValue) colour-\(colouring.rawValue)">
-            \(MapAssets.body)
-            <script id="trees-data" type="application/json">\(json)</script>
-            <script>
-            \(MapAssets.script)</script>
-            </body>
-            </html>
-
-            """
-    }
-
-
 }
