@@ -5,9 +5,9 @@ import Foundation
 /// Build in release first, as `make install` does (`swift build -c release --static-swift-stdlib --product trees`,
 /// the same for `--product trees-bench`), then `.build/release/trees-bench store`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: trees-bench store|rows|writers|nmea|extras|interchange|imports|growth|gis|sync|care [--trees PATH] [options]"
+let usage = "usage: trees-bench store|rows|writers|nmea|extras|interchange|imports|growth|gis|sync|care|listings [--trees PATH] [options]"
 do {
-    if let what = arguments.first, ["store", "nmea", "extras", "interchange", "imports", "growth", "gis", "sync", "care"].contains(what) {
+    if let what = arguments.first, ["store", "nmea", "extras", "interchange", "imports", "growth", "gis", "sync", "care", "listings"].contains(what) {
         print(Harness.linkage(of: Harness.treesBinary(arguments)))
         print(String(format: "peak memory of a child is reported no lower than this process's own, %.1f MB", Harness.ownPeakMB))
     }
@@ -23,6 +23,7 @@ do {
     case "gis": try runGISBenchmark(arguments: Array(arguments.dropFirst()))
     case "sync": try runSyncBenchmark(arguments: Array(arguments.dropFirst()))
     case "care": try runCareBenchmark(arguments: Array(arguments.dropFirst()))
+    case "listings": try runListingsBenchmark(arguments: Array(arguments.dropFirst()))
     default:
         FileHandle.standardError.write(Data((usage + "\n").utf8))
         exit(64)
