@@ -150,7 +150,20 @@ extension CareEvent {
 
     /// Decodes a row; every value is checked, a damaged one is a `StoreError.damagedRow`.
     init(row: Row) throws {
-        let r = CheckedRow(table: "careEvent", row: row)
+        try self.init(checked: CheckedRow(table: "careEvent", row: row))
+    }
+
+    /// Where `columnList` puts each column.
+    static let columnPositions: [String: Int32] = Dictionary(uniqueKeysWithValues: [
+        "rowid", "id", "treeId", "kind", "date", "notes", "quantity", "unit", "health", "who", "createdAt", "updatedAt",
+    ].enumerated().map { ($1, Int32($0)) })
+
+    /// Decodes the row `statement` stands on, selected with `columnList` first, as `init(row:)` does.
+    init(statement: OpaquePointer) throws {
+        try self.init(checked: CheckedRow(table: "careEvent", statement: statement, columns: Self.columnPositions))
+    }
+
+    private init(checked r: CheckedRow) throws {
         let kindText = try r.text("kind", .nonBlankText)
         var health: HealthStatus?
         if let healthText = try r.optionalText("health") {
@@ -229,19 +242,23 @@ extension StoreReader {
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
         sql += " ORDER BY careEvent.date DESC, careEvent.id DESC"
         if let limit = filter.limit { sql += " LIMIT \(max(0, limit))" }
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-        while let row = try cursor.next() {
-            let collection: String? = row["collectionId"]
-            try body(CareEntry(event: try CareEvent(row: row), species: row["species"] ?? "", variety: row["variety"],
-                               collectionID: collection.flatMap(UUID.init(uuidString:)), photoCount: row["photoCount"] ?? 0))
+        // Read straight from SQLite's statement, as trees are: a log may hold millions of events.
+        let statement = try db.makeStatement(sql: sql)
+        try statement.setArguments(arguments)
+        let n = Int32(CareEvent.columnPositions.count)
+        try eachRow(of: statement) { s in
+            let row = DueRow(s)
+            try body(CareEntry(event: try CareEvent(statement: s), species: row.text(n) ?? "", variety: row.text(n + 1),
+                               collectionID: row.text(n + 2).flatMap(UUID.init(uuidString:)), photoCount: Int(sqlite3_column_int64(s, n + 3))))
         }
     }
 
     /// The care event a typed id means: its whole id, a prefix of it, or its short id.
     public func careEvent(matching typed: String) throws -> CareEvent {
         let ids = try IDPrefix.ids(in: "careEvent", matching: typed, db)
+        // With each text's NUL check (`StoredValue.selection`), as a listing reads them.
         let rows = ids.isEmpty ? [] : try Row.fetchAll(db, sql: """
-            SELECT \(CareEvent.columnList) FROM careEvent WHERE id IN (\(IDPrefix.placeholders(ids.count))) ORDER BY id
+            SELECT \(StoredValue.selection("careEvent", CareEvent.columns)) FROM careEvent WHERE id IN (\(IDPrefix.placeholders(ids.count))) ORDER BY id
             """, arguments: StatementArguments(ids))
         switch rows.count {
         case 0: throw StoreError.unknownCareEvent(typed)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TreesKit
 
 /// What a stored column holds; every value read back is checked against it, so a damaged value
@@ -238,20 +239,61 @@ enum StoredValue {
 
 /// A row read with `SELECT rowid, …`: its values checked column by column, failing with the
 /// table, row and column of the first damaged value.
+///
+/// Read from GRDB's row by column name, or straight from SQLite's statement by column position
+/// (`init(table:statement:columns:)`), which a long listing's rows take: the same checks without
+/// looking each name up. A statement row needs no `nul:` columns (`StoredValue.selection`): a
+/// text's bytes are looked at where SQLite holds them.
 struct CheckedRow {
     let table: String
-    let row: Row
+    private let row: Row?
+    private let statement: OpaquePointer?
+    private let columns: [String: Int32]
 
-    var rowID: Int64 { (row["rowid"] as DatabaseValue).storage.int64Value ?? 0 }
+    init(table: String, row: Row) {
+        self.table = table
+        self.row = row
+        statement = nil
+        columns = [:]
+    }
+
+    /// The row `statement` stands on, whose column `columns[name]` holds `name` (`rowid`, `id`, …).
+    init(table: String, statement: OpaquePointer, columns: [String: Int32]) {
+        self.table = table
+        row = nil
+        self.statement = statement
+        self.columns = columns
+    }
+
+    private func databaseValue(_ column: String) -> DatabaseValue {
+        if let row { return row[column] as DatabaseValue }
+        guard let statement, let i = columns[column] else { return .null }
+        return DatabaseValue(sqliteStatement: statement, index: i)
+    }
+
+    var rowID: Int64 { databaseValue("rowid").storage.int64Value ?? 0 }
 
     /// The row's `id` text, for messages, when it has one.
-    var idText: String? { StoredValue.text(row["id"] as DatabaseValue) }
+    var idText: String? { StoredValue.text(databaseValue("id")) }
 
     func value(_ column: String, _ kind: ColumnKind) throws -> ColumnValue {
-        if kind.holdsText, StoredValue.bytesWithNUL(row, column) != nil {
+        let value = databaseValue(column)
+        let nul: Bool
+        if let row {
+            nul = kind.holdsText && StoredValue.bytesWithNUL(row, column) != nil
+        } else if kind.holdsText, case .blob(let d) = value.storage {
+            nul = d.contains(0)
+        } else if kind.holdsText, let statement, let i = columns[column], sqlite3_column_type(statement, i) == SQLITE_TEXT,
+                  let text = sqlite3_column_text(statement, i) {
+            // A text's own bytes, NUL and all (the value above ends at its first NUL).
+            nul = StoredValue.hasNUL(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, i))))
+        } else {
+            nul = false
+        }
+        if nul {
             throw StoreError.damagedRow(table: table, row: rowID, id: idText, column: column, reason: StoredValue.nulReason)
         }
-        switch StoredValue.check(row[column] as DatabaseValue, as: kind) {
+        switch StoredValue.check(value, as: kind) {
         case .success(let v): return v
         case .failure(let p):
             throw StoreError.damagedRow(table: table, row: rowID, id: idText, column: column, reason: p.reason)

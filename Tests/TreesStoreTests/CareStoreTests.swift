@@ -51,6 +51,26 @@ import TreesTestSupport
         #expect(try store.read { try $0.careEvent(matching: String(water.id.uuidString.prefix(8))) } == water)
     }
 
+    /// Listing the log reads each value's own bytes: a text written around `trees` with a NUL
+    /// character in it (which would cut it short), a blob with one and a date that is not one are
+    /// each a damaged value named by table, row and column, as a read of that one event says,
+    /// never a shortened note.
+    @Test(arguments: [
+        ("notes", "CAST(X'61006263' AS TEXT)", "it contains a NUL character (U+0000)"),
+        ("who", "X'4100'", "it contains a NUL character (U+0000)"),
+        ("date", "'soon'", "\"soon\" is not a date"),
+    ])
+    func listingTheLogNamesADamagedValue(column: String, sql: String, reason: String) throws {
+        let apple = try addTree("Apple")
+        let fine = try log(apple, "water", "2026-04-10")
+        let damaged = try log(apple, "prune", "2026-04-20")
+        try store.write { w in try w.db.execute(sql: "UPDATE careEvent SET \(column) = \(sql) WHERE id = ?", arguments: [damaged.id.storageKey]) }
+        let expected = StoreError.damagedRow(table: "careEvent", row: 2, id: damaged.id.storageKey, column: column, reason: reason)
+        #expect(throws: expected) { try store.read { try $0.careEntries(CareFilter()) } }
+        #expect(throws: expected) { try store.read { try $0.careEvent(matching: damaged.id.storageKey) } }
+        #expect(try store.read { try $0.careEntries(CareFilter(kind: try CareKind("water"))) }.map(\.event) == [fine])
+    }
+
     @Test func unknownTreeIsRefusedAndNothingIsStored() throws {
         let ghost = CareEvent(treeID: UUID(), kind: try CareKind("water"), date: Self.t0, createdAt: Self.t0)
         #expect(throws: StoreError.unknownTree(ghost.treeID.storageKey)) { try store.write { try $0.insert(ghost) } }
