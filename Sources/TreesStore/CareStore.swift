@@ -314,6 +314,24 @@ extension StoreReader {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM treeHealth)") ?? false
     }
 
+    /// Visits the trees `forEachTree` visits, a thousand at a time, with the health of each that
+    /// has one (an indexed look a tree, none when no tree has a status): for listings of a whole
+    /// store, which hold one batch at a time.
+    public func forEachTreeBatch(_ filter: TreeFilter, limit: Int? = nil, _ body: ([Tree], [UUID: HealthStatus]) throws -> Void) throws {
+        let anyHealth = try hasHealthStatus()
+        var batch: [Tree] = []
+        func handOver() throws {
+            guard !batch.isEmpty else { return }
+            try body(batch, anyHealth ? try health(ofTrees: batch.map(\.id)) : [:])
+            batch.removeAll(keepingCapacity: true)
+        }
+        try forEachTree(filter, limit: limit) { t in
+            batch.append(t)
+            if batch.count == 1_000 { try handOver() }
+        }
+        try handOver()
+    }
+
     /// The statuses inspections set on the tree, oldest first.
     public func healthHistory(of treeID: UUID) throws -> [CareEvent] {
         try Row.fetchAll(db, sql: "SELECT \(CareEvent.columnList) FROM careEvent WHERE treeId = ? AND health IS NOT NULL ORDER BY date, id",

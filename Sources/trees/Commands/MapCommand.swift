@@ -86,23 +86,9 @@ struct MapCommand: AsyncParsableCommand {
                 chosenLabels = try r.preference(.mapLabels).flatMap(MapPage.Labels.init(rawValue:)) ?? .species
             }
             let names = Dictionary(uniqueKeysWithValues: try r.collections().map { ($0.collection.id, $0.collection.name) })
-            let anyHealth = try r.hasHealthStatus()
             let withPhotos = try r.treeIDsWithPhotos()
-            /// Visits the trees a thousand at a time, with their health (one indexed look each).
-            func eachBatch(_ body: ([Tree], [UUID: HealthStatus]) throws -> Void) throws {
-                var batch: [Tree] = []
-                func handOver() throws {
-                    try body(batch, anyHealth ? try r.health(ofTrees: batch.map(\.id)) : [:])
-                    batch.removeAll(keepingCapacity: true)
-                }
-                try r.forEachTree(filter) { t in
-                    batch.append(t)
-                    if batch.count == 1_000 { try handOver() }
-                }
-                try handOver()
-            }
             var summary = MapPage.Summary()
-            try eachBatch { trees, health in for t in trees { summary.add(t, health: health[t.id]) } }
+            try r.forEachTreeBatch(filter) { trees, health in for t in trees { summary.add(t, health: health[t.id]) } }
             // Refused inside the transaction, so a remembered --labels choice is not stored either.
             guard summary.count > 0 else { throw CLIError("no trees to map", status: .failure) }
             let title = chosen.map { "Trees — \($0.name)" } ?? (collection != nil ? "Trees in no collection" : "Trees")
@@ -115,7 +101,7 @@ struct MapCommand: AsyncParsableCommand {
             var writer = MapPage.Writer(page: page, summary: summary)
             var bytes = writer.head()
             var budget = Self.previewBudget
-            try eachBatch { trees, health in
+            try r.forEachTreeBatch(filter) { trees, health in
                 for t in trees {
                     let photos: [MapPage.EmbeddedPhoto] = withPhotos.contains(t.id) ? try r.photos(of: t.id).map { p in
                         var uri: String?

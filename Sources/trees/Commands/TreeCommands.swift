@@ -147,22 +147,13 @@ struct ListCommand: AsyncParsableCommand {
             }
             if !markers { table.remove(column: fixColumn) }
             table.writeHeader()
-            // Health is looked up for a batch of trees at a time (one indexed look each).
-            var batch: [Tree] = []
-            func writeBatch() throws {
-                let health = healthColumn ? try r.health(ofTrees: batch.map(\.id)) : [:]
+            try r.forEachTreeBatch(filter, limit: limit) { batch, health in
                 for t in batch {
                     var row = cells(t, health[t.id])
                     if !markers { row.remove(at: fixColumn) }
                     table.write(row)
                 }
-                batch.removeAll(keepingCapacity: true)
             }
-            try r.forEachTree(filter, limit: limit) { t in
-                batch.append(t)
-                if batch.count == 1_000 { try writeBatch() }
-            }
-            try writeBatch()
             table.flush()
         }
     }
