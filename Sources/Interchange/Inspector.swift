@@ -117,12 +117,14 @@ public struct Inspector {
     private var nmea = NMEAScanner()
     private var geojson: GeoJSONReader
 
-    /// `projection`: for a GeoJSON whose legacy `crs` is not WGS 84 (see `GeoJSONReader`).
+    /// `projection`: for a GeoJSON whose legacy `crs` is not WGS 84 (see `GeoJSONReader`);
+    /// `lateCRS`: the one after the features that an earlier inspection of the file met.
     public init(format: FileFormat,
-                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection) {
+                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection,
+                lateCRS: GeoJSONReader.LateCRS? = nil) {
         self.format = format
         self.report = InspectionReport(format: format)
-        self.geojson = GeoJSONReader(projection: projection)
+        self.geojson = GeoJSONReader(projection: projection, crs: lateCRS)
     }
 
     /// A CSV's positions in another CRS: see `CSVTreeReader.transform`.
@@ -203,9 +205,15 @@ public struct Inspector {
         guard let f = format ?? FileFormat.detect(prefix: bytes, fileName: fileName) else {
             throw InterchangeError.unknownFormat("cannot tell the format of \(fileName ?? "the input"); use --format")
         }
-        var i = Inspector(format: f)
-        try i.feed(bytes)
-        return try i.finish()
+        do {
+            var i = Inspector(format: f)
+            try i.feed(bytes)
+            return try i.finish()
+        } catch let late as GeoJSONReader.LateCRS {
+            var i = Inspector(format: f, lateCRS: late)
+            try i.feed(bytes)
+            return try i.finish()
+        }
     }
 }
 

@@ -69,6 +69,50 @@ import TreesTestSupport
         #expect(tree["id"] as? String == original["id"] as? String)
     }
 
+    /// A `crs` after the features (a program that writes the members in another order): the file
+    /// is read again, carried from that CRS from its first feature, to the same trees as when it
+    /// comes first. Standard input cannot be read again: refused, the store as it was.
+    @Test func aCRSAfterTheFeaturesIsReadAsIfItCameFirst() throws {
+        let crs = #""crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::2056"}}"#
+        let features = """
+            "features": [
+            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [2600670.25, 1199655.5, 548.2]}, "properties": {"species": "Juglans regia"}},
+            {"type": "Feature", "geometry": null, "properties": {"species": "lost"}},
+            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [2683153.0, 1247946.75]}, "properties": {"species": "Tilia cordata"}}
+            ]
+            """
+        let a = try TreesProcess(), b = try TreesProcess()
+        defer { a.cleanUp(); b.cleanUp() }
+        let first = try a.scratch.write("first.geojson", "{\"type\": \"FeatureCollection\", \(crs),\n\(features)}\n")
+        let last = try b.scratch.write("last.geojson", "{\"type\": \"FeatureCollection\",\n\(features),\n\(crs)}\n")
+        let ra = try a.run(["import", first]), rb = try b.run(["import", last])
+        #expect(ra.status == 0 && rb.status == 0, "\(ra) \(rb)")
+        #expect(rb.stdout == "Imported 2 trees from \(last); 0 already present, 1 skipped.\n  skipped \(last):4: a feature without geometry is not a tree\n", "\(rb)")
+        #expect(rb.stderr == "trees: \(last): read with positions in EPSG:2056, carried to WGS 84\n", "\(rb)")
+        func positions(_ t: TreesProcess) throws -> [String] {
+            try Self.trees(t).map { "\($0["species"] ?? "") \($0["latitude"] ?? "") \($0["longitude"] ?? "") \($0["altitude"] ?? "-")" }.sorted()
+        }
+        let got = try positions(b)
+        #expect(got == (try positions(a)))
+        #expect(got.count == 2 && got[0].hasPrefix("Juglans regia 46.9") && got[0].hasSuffix(" 548.2"), "\(got)")
+
+        let inspected = try b.run(["inspect", last])
+        #expect(inspected.stdout.hasPrefix("\(last): GeoJSON (positions in EPSG:2056)\n  trees      2\n  not trees  1 feature\n"), "\(inspected)")
+        let before = try b.dump()
+        let piped = try b.run(["import", "-", "--format", "geojson"], stdin: Data(try String(contentsOfFile: last, encoding: .utf8).utf8))
+        #expect(piped.status == 65, "\(piped)")
+        #expect(piped.stderr == "trees: <stdin>:7: \"crs\" (EPSG:2056) comes after the features, and standard input cannot be read twice: "
+                + "read it from a file, or put the crs first (or convert it to WGS 84: ogr2ogr -t_srs EPSG:4326)\n", "\(piped)")
+        #expect(try b.dump() == before)
+        let inspectedPiped = try b.run(["inspect", "-", "--format", "geojson"], stdin: Data(try String(contentsOfFile: last, encoding: .utf8).utf8))
+        #expect(inspectedPiped.status == 65 && inspectedPiped.stderr.contains("standard input cannot be read twice"), "\(inspectedPiped)")
+        // Into a new store, a dry run of it leaves none.
+        let fresh = b.scratch.path("new/trees.sqlite")
+        let dry = try b.run(["import", last, "--dry-run", "--db", fresh])
+        #expect(dry.status == 0 && dry.stdout.contains("2 trees"), "\(dry)")
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+    }
+
     @Test func aGISLayerOfOtherNamesIsReadByThem() throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
@@ -94,7 +138,8 @@ import TreesTestSupport
     @Test(arguments: [
         ("bad-coordinate.geojson", GeoJSONReaderFixture.badCoordinate, ":3: a coordinate must be a number, found a string"),
         ("cut.geojson", GeoJSONReaderFixture.cut, ":4: unexpected end of file"),
-        ("late-crs.geojson", GeoJSONReaderFixture.lateCRS, ":4: \"crs\" (EPSG:2056) comes after the features"),
+        // Read again, carried from the crs at its end: the point is not in the Swiss grid's area.
+        ("late-crs.geojson", GeoJSONReaderFixture.lateCRS, ":2: 8.5, 47.3 is outside the area of use of EPSG:2056"),
     ])
     func aMalformedFileIsRefusedAndTheStoreLeftAsItWas(name: String, content: String, message: String) throws {
         let t = try TreesProcess()

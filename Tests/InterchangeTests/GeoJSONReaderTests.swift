@@ -140,6 +140,91 @@ struct GeoJSONRead: Equatable {
         }
     }
 
+    /// Easting and northing of LV95 as the test's projection carries them (x / 1e6, y / 1e5).
+    static let lateCRS = """
+        {"type":"FeatureCollection","features":[
+        {"type":"Feature","geometry":null,"properties":{"species":"Oak"}},
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[2600000,1200000]},"properties":{"species":"Oak"}},
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[2683000,1247000,412]},"properties":{"species":"Fig"}}],
+        "name":"orchard","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2056"}}}
+        """
+
+    static func tenths(_ crs: String) -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> {
+        { x, y in .success(Coordinate(latitude: y / 1e5, longitude: x / 1e6)) }
+    }
+
+    @Test(arguments: [ChunkingVerifier.Chunking.whole, .pieces(size: 1), .random(seed: 3, maximum: 30)])
+    func aCRSAfterTheFeaturesIsMetThereAndAReaderGivenItReadsTheFileWhole(chunking: ChunkingVerifier.Chunking) throws {
+        // Read as WGS 84, the first point is out of range: the reading goes on to the crs, which explains it.
+        do {
+            _ = try Self.read(Self.lateCRS, chunking: chunking, projection: Self.tenths)
+            Issue.record("a crs after the features was not reported")
+        } catch let late as GeoJSONReader.LateCRS {
+            #expect(late == GeoJSONReader.LateCRS(crs: "EPSG:2056", line: 5, column: 24))
+            // Given it, a reader carries every feature from it, from the first one on.
+            var r = GeoJSONRead()
+            var reader = GeoJSONReader(projection: Self.tenths, crs: late)
+            func handle(_ e: GeoJSONEvent) {
+                switch e {
+                case .tree(let t): r.trees.append(t)
+                case .skipped(let line, let reason): r.skipped.append(line); r.reasons.append(reason)
+                case .projecting(let crs): r.projecting.append(crs)
+                }
+            }
+            for piece in chunking.split(Array(Self.lateCRS.utf8)) { try reader.read(piece, handle) }
+            try reader.finish(handle)
+            #expect(r.projecting == ["EPSG:2056"])
+            #expect(r.skipped == [2])
+            #expect(r.trees.map(\.coordinate) == [Coordinate(latitude: 12, longitude: 2.6), Coordinate(latitude: 12.47, longitude: 2.683)])
+            #expect(r.trees.map(\.altitude) == [nil, 412])
+        }
+        // Positions that are degrees are handed over as they come; the crs then still says they are not.
+        let degrees = Self.lateCRS.replacingOccurrences(of: "2600000,1200000", with: "8.5,47.3").replacingOccurrences(of: "2683000,1247000,412", with: "8.6,47.4")
+        var reader = GeoJSONReader(projection: Self.tenths)
+        #expect(throws: GeoJSONReader.LateCRS(crs: "EPSG:2056", line: 5, column: 24)) {
+            for piece in chunking.split(Array(degrees.utf8)) { try reader.read(piece) { _ in } }
+            try reader.finish { _ in }
+        }
+    }
+
+    @Test func readingADocumentInMemoryTakesALateCRSFromItsStart() throws {
+        var trees: [ImportedTree] = []
+        var projecting: [String] = []
+        try GeoJSONReader.read(Array(Self.lateCRS.utf8), projection: Self.tenths) { e in
+            if case .tree(let t) = e { trees.append(t) }
+            if case .projecting(let crs) = e { projecting.append(crs) }
+        }
+        #expect(projecting == ["EPSG:2056"])
+        #expect(trees.map(\.species) == ["Oak", "Fig"])
+        #expect(trees.first?.coordinate == Coordinate(latitude: 12, longitude: 2.6))
+        // Inspected, the file is read again too: the inspector of bytes has no projection to carry it.
+        #expect(throws: InterchangeError.invalidContent(line: 1, column: 1, reason: "positions in EPSG:2056 cannot be read here")) {
+            try Inspector.inspect(Array(Self.lateCRS.utf8), format: .geojson)
+        }
+    }
+
+    @Test(arguments: [
+        // Out of range, and no crs, or one of WGS 84, after it: refused where it is, even when
+        // the file is malformed further on.
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[2600000,1200000]},\"properties\":{\"species\":\"Oak\"}},\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\"}}]}",
+         2, 60, "longitude 2600000 is out of range; expected degrees between -180 and 180"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,147.3]},\"properties\":{\"species\":\"Oak\"}}],\n\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"urn:ogc:def:crs:OGC:1.3:CRS84\"}}}",
+         2, 60, "latitude 147.3 is out of range; expected degrees between -90 and 90"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,147.3]},\"properties\":{\"species\":\"Oak\"}},\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,\"47\"]},\"properties\":{\"species\":\"Oak\"}}\n",
+         2, 60, "latitude 147.3 is out of range; expected degrees between -90 and 90"),
+        ("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,147.3]},\"properties\":{\"species\":\"Oak\"}}",
+         1, 60, "latitude 147.3 is out of range; expected degrees between -90 and 90"),
+        // Two crs members that disagree.
+        ("{\"type\":\"FeatureCollection\",\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"EPSG:4326\"}},\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\"}}],\n\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"urn:ogc:def:crs:EPSG::2056\"}}}",
+         3, 7, "a second \"crs\" (EPSG:2056) names another system than the first (EPSG:4326)"),
+    ] as [(String, Int, Int, String)])
+    func aPositionOutOfRangeThatNoCRSExplainsIsRefusedWhereItIs(text: String, line: Int, column: Int, reason: String) throws {
+        let e = try #require(Self.error(text))
+        guard case .invalidContent(let l, let c, let r) = e else { Issue.record("\(e)"); return }
+        #expect(r == reason)
+        #expect(l == line && c == column, "\(l):\(c) \(r)")
+    }
+
     @Test(arguments: [
         (#"[{"type":"Feature"}]"#, 1, 1, "expected a GeoJSON object ({\"type\": \"FeatureCollection\", \"features\": [...]}), found an array"),
         (#"{"features":[]}"#, 1, 1, "no \"type\"; a GeoJSON file is {\"type\": \"FeatureCollection\", \"features\": [...]}"),
@@ -153,8 +238,6 @@ struct GeoJSONRead: Equatable {
          2, 60, "latitude 95 is out of range; expected degrees between -90 and 90"),
         ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\",\"createdAt\":\"soon\"}}]}",
          2, 114, "\"createdAt\" is not an ISO 8601 date: \"soon\""),
-        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\"}}],\n\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"urn:ogc:def:crs:EPSG::2056\"}}}",
-         3, 7, "\"crs\" (EPSG:2056) comes after the features; it must come before them (or convert the file to WGS 84: ogr2ogr -t_srs EPSG:4326)"),
     ] as [(String, Int, Int, String)])
     func aMalformedFileIsRefusedWithItsLine(text: String, line: Int, column: Int, reason: String) throws {
         let e = try #require(Self.error(text))

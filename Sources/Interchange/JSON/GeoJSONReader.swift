@@ -24,17 +24,41 @@ public enum GeoJSONEvent: Sendable, Equatable {
 /// multi-points of several points are not trees: each is reported as skipped, as is a point
 /// without a species. A legacy `crs` member naming another CRS than WGS 84
 /// (`urn:ogc:def:crs:EPSG::2056`, as GDAL writes) is handed to `projection`, which returns the
-/// function carrying its positions to WGS 84; it must come before the features. Anything else
-/// malformed refuses the file with line and column. Only one feature is held in memory at a time.
+/// function carrying its positions to WGS 84. GDAL writes it before the features; a program that
+/// writes it after them (members in another order) makes the reader throw `LateCRS` there, and the
+/// file is read again from its start by a reader given that CRS (`init(…crs:)`). Positions out of
+/// range for WGS 84 before any `crs` are therefore refused only at the end of the document, unless
+/// a `crs` turns up. Anything else malformed refuses the file with line and column. Only one
+/// feature is held in memory at a time.
 public struct GeoJSONReader {
     private var tokenizer = JSONTokenizer()
     private var builder: GeoJSONBuilder
 
+    /// A legacy `crs` member, other than WGS 84, after features it applies to: the reader has
+    /// already handed them over as WGS 84 (or found one out of range). A reader given it
+    /// (`init(…crs:)`) reads the same file whole.
+    public struct LateCRS: Error, Sendable, Equatable {
+        /// `EPSG:2056`.
+        public let crs: String
+        /// Where the `crs` member's value starts.
+        public let line: Int, column: Int
+
+        /// What to say when the file cannot be read a second time (standard input).
+        public var refusal: InterchangeError {
+            .invalidContent(line: line, column: column,
+                            reason: "\"crs\" (\(crs)) comes after the features, and standard input cannot be read twice: "
+                                + "read it from a file, or put the crs first (or convert it to WGS 84: ogr2ogr -t_srs EPSG:4326)")
+        }
+    }
+
     /// `mapping` names the property a field is read from; `projection` gives the function that
-    /// carries positions in a CRS (as `EPSG:2056`) to WGS 84, or throws when it cannot.
+    /// carries positions in a CRS (as `EPSG:2056`) to WGS 84, or throws when it cannot; `crs` is
+    /// the `LateCRS` an earlier reading of the same file met, so that its first features are
+    /// carried from that CRS too.
     public init(mapping: [AttributeField: String] = [:],
-                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection) {
-        builder = GeoJSONBuilder(mapping: mapping, projection: projection)
+                projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection,
+                crs: LateCRS? = nil) {
+        builder = GeoJSONBuilder(mapping: mapping, projection: projection, late: crs)
     }
 
     /// The projection of a reader given none: positions in any CRS but WGS 84 refuse the file.
@@ -43,15 +67,23 @@ public struct GeoJSONReader {
     }
 
     public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
-        try tokenizer.feed(chunk, to: &builder)
+        do {
+            try tokenizer.feed(chunk, to: &builder)
+        } catch {
+            throw builder.firstFailure(error)
+        }
         try drain(onEvent)
     }
 
     /// Reads the end of the document; what is said of the whole file (negative accuracies, kept
     /// as none) goes to `warning` last.
     public mutating func finish(warning: (ReadWarning) throws -> Void = { _ in }, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
-        try tokenizer.finish(&builder)
-        try builder.finishDocument()
+        do {
+            try tokenizer.finish(&builder)
+            try builder.finishDocument()
+        } catch {
+            throw builder.firstFailure(error)
+        }
         try drain(onEvent)
         if let w = builder.negativeAccuracies.warning { try warning(w) }
     }
@@ -60,12 +92,27 @@ public struct GeoJSONReader {
         try handOver(&builder.events, onEvent)
     }
 
-    /// Reads a whole document held in memory.
+    /// Reads a whole document held in memory (twice when its `crs` comes after the features).
     public static func read(_ bytes: some Collection<UInt8>, mapping: [AttributeField: String] = [:],
+                            projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection,
                             warning: (ReadWarning) throws -> Void = { _ in }, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
-        var r = GeoJSONReader(mapping: mapping)
-        try r.read(bytes, onEvent)
-        try r.finish(warning: warning, onEvent)
+        var late: LateCRS?
+        while true {
+            // The events of a reading that may yet meet a late crs are held back until its end.
+            var events: [GeoJSONEvent] = []
+            var warnings: [ReadWarning] = []
+            var r = GeoJSONReader(mapping: mapping, projection: projection, crs: late)
+            do {
+                try r.read(bytes) { events.append($0) }
+                try r.finish(warning: { warnings.append($0) }) { events.append($0) }
+            } catch let again as LateCRS where late == nil {
+                late = again
+                continue
+            }
+            for e in events { try onEvent(e) }
+            for w in warnings { try warning(w) }
+            return
+        }
     }
 
     /// True when `prefix` (the start of a JSON document) is GeoJSON: a member `"type"` in it is
@@ -94,6 +141,14 @@ struct GeoJSONBuilder: JSONHandler {
     private let mapped: [String: String]
     private let projection: (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem>
     private var transform: ((Double, Double) -> Result<Coordinate, CSVPositionProblem>)?
+    /// The late `crs` an earlier reading met, read from the document's start.
+    private let late: GeoJSONReader.LateCRS?
+    /// The CRS a `crs` member named (as `crsCode` gives it).
+    private var namedCRS: String?
+    /// A position out of range for WGS 84 before any `crs`: the file is refused for it at the end
+    /// of the document, unless a `crs` after the features says the positions are in another CRS.
+    /// Features after it are not read.
+    private var outOfRange: InterchangeError?
     private var features = 0
     private var sawFeatures = false
     /// The `--map` names some feature had.
@@ -126,11 +181,20 @@ struct GeoJSONBuilder: JSONHandler {
         return table
     }()
 
-    init(mapping: [AttributeField: String], projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem>) {
+    init(mapping: [AttributeField: String], projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem>,
+         late: GeoJSONReader.LateCRS?) {
         var mapped: [String: String] = [:]
         for (field, name) in mapping { mapped[name] = field.rawValue }
         self.mapped = mapped
         self.projection = projection
+        self.late = late
+    }
+
+    /// The error to report when reading stopped with `error`: a position out of range found
+    /// earlier comes first (a late crs aside, which explains it).
+    func firstFailure(_ error: any Error) -> any Error {
+        if error is GeoJSONReader.LateCRS { return error }
+        return outOfRange ?? error
     }
 
     private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
@@ -176,6 +240,7 @@ struct GeoJSONBuilder: JSONHandler {
             guard !isArray else { throw fail("expected a GeoJSON object ({\"type\": \"FeatureCollection\", \"features\": [...]}), found an array", line, column) }
             (topLine, topColumn) = (line, column)
             depth = 1
+            if let late { try project(late.crs, late.line, late.column) }
             return
         }
         if partials.isEmpty && depth == 1 && topKey == "features" {
@@ -290,6 +355,7 @@ struct GeoJSONBuilder: JSONHandler {
 
     /// The end of the document: its type, the features array, a single Feature, the `--map` names.
     mutating func finishDocument() throws {
+        if let outOfRange { throw outOfRange }
         guard case .string(let type, let l, let c)? = top["type"] else {
             throw fail("no \"type\"; a GeoJSON file is {\"type\": \"FeatureCollection\", \"features\": [...]}", topLine, topColumn)
         }
@@ -298,6 +364,7 @@ struct GeoJSONBuilder: JSONHandler {
             if !sawFeatures { throw fail("a FeatureCollection without a \"features\" array", topLine, topColumn) }
         case "Feature":
             try feature(.object(top, line: topLine, column: topColumn))
+            if let outOfRange { throw outOfRange }
         default:
             throw fail("\"type\" is \"\(type.prefix(40))\"; expected \"FeatureCollection\" or \"Feature\"", l, c)
         }
@@ -317,10 +384,27 @@ struct GeoJSONBuilder: JSONHandler {
             throw fail("\"crs\" must be {\"type\": \"name\", \"properties\": {\"name\": \"urn:ogc:def:crs:EPSG::…\"}}", l, c)
         }
         let code = Self.crsCode(name)
-        if code == "EPSG:4326" || code == "OGC:CRS84" { return }
-        if features > 0 {
-            throw fail("\"crs\" (\(code)) comes after the features; it must come before them (or convert the file to WGS 84: ogr2ogr -t_srs EPSG:4326)", l, c)
+        let wgs84 = code == "EPSG:4326" || code == "OGC:CRS84"
+        if let earlier = namedCRS ?? late?.crs {
+            // Read again from the start, the late crs was taken before the document's first member.
+            if late != nil, namedCRS == nil, code == earlier { namedCRS = code; return }
+            let other = wgs84 && (earlier == "EPSG:4326" || earlier == "OGC:CRS84")
+            if code != earlier && !other {
+                throw fail("a second \"crs\" (\(code)) names another system than the first (\(earlier))", l, c)
+            }
+            return
         }
+        namedCRS = code
+        if wgs84 {
+            if let outOfRange { throw outOfRange }
+            return
+        }
+        if features > 0 { throw GeoJSONReader.LateCRS(crs: code, line: l, column: c) }
+        try project(code, l, c)
+    }
+
+    /// Carries the positions from `code` to WGS 84 from here on (the `crs` at line `l`, column `c`).
+    private mutating func project(_ code: String, _ l: Int, _ c: Int) throws {
         do {
             transform = try projection(code)
         } catch let e as InterchangeError {
@@ -342,6 +426,7 @@ struct GeoJSONBuilder: JSONHandler {
 
     private mutating func feature(_ value: JSONValue) throws {
         features += 1
+        if outOfRange != nil { return }
         guard case .object(let m, let line, let column) = value else {
             let (l, c) = value.position
             throw fail("expected a Feature object, found \(value.kind)", l, c)
@@ -396,8 +481,12 @@ struct GeoJSONBuilder: JSONHandler {
             case .failure(let problem): throw fail(problem.reason, al, ac)
             }
         } else {
-            if let p = CoordinateCheck.longitudeProblem(numbers[0]) { throw fail(p, al, ac) }
-            if let p = CoordinateCheck.latitudeProblem(numbers[1]) { throw fail(p, al, ac) }
+            if let p = CoordinateCheck.longitudeProblem(numbers[0]) ?? CoordinateCheck.latitudeProblem(numbers[1]) {
+                // Easting and northing, perhaps, of a crs that comes after the features.
+                guard namedCRS == nil else { throw fail(p, al, ac) }
+                outOfRange = fail(p, al, ac)
+                return
+            }
             coordinate = Coordinate(latitude: numbers[1], longitude: numbers[0])
         }
         var properties = JSONMembers()

@@ -186,6 +186,8 @@ final class ImportReadJob: @unchecked Sendable {
     /// CSV: the CRS of the positions (nil for WGS 84) and the columns named outright.
     var crs: String?
     var columnOverrides: [String: String] = [:]
+    /// GeoJSON: the `crs` after the features that a first reading of the file met.
+    var lateCRS: GeoJSONReader.LateCRS?
 
     init(input: InputFile, format: FileFormat, speciesSource: SpeciesSource, parts: Set<ImportWorkflow.GPXPart>,
          progress: @escaping @Sendable (Double) -> Void) {
@@ -268,7 +270,7 @@ final class ImportReadJob: @unchecked Sendable {
                 try emit(.detected(d.description + (crsName.map { " in \($0)" } ?? "")))
             }
         case .geojson:
-            var reader = GeoJSONReader(mapping: columnMap, projection: { crs in try CSVGrid(crs).transform })
+            var reader = GeoJSONReader(mapping: columnMap, projection: { crs in try CSVGrid(crs).transform }, crs: lateCRS)
             func handle(_ e: GeoJSONEvent) throws {
                 switch e {
                 case .tree(let t): try emit(.tree(t))

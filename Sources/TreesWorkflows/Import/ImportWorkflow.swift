@@ -87,13 +87,27 @@ public struct ImportWorkflow: Sendable {
     /// (a malformed file, a full disk) or only looks (`dryRun`) leaves no store where there was
     /// none. When another process made a store of that name meanwhile, the file is read again into
     /// that one.
+    ///
+    /// A GeoJSON file whose `crs` comes after its features is read a second time, carried from
+    /// that CRS from its first feature (the first reading's transaction rolled back); from standard
+    /// input, which cannot be read again, it is refused.
     public func run(_ input: InputFile, opening: () throws -> TreeStore,
                     progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
-        switch try runOnce(input, opening: opening, progress: progress) {
+        var input = input
+        var late: GeoJSONReader.LateCRS?
+        let outcome: Outcome
+        do {
+            outcome = try runOnce(input, lateCRS: nil, opening: opening, progress: progress)
+        } catch let crs as GeoJSONReader.LateCRS {
+            guard input.path != "-" else { throw input.failure(crs.refusal) }
+            (input, late) = (try InputFile(input.path), crs)
+            outcome = try runOnce(input, lateCRS: late, opening: opening, progress: progress)
+        }
+        switch outcome {
         case .done(let report): return report
         case .storeMadeMeanwhile(let path):
             let again = input.path == "-" ? nil : try InputFile(input.path)
-            if let again, case .done(let report) = try runOnce(again, opening: opening, progress: progress) { return report }
+            if let again, case .done(let report) = try runOnce(again, lateCRS: late, opening: opening, progress: progress) { return report }
             throw WorkflowError.storeMadeMeanwhile(store: path, file: input.displayName)
         }
     }
@@ -104,7 +118,7 @@ public struct ImportWorkflow: Sendable {
         case storeMadeMeanwhile(path: String)
     }
 
-    private func runOnce(_ input: InputFile, opening: () throws -> TreeStore,
+    private func runOnce(_ input: InputFile, lateCRS: GeoJSONReader.LateCRS?, opening: () throws -> TreeStore,
                          progress: @escaping @Sendable (Double) -> Void) throws -> Outcome {
         let format = try self.format ?? input.detectedFormat()
         if format == .nmea { throw WorkflowError.positionsNotTrees(file: input.displayName, path: input.path) }
@@ -124,6 +138,7 @@ public struct ImportWorkflow: Sendable {
         job.columnMap = columnMap
         job.crs = crs
         job.columnOverrides = columnOverrides
+        job.lateCRS = lateCRS
         let thread = Thread {
             job.run(into: pipeline)
             reading.signal()

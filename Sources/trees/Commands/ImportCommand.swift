@@ -31,8 +31,8 @@ struct ImportCommand: AsyncParsableCommand {
             GeoJSON export of trees reads back whole; a MultiPoint of one point is that point. \
             Features without geometry, lines, areas and multi-points of several points are not \
             trees and are reported skipped. A legacy "crs" member (as GDAL \
-            writes it) naming another CRS than WGS 84 is carried to WGS 84 through PROJ; it must \
-            come before the features.
+            writes it) naming another CRS than WGS 84 is carried to WGS 84 through PROJ; a file \
+            with it after the features is read twice (not from standard input).
 
             A surveyor's CSV: the separator (',', ';' or tab) is told from the header line, and with \
             ';' or tab numbers may have a decimal comma; a first line sep=; (as Excel writes it) \

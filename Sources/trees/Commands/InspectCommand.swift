@@ -21,20 +21,30 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func run() async throws {
-        let input = try InputFile(file)
+        var input = try InputFile(file)
         let fmt = try format ?? input.detectedFormat()
         if fmt == .gpkg { return try inspectGeoPackage(input) }
-        var inspector = Inspector(format: fmt, projection: { crs in try CSVGrid(crs).transform })
-        if let crs {
-            guard fmt == .csv else { throw WorkflowError.optionNotForFormat(option: "--crs", format: fmt.rawValue.uppercased(), applies: "CSV") }
-            inspector.csvTransform = try CSVGrid(crs).transform
+        if crs != nil, fmt != .csv {
+            throw WorkflowError.optionNotForFormat(option: "--crs", format: fmt.rawValue.uppercased(), applies: "CSV")
+        }
+        func inspect(_ input: InputFile, lateCRS: GeoJSONReader.LateCRS?) throws -> InspectionReport {
+            var inspector = Inspector(format: fmt, projection: { crs in try CSVGrid(crs).transform }, lateCRS: lateCRS)
+            if let crs { inspector.csvTransform = try CSVGrid(crs).transform }
+            do {
+                try input.forEachChunk { try inspector.feed($0) }
+                return try inspector.finish()
+            } catch let e as InterchangeError {
+                throw input.failure(e)
+            }
         }
         let report: InspectionReport
         do {
-            try input.forEachChunk { try inspector.feed($0) }
-            report = try inspector.finish()
-        } catch let e as InterchangeError {
-            throw input.failure(e)
+            report = try inspect(input, lateCRS: nil)
+        } catch let late as GeoJSONReader.LateCRS {
+            // A GeoJSON's crs after its features: read again, carried from it from the start.
+            guard input.path != "-" else { throw input.failure(late.refusal) }
+            input = try InputFile(input.path)
+            report = try inspect(input, lateCRS: late)
         }
         if json {
             Output.json(Self.json(report, file: file))
