@@ -28,8 +28,8 @@ public final class TreeStore: Sendable {
     /// any other store.
     public let unseenPath: String?
     /// The folders made for a store made unseen, deepest first: `discardUnseen()` removes them
-    /// again (those still empty).
-    private let madeFolders: [String]
+    /// again (those still empty), as does Ctrl-C during an import into it. None for any other store.
+    public let madeFolders: [String]
 
     /// SQLite's settings for the whole process (`trees_sqlite_configure`), made once, before the
     /// first store opens; nil when another part of the process had already started SQLite.

@@ -30,16 +30,20 @@ import TreesTestSupport
     }()
 
     /// SIGINT while an import from standard input fills a new store: exit 130, and neither the store
-    /// nor the file it was being built in is left. The same import completed puts the store in place.
+    /// nor the file it was being built in is left, nor the folders made for it (`inNewFolders`:
+    /// the store's path is two folders that did not exist; the folder above them stays). The same
+    /// import completed puts the store in place.
     ///
     /// A signal in the instant between the file's making and the arming of its removal kills the
     /// process with the file left; the next store made in the folder removes it
     /// (`StoreCreationTests.filesOfAbandonedUnseenStoresAreRemoved`).
-    @Test func anInterruptedImportIntoANewStoreLeavesNoFile() throws {
+    @Test(arguments: [false, true])
+    func anInterruptedImportIntoANewStoreLeavesNoFile(inNewFolders: Bool) throws {
         let t = try TreesProcess()
         defer { t.cleanUp() }
-        let folder = t.folder.appendingPathComponent("store").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let top = t.folder.appendingPathComponent("store").path
+        try FileManager.default.createDirectory(atPath: top, withIntermediateDirectories: true)
+        let folder = inNewFolders ? top + "/field/2026" : top
         let db = folder + "/trees.sqlite"
 
         var interrupted = false
@@ -71,7 +75,10 @@ import TreesTestSupport
             process.waitUntilExit()
             try? input.fileHandleForWriting.close()
             interrupted = process.terminationReason == .exit && process.terminationStatus == 130
-            if interrupted { #expect(!Self.names(in: folder).contains { $0.hasPrefix(unseen) }) }
+            if interrupted {
+                #expect(!Self.names(in: folder).contains { $0.hasPrefix(unseen) })
+                if inNewFolders { #expect(Self.names(in: top).isEmpty, "\(Self.names(in: top))") }
+            }
         }
         #expect(interrupted, "SIGINT never arrived while the store was filled")
 

@@ -350,15 +350,18 @@ struct ReplacedFile {
 /// Removes the temporary file of the output file being written when SIGINT, SIGTERM or SIGHUP ends
 /// the process, which then exits with 128 + the signal (130, 143, 129). For a store made unseen,
 /// the files SQLite keeps beside it (`-wal`, `-shm`, which exist for an instant while it is
-/// switched to WAL) go too.
+/// switched to WAL) go too, and then the folders made for it, when they are empty.
 ///
 /// A signal handler may call only async-signal-safe functions, so the paths wait in C buffers
-/// allocated once, and the handler does nothing but `unlink` and `_exit`. A signal the process was
-/// started with ignored (`nohup`) stays ignored. One output file is written at a time.
+/// allocated once, and the handler does nothing but `unlink`, `rmdir` and `_exit`. A signal the
+/// process was started with ignored (`nohup`) stays ignored. One output file is written at a time.
 enum InterruptCleanup {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
     /// The file and the companions of it that may be removed: at most this many.
-    private static let slots = 3
+    private static let fileSlots = 3
+    /// The folders that may be removed after them: at most this many (the deepest first).
+    private static let folderSlots = 8
+    private static let slots = fileSlots + folderSlots
     /// The paths, each NUL-terminated in `PATH_MAX + 1` bytes; an empty one is no path.
     nonisolated(unsafe) private static let paths: UnsafeMutablePointer<CChar> = {
         let p = UnsafeMutablePointer<CChar>.allocate(capacity: slots * (Int(PATH_MAX) + 1))
@@ -369,18 +372,22 @@ enum InterruptCleanup {
     nonisolated(unsafe) private static var previous: [(Int32, sigaction)] = []
 
     /// Installs the handlers for `temporaryPath` and `temporaryPath` + each of `companions` (at
-    /// most two); a path too long for the buffer (which `open` would refuse anyway) is not armed.
-    static func arm(_ temporaryPath: String, companions: [String] = []) {
+    /// most two), then `folders` in order (made for the file, the deepest first; at most eight,
+    /// removed only when empty); a path too long for the buffer (which `open` would refuse
+    /// anyway) is not armed.
+    static func arm(_ temporaryPath: String, companions: [String] = [], folders: [String] = []) {
         disarm()
-        let all = [temporaryPath] + companions.prefix(slots - 1).map { temporaryPath + $0 }
-        for path in all {
+        let files = [temporaryPath] + companions.prefix(fileSlots - 1).map { temporaryPath + $0 }
+        for path in files + folders.prefix(folderSlots) {
             guard path.utf8.count <= Int(PATH_MAX), !path.utf8.contains(0) else { return }
         }
-        for (slot, path) in all.enumerated() {
+        func keep(_ path: String, in slot: Int) {
             let base = paths + slot * (Int(PATH_MAX) + 1)
             for (i, b) in path.utf8.enumerated() { base[i] = CChar(bitPattern: b) }
             base[path.utf8.count] = 0
         }
+        for (slot, path) in files.enumerated() { keep(path, in: slot) }
+        for (i, folder) in folders.prefix(folderSlots).enumerated() { keep(folder, in: fileSlots + i) }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signal in
             InterruptCleanup.removeArmedFiles()
@@ -399,11 +406,13 @@ enum InterruptCleanup {
         }
     }
 
-    /// What the handler does before it exits: `unlink` each armed path (async-signal-safe).
+    /// What the handler does before it exits: `unlink` each armed file, then `rmdir` each armed
+    /// folder (both async-signal-safe; a folder that is not empty stays).
     static func removeArmedFiles() {
         for slot in 0..<slots {
             let base = paths + slot * (Int(PATH_MAX) + 1)
-            if base[0] != 0 { unlink(base) }
+            guard base[0] != 0 else { continue }
+            if slot < fileSlots { unlink(base) } else { rmdir(base) }
         }
     }
 

@@ -152,7 +152,7 @@ public struct ImportWorkflow: Sendable {
         // The file is already being read and parsed while the store opens (and, when new, is created).
         let store = try opening()
         // Ctrl-C while a store made unseen is filled leaves no file of it behind.
-        if let unseen = store.unseenPath { InterruptCleanup.arm(unseen, companions: ["-wal", "-shm"]) }
+        if let unseen = store.unseenPath { InterruptCleanup.arm(unseen, companions: ["-wal", "-shm"], folders: store.madeFolders) }
         defer { if store.unseenPath != nil { InterruptCleanup.disarm() } }
         let result = Result<Report, any Error> { try importing(into: store, input: input, format: format, pipeline: pipeline) }
         let failed = if case .failure = result { true } else { false }
