@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TreesKit
 
 /// One problem found in a store by `examine()`: a damaged value, a reference to a row that is gone,
@@ -128,9 +129,21 @@ struct StoreDoctor {
             }
         }
         for (table, columns) in Self.tables {
-            let rows = try Row.fetchCursor(db, sql: "SELECT \(StoredValue.selection(table, columns)) FROM \(table) ORDER BY rowid")
-            while let row = try rows.next() {
-                items += examine(row: row, table: table, columns: columns)
+            // Values straight from SQLite's statement, by position; a row with a damaged value is
+            // then copied for the findings, which read it by name.
+            let statement = try db.makeStatement(sql: "SELECT \(StoredValue.selection(table, columns)) FROM \(table) ORDER BY rowid")
+            let names = statement.columnNames
+            let layout = RowLayout(names, columns: columns)
+            let s = statement.sqliteStatement
+            defer { sqlite3_reset(s) }
+            while true {
+                let rc = sqlite3_step(s)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else { throw StoreError.sqlite(connection: db.sqliteConnection) }
+                items += examine(value: { DatabaseValue(sqliteStatement: s, index: CInt($0)) }, table: table, columns: columns, layout: layout) {
+                    Row(Dictionary(names.enumerated().map { ($1, DatabaseValue(sqliteStatement: s, index: CInt($0)) as (any DatabaseValueConvertible)?) },
+                                   uniquingKeysWith: { first, _ in first }))
+                }
             }
         }
         items += try danglingReferences()
@@ -230,34 +243,80 @@ struct StoreDoctor {
         }
     }
 
+    /// Where `StoredValue.selection`'s columns are in a row of it, found once a table: looking each
+    /// value up by name (as GRDB's `Row` does, folding case and hashing the name) took most of the
+    /// time `doctor` spent on a million trees.
+    struct RowLayout {
+        struct Column {
+            var name: String
+            var kind: ColumnKind
+            /// Nil when the row has no such column (its value is read as NULL, as by name).
+            var index: Int?
+            /// The index of its `nul:COLUMN` (text columns).
+            var nul: Int?
+        }
+
+        var columns: [Column]
+        /// The indexes of the columns the care log reads further (health, fromDay, season, everyDays).
+        var named: [String: Int]
+
+        init(_ names: [String], columns: [(String, ColumnKind)]) {
+            var first: [String: Int] = [:]
+            for (i, name) in names.enumerated() where first[name.lowercased()] == nil { first[name.lowercased()] = i }
+            self.columns = columns.map { name, kind in
+                Column(name: name, kind: kind, index: first[name.lowercased()], nul: first["nul:\(name)".lowercased()])
+            }
+            named = first
+        }
+
+        init(_ row: Row, columns: [(String, ColumnKind)]) {
+            self.init(Array(row.columnNames), columns: columns)
+        }
+    }
+
     func examine(row: Row, table: String, columns: [(String, ColumnKind)]) -> [Item] {
-        let rowID = (row["rowid"] as DatabaseValue).storage.int64Value ?? 0
-        let id = table == "preference" ? StoredValue.text(row["key"]) : (row.hasColumn("id") ? StoredValue.text(row["id"]) : nil)
+        examine(value: { row[$0] as DatabaseValue }, table: table, columns: columns, layout: RowLayout(row, columns: columns)) { row }
+    }
+
+    /// The findings of one row, whose values `value` gives by position (as `layout` finds them);
+    /// `copy` gives the whole row when one is damaged.
+    func examine(value: (Int) -> DatabaseValue, table: String, columns: [(String, ColumnKind)], layout: RowLayout,
+                 copy: () -> Row) -> [Item] {
         var problems: [String: String] = [:]
-        for (column, kind) in columns {
-            if kind.holdsText, StoredValue.bytesWithNUL(row, column) != nil {
-                problems[column] = StoredValue.nulReason
-            } else if case .failure(let p) = StoredValue.check(row[column] as DatabaseValue, as: kind) {
-                problems[column] = p.reason
+        for c in layout.columns {
+            let stored = c.index.map(value) ?? .null
+            if c.kind.holdsText, c.nul.map({ !value($0).isNull }) ?? false {
+                problems[c.name] = StoredValue.nulReason
+            } else if c.kind.holdsText, case .blob(let d) = stored.storage, d.contains(0) {
+                problems[c.name] = StoredValue.nulReason
+            } else if case .failure(let p) = StoredValue.check(stored, as: c.kind) {
+                problems[c.name] = p.reason
             }
         }
+        func text(_ column: String) -> String? {
+            layout.named[column.lowercased()].flatMap { StoredValue.text(value($0)) }
+        }
         // Text the care log reads as a status, a day or a season.
-        if table == "careEvent", problems["health"] == nil, let h = StoredValue.text(row["health"]), let p = CareEvent.healthProblem(h) {
+        if table == "careEvent", problems["health"] == nil, let h = text("health"), let p = CareEvent.healthProblem(h) {
             problems["health"] = p
         }
         if table == "careSchedule" {
-            if problems["fromDay"] == nil, let d = StoredValue.text(row["fromDay"]), (try? Day(parsing: d)) == nil {
+            if problems["fromDay"] == nil, let d = text("fromDay"), (try? Day(parsing: d)) == nil {
                 problems["fromDay"] = "'\(d.prefix(40))' is not a YYYY-MM-DD day"
             }
-            if problems["season"] == nil, let s = StoredValue.text(row["season"]), (try? Season(parsing: s)) == nil {
+            if problems["season"] == nil, let s = text("season"), (try? Season(parsing: s)) == nil {
                 problems["season"] = "'\(s.prefix(40))' is not a MM-DD..MM-DD season"
             }
-            if problems["everyDays"] == nil, let n = (row["everyDays"] as DatabaseValue).storage.int64Value,
+            if problems["everyDays"] == nil, let i = layout.named["everydays"], let n = value(i).storage.int64Value,
                let p = CareSchedule.everyDaysProblem(n) {
                 problems["everyDays"] = p
             }
         }
         guard !problems.isEmpty else { return [] }
+        // A damaged row: what follows reads its values by name.
+        let row = copy()
+        let rowID = (row["rowid"] as DatabaseValue).storage.int64Value ?? 0
+        let id = table == "preference" ? StoredValue.text(row["key"]) : (row.hasColumn("id") ? StoredValue.text(row["id"]) : nil)
         let good = { (column: String) -> Bool in problems[column] == nil }
         let command = careCommand(row: row, table: table, problems: problems)
         var items: [Item] = []
