@@ -30,6 +30,18 @@ public struct CareKind: Hashable, Sendable, Comparable, CustomStringConvertible 
         name = words.joined(separator: " ").lowercased()
     }
 
+    /// The kind a store holds as `text` when it is a name `init(_:)` keeps as it is (lower-case
+    /// ASCII letters, digits, `-` and `_`, as every kind the log knows is): nil for any other
+    /// text, which `init(_:)` reads.
+    public init?(stored text: String) {
+        var text = text
+        let plain = text.withUTF8 { b in
+            !b.isEmpty && b.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
+        }
+        guard plain else { return nil }
+        self.init(checked: text)
+    }
+
     public var description: String { name }
     public static func < (a: CareKind, b: CareKind) -> Bool { a.name < b.name }
 }

@@ -159,8 +159,57 @@ extension CareEvent {
     ].enumerated().map { ($1, Int32($0)) })
 
     /// Decodes the row `statement` stands on, selected with `columnList` first, as `init(row:)` does.
-    init(statement: OpaquePointer) throws {
-        try self.init(checked: CheckedRow(table: "careEvent", statement: statement, columns: Self.columnPositions))
+    ///
+    /// The usual row (texts without NUL, ids, dates in the store's own form, a stored kind) is read
+    /// by position straight from SQLite's buffers; any other value is read again the checked way,
+    /// which says what is wrong with it, or reads it as it always has. Looking every value up by
+    /// name, checked, took 60% of `care list`'s time for each event.
+    init(statement s: OpaquePointer) throws {
+        if let fast = Self.usual(s) {
+            self = fast
+            return
+        }
+        try self.init(checked: CheckedRow(table: "careEvent", statement: s, columns: Self.columnPositions))
+    }
+
+    /// The event of the usual row, or nil for one the checked reading must look at.
+    private static func usual(_ s: OpaquePointer) -> CareEvent? {
+        let row = DueRow(s)
+        func text(_ i: Int32) -> String?? {
+            switch sqlite3_column_type(s, i) {
+            case SQLITE_NULL: return .some(nil)
+            case SQLITE_TEXT:
+                let b = row.bytes(i)
+                return StoredValue.hasNUL(b) ? nil : .some(String(decoding: b, as: UTF8.self))
+            default: return nil
+            }
+        }
+        func uuid(_ i: Int32) -> UUID? {
+            sqlite3_column_type(s, i) == SQLITE_TEXT ? UUID(text: row.bytes(i)) : nil
+        }
+        func day(_ i: Int32) -> Date? {
+            guard sqlite3_column_type(s, i) == SQLITE_TEXT, let d = BulkText.parseDate(row.bytes(i)), StorableDates.problem(d) == nil else { return nil }
+            return StoredDate.normalised(d)
+        }
+        guard let id = uuid(1), let treeID = uuid(2), case .some(let kindText?) = text(3), let kind = CareKind(stored: kindText),
+              let date = day(4), case .some(let notes) = text(5), case .some(let unit) = text(7), case .some(let healthText) = text(8),
+              case .some(let who) = text(9), let created = day(10), let updated = day(11) else { return nil }
+        var health: HealthStatus?
+        if let healthText {
+            guard let h = HealthStatus(rawValue: healthText) else { return nil }
+            health = h
+        }
+        var quantity: CareQuantity?
+        switch sqlite3_column_type(s, 6) {
+        case SQLITE_NULL: break
+        case SQLITE_FLOAT, SQLITE_INTEGER:
+            let v = sqlite3_column_double(s, 6)
+            guard v.isFinite else { return nil }
+            quantity = CareQuantity(value: v, unit: unit)
+        default: return nil
+        }
+        return CareEvent(id: id, treeID: treeID, kind: kind, date: date, notes: notes, quantity: quantity, health: health, who: who,
+                         createdAt: created, updatedAt: updated)
     }
 
     private init(checked r: CheckedRow) throws {
@@ -249,7 +298,8 @@ extension StoreReader {
         try eachRow(of: statement) { s in
             let row = DueRow(s)
             try body(CareEntry(event: try CareEvent(statement: s), species: row.text(n) ?? "", variety: row.text(n + 1),
-                               collectionID: row.text(n + 2).flatMap(UUID.init(uuidString:)), photoCount: Int(sqlite3_column_int64(s, n + 3))))
+                               collectionID: sqlite3_column_type(s, n + 2) == SQLITE_TEXT ? UUID(text: row.bytes(n + 2)) : nil,
+                               photoCount: Int(sqlite3_column_int64(s, n + 3))))
         }
     }
 

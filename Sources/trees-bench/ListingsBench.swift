@@ -2,9 +2,10 @@ import Foundation
 
 /// `trees-bench listings [--sizes 10000,100000,1000000] [--runs N]`: what a store of many trees
 /// costs the commands that show them all, as whole processes with their peak memory: `list`
-/// (table and JSON), `collection show`, `care list` (an event a tree) and `map`. Beside them, the
-/// `sqlite3` shell printing the same trees' rows from the same store (`-column`, `-json`): the
-/// least any listing of them takes. Every listing is written to a file, as a user's redirect
+/// (table and JSON), `collection show`, `care list` (an event a tree), `map`, and `doctor`, which
+/// reads every value of every row. Beside them, the `sqlite3` shell printing the same trees' rows
+/// from the same store (`-column`, `-json`): the least any listing of them takes; and SQLite's own
+/// `PRAGMA quick_check`, which `doctor` runs before it checks the values. Every listing is written to a file, as a user's redirect
 /// would. The trees are the surveyed GPX of `imports` (name, desc, ele, time a point), imported
 /// into one collection.
 ///
@@ -56,6 +57,9 @@ func runListingsBenchmark(arguments: [String]) throws {
         let page = folder + "/map.html"
         let map = try measured(trees, ["map", "--out", page, "--db", db])
         report("trees map", (map.0, Harness.fileSize(page)), yardstick: nil)
+        let quickCheck = try measured(sqlite3, ["-readonly", db, "PRAGMA quick_check"])
+        report("sqlite3 PRAGMA quick_check", quickCheck, yardstick: nil)
+        report("trees doctor", try measured(trees, ["doctor", "--db", db]), yardstick: quickCheck.0)
         for path in [db, db + "-wal", db + "-shm", page, output] { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -71,6 +71,53 @@ import TreesTestSupport
         #expect(try store.read { try $0.careEntries(CareFilter(kind: try CareKind("water"))) }.map(\.event) == [fine])
     }
 
+    /// Listing reads the usual row straight from SQLite's buffers and any other row the checked
+    /// way: both give each event exactly as reading that one event does, whatever form its values
+    /// were written in around `trees` (a kind in capitals, a date in ISO 8601, a quantity as text
+    /// or a whole number, a blob of UTF-8, a health in the log's own word).
+    @Test func listingGivesEveryEventAsReadingItAloneDoes() throws {
+        let apple = try addTree("Apple"), pear = try addTree("Pear")
+        var logged: [CareEvent] = []
+        logged.append(try log(apple, "water", "2026-04-01", quantity: CareQuantity(value: 40, unit: "l")))
+        logged.append(try log(apple, "inspect", "2026-04-02", health: .pest))
+        logged.append(try log(pear, "soil test", "2026-04-03", quantity: CareQuantity(value: 6.5, unit: nil)))
+        logged.append(try log(pear, "harvest", "2026-04-04", quantity: CareQuantity(value: 12.25, unit: "kg")))
+        logged.append(try log(pear, "prune", "2026-04-05"))
+        logged.append(try log(apple, "spray", "2026-04-06"))
+        logged.append(try log(apple, "graft", "2026-04-07"))
+        var noted = CareEvent(treeID: pear.id, kind: try CareKind("thin_out-2"), date: try Self.at("2026-04-08"), notes: "Äste über 3 m — ✂︎",
+                              who: "Zoë", createdAt: Self.t0)
+        try store.write { try $0.insert(noted) }
+        logged.append(noted)
+        let edits = [
+            "UPDATE careEvent SET kind = 'Water ' WHERE id = ?",
+            "UPDATE careEvent SET date = '2026-04-02T08:30:00Z' WHERE id = ?",
+            "UPDATE careEvent SET quantity = '6.5' WHERE id = ?",
+            "UPDATE careEvent SET quantity = 12 WHERE id = ?",
+            "UPDATE careEvent SET notes = CAST('late' AS BLOB) WHERE id = ?",
+            "UPDATE careEvent SET createdAt = 1777629600 WHERE id = ?",
+        ]
+        try store.write { w in
+            for (edit, event) in zip(edits, logged) { try w.db.execute(sql: edit, arguments: [event.id.storageKey]) }
+        }
+        let listed = try store.read { try $0.careEntries(CareFilter()) }.map(\.event)
+        #expect(listed.count == logged.count)
+        for event in listed {
+            let alone = try store.read { try $0.careEvent(matching: event.id.storageKey) }
+            #expect(event == alone, "\(event.kind.name)")
+        }
+        let byID = Dictionary(uniqueKeysWithValues: listed.map { ($0.id, $0) })
+        #expect(byID[logged[0].id]?.kind.name == "water")
+        #expect(byID[logged[1].id]?.date == Date(timeIntervalSince1970: 1_775_118_600))
+        #expect(byID[logged[2].id]?.quantity == CareQuantity(value: 6.5, unit: nil))
+        #expect(byID[logged[3].id]?.quantity == CareQuantity(value: 12, unit: "kg"))
+        #expect(byID[logged[4].id]?.notes == "late")
+        #expect(byID[logged[5].id]?.createdAt == Self.t0)
+        #expect(byID[logged[1].id]?.health == .pest)
+        noted.updatedAt = byID[noted.id]?.updatedAt ?? noted.updatedAt
+        #expect(byID[noted.id] == noted)
+    }
+
     @Test func unknownTreeIsRefusedAndNothingIsStored() throws {
         let ghost = CareEvent(treeID: UUID(), kind: try CareKind("water"), date: Self.t0, createdAt: Self.t0)
         #expect(throws: StoreError.unknownTree(ghost.treeID.storageKey)) { try store.write { try $0.insert(ghost) } }
