@@ -62,6 +62,21 @@ import TreesTestSupport
         #expect(verifier.verify(bytes) { Self.gpx($0) } == "3 events")
     }
 
+    /// `<![CDATAc…` (not CDATA, not a DOCTYPE) with a control character two lines on: a file in
+    /// one piece was refused for the markup, where it is; in small pieces the tokenizer waited for
+    /// the markup's `>` before looking at it again, and the control character, decoded first, was
+    /// reported instead. Markup whose kind is not yet known is looked at again as bytes arrive.
+    @Test func markupOfNoKindIsRefusedWhereItIsInAnyChunking() throws {
+        let bytes = try Self.fixture("gpx-chunked-error-line")
+        #expect(ChunkingVerifier(sizes: [1, 2, 3, 7, 10, 13, 64, 4096], randomSplits: 4).verify(bytes) { Self.gpx($0) }
+            == "line 35, column 6: unexpected markup '<!'")
+        for prefix in ["<!", "<![", "<![CDAT", "<!DOC", "<"] {
+            let doc = "<gpx>" + prefix + "x\n\u{1}</gpx>"
+            let whole = Self.gpx([Array(doc.utf8)[...]])
+            #expect(ChunkingVerifier(sizes: [1, 2, 5]).verify(doc) { Self.gpx($0) } == whole, "\(prefix)")
+        }
+    }
+
     /// A DOCTYPE whose search resumes where it stopped still refuses an `<!ENTITY` that arrives
     /// split across pieces.
     @Test func anEntityDeclarationSplitAcrossPiecesIsStillRefused() {

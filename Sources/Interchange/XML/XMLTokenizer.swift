@@ -98,6 +98,10 @@ package struct XMLTokenizer {
     /// markup ends in `>`, so it is parsed again only once a new `>` arrives (or the document ends):
     /// a long comment or tag arriving in many chunks is then read in linear time, not quadratic.
     private var incomplete: (at: Int, scanned: Int)?
+    /// Set when the markup at `pos` ended with the buffer before its kind was known (`<`, `<!`,
+    /// `<![CDA`…): the next bytes tell it, and may make it malformed, so it is parsed again as soon
+    /// as any arrive, not at the next `>` (which a file in one piece would not wait for either).
+    private var kindUnknown = false
     /// Where the search for the end of the incomplete tag or DOCTYPE at `at` stopped, and the quote
     /// and bracket depth in force there: the search resumes there, so a long one with `>` inside
     /// quoted values is read in linear time too.
@@ -243,8 +247,9 @@ package struct XMLTokenizer {
                         incomplete = (pos, p.count)
                         break
                     }
+                    kindUnknown = false
                     progressed = try markup(&handler, final: final)
-                    incomplete = progressed ? nil : (pos, p.count)
+                    incomplete = progressed || kindUnknown ? nil : (pos, p.count)
                     if progressed { stopped = nil }
                 } else {
                     progressed = try text(&handler, final: final)
@@ -442,6 +447,7 @@ package struct XMLTokenizer {
     private mutating func markup<H: XMLHandler>(_ handler: inout H, final: Bool) throws -> Bool {
         guard pos + 1 < bytes.count else {
             if final { throw error("unexpected end of file after '<'", at: pos) }
+            kindUnknown = true
             return false
         }
         let next = bytes[pos + 1]
@@ -461,6 +467,7 @@ package struct XMLTokenizer {
         if next == UInt8(ascii: "!") {
             guard let isComment = Self.hasPrefix(bytes, "<!--", at: pos) else {
                 if final { throw error("unexpected end of file after '<!'", at: pos) }
+                kindUnknown = true
                 return false
             }
             if isComment {
@@ -474,6 +481,7 @@ package struct XMLTokenizer {
             }
             guard let isCDATA = Self.hasPrefix(bytes, "<![CDATA[", at: pos) else {
                 if final { throw error("unexpected end of file after '<!'", at: pos) }
+                kindUnknown = true
                 return false
             }
             if isCDATA {
@@ -491,6 +499,7 @@ package struct XMLTokenizer {
             }
             guard let isDoctype = Self.hasPrefix(bytes, "<!DOCTYPE", at: pos) else {
                 if final { throw error("unexpected end of file after '<!'", at: pos) }
+                kindUnknown = true
                 return false
             }
             if isDoctype { return try doctype(final: final) }
