@@ -204,6 +204,18 @@ struct GeoJSONRead: Equatable {
     }
 
     @Test(arguments: [
+        (#"[{"type":"Feature"}]"#, 1, 1, "expected a GeoJSON object ({\"type\": \"FeatureCollection\", \"features\": [...]}), found an array"),
+        (#"{"features":[]}"#, 1, 1, "no \"type\"; a GeoJSON file is {\"type\": \"FeatureCollection\", \"features\": [...]}"),
+        (#"{"type":"Topology","features":[]}"#, 1, 9, "\"type\" is \"Topology\"; expected \"FeatureCollection\" or \"Feature\""),
+        (#"{"type":"FeatureCollection"}"#, 1, 1, "a FeatureCollection without a \"features\" array"),
+        (#"{"type":"FeatureCollection","features":{}}"#, 1, 40, "\"features\" must be an array"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n7]}", 2, 1, "expected a Feature object, found a number"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,\"47\"]},\"properties\":{\"species\":\"Oak\"}}]}",
+         2, 65, "a coordinate must be a number, found a string"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[47.3,95]},\"properties\":{\"species\":\"Oak\"}}]}",
+         2, 60, "latitude 95 is out of range; expected degrees between -90 and 90"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\",\"createdAt\":\"soon\"}}]}",
+         2, 114, "\"createdAt\" is not an ISO 8601 date: \"soon\""),
         // Out of range, and no crs, or one of WGS 84, after it: refused where it is, even when
         // the file is malformed further on.
         ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[2600000,1200000]},\"properties\":{\"species\":\"Oak\"}},\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\"}}]}",
@@ -217,27 +229,6 @@ struct GeoJSONRead: Equatable {
         // Two crs members that disagree.
         ("{\"type\":\"FeatureCollection\",\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"EPSG:4326\"}},\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\"}}],\n\"crs\":{\"type\":\"name\",\"properties\":{\"name\":\"urn:ogc:def:crs:EPSG::2056\"}}}",
          3, 7, "a second \"crs\" (EPSG:2056) names another system than the first (EPSG:4326)"),
-    ] as [(String, Int, Int, String)])
-    func aPositionOutOfRangeThatNoCRSExplainsIsRefusedWhereItIs(text: String, line: Int, column: Int, reason: String) throws {
-        let e = try #require(Self.error(text))
-        guard case .invalidContent(let l, let c, let r) = e else { Issue.record("\(e)"); return }
-        #expect(r == reason)
-        #expect(l == line && c == column, "\(l):\(c) \(r)")
-    }
-
-    @Test(arguments: [
-        (#"[{"type":"Feature"}]"#, 1, 1, "expected a GeoJSON object ({\"type\": \"FeatureCollection\", \"features\": [...]}), found an array"),
-        (#"{"features":[]}"#, 1, 1, "no \"type\"; a GeoJSON file is {\"type\": \"FeatureCollection\", \"features\": [...]}"),
-        (#"{"type":"Topology","features":[]}"#, 1, 9, "\"type\" is \"Topology\"; expected \"FeatureCollection\" or \"Feature\""),
-        (#"{"type":"FeatureCollection"}"#, 1, 1, "a FeatureCollection without a \"features\" array"),
-        (#"{"type":"FeatureCollection","features":{}}"#, 1, 40, "\"features\" must be an array"),
-        ("{\"type\":\"FeatureCollection\",\"features\":[\n7]}", 2, 1, "expected a Feature object, found a number"),
-        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,\"47\"]},\"properties\":{\"species\":\"Oak\"}}]}",
-         2, 65, "a coordinate must be a number, found a string"),
-        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[47.3,95]},\"properties\":{\"species\":\"Oak\"}}]}",
-         2, 60, "latitude 95 is out of range; expected degrees between -90 and 90"),
-        ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[8.5,47.3]},\"properties\":{\"species\":\"Oak\",\"createdAt\":\"soon\"}}]}",
-         2, 114, "\"createdAt\" is not an ISO 8601 date: \"soon\""),
     ] as [(String, Int, Int, String)])
     func aMalformedFileIsRefusedWithItsLine(text: String, line: Int, column: Int, reason: String) throws {
         let e = try #require(Self.error(text))
