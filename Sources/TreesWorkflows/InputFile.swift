@@ -61,6 +61,10 @@ public struct InputFile: @unchecked Sendable {
         return bytes
     }
 
+    /// True for a regular file, which can be opened and read again from its start; false for
+    /// standard input, a pipe or a device, whose bytes once read are gone.
+    public var canBeReadAgain: Bool { path != "-" && size != nil }
+
     /// The name errors and reports use: the path, or `<stdin>`.
     public var displayName: String { path == "-" ? "<stdin>" : path }
 

@@ -43,10 +43,10 @@ public struct GeoJSONReader {
         /// Where the `crs` member's value starts.
         public let line: Int, column: Int
 
-        /// What to say when the file cannot be read a second time (standard input).
+        /// What to say when the file cannot be read a second time (standard input, a pipe).
         public var refusal: InterchangeError {
             .invalidContent(line: line, column: column,
-                            reason: "\"crs\" (\(crs)) comes after the features, and standard input cannot be read twice: "
+                            reason: "\"crs\" (\(crs)) comes after the features, and a stream (standard input, a pipe) cannot be read twice: "
                                 + "read it from a file, or put the crs first (or convert it to WGS 84: ogr2ogr -t_srs EPSG:4326)")
         }
     }

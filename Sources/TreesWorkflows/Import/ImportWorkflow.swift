@@ -90,7 +90,7 @@ public struct ImportWorkflow: Sendable {
     ///
     /// A GeoJSON file whose `crs` comes after its features is read a second time, carried from
     /// that CRS from its first feature (the first reading's transaction rolled back); from standard
-    /// input, which cannot be read again, it is refused.
+    /// input or a pipe, which cannot be read again, it is refused.
     public func run(_ input: InputFile, opening: () throws -> TreeStore,
                     progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
         var input = input
@@ -99,14 +99,14 @@ public struct ImportWorkflow: Sendable {
         do {
             outcome = try runOnce(input, lateCRS: nil, opening: opening, progress: progress)
         } catch let crs as GeoJSONReader.LateCRS {
-            guard input.path != "-" else { throw input.failure(crs.refusal) }
+            guard input.canBeReadAgain else { throw input.failure(crs.refusal) }
             (input, late) = (try InputFile(input.path), crs)
             outcome = try runOnce(input, lateCRS: late, opening: opening, progress: progress)
         }
         switch outcome {
         case .done(let report): return report
         case .storeMadeMeanwhile(let path):
-            let again = input.path == "-" ? nil : try InputFile(input.path)
+            let again = input.canBeReadAgain ? try InputFile(input.path) : nil
             if let again, case .done(let report) = try runOnce(again, lateCRS: late, opening: opening, progress: progress) { return report }
             throw WorkflowError.storeMadeMeanwhile(store: path, file: input.displayName)
         }

@@ -32,7 +32,7 @@ struct ImportCommand: AsyncParsableCommand {
             Features without geometry, lines, areas and multi-points of several points are not \
             trees and are reported skipped. A legacy "crs" member (as GDAL \
             writes it) naming another CRS than WGS 84 is carried to WGS 84 through PROJ; a file \
-            with it after the features is read twice (not from standard input).
+            with it after the features is read twice (not from standard input or a pipe).
 
             A surveyor's CSV: the separator (',', ';' or tab) is told from the header line, and with \
             ';' or tab numbers may have a decimal comma; a first line sep=; (as Excel writes it) \

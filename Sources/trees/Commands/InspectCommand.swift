@@ -42,7 +42,7 @@ struct InspectCommand: AsyncParsableCommand {
             report = try inspect(input, lateCRS: nil)
         } catch let late as GeoJSONReader.LateCRS {
             // A GeoJSON's crs after its features: read again, carried from it from the start.
-            guard input.path != "-" else { throw input.failure(late.refusal) }
+            guard input.canBeReadAgain else { throw input.failure(late.refusal) }
             input = try InputFile(input.path)
             report = try inspect(input, lateCRS: late)
         }
