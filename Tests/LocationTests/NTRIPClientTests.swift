@@ -458,7 +458,9 @@ let quickRetries = ReconnectPolicy(initial: .milliseconds(100), maximum: .millis
 
         var base = try BaseStation(port: caster.inputPort)
         // The receiver's GGA, picked from its NMEA, reaches the caster (which relays it to the base).
-        #expect(await eventually { base.hasHeard("GGA") }, "no GGA reached the caster")
+        // What the client had and saw, should it not: a position it never got, or a stream that failed.
+        #expect(await eventually { base.hasHeard("GGA") },
+                "no GGA reached the caster; the client's position: \(client.latestPosition ?? "none"); events: \(log.events.withLock { Array($0.suffix(12)) })")
         #expect(base.heardText.contains(SerialReceiver.gga + "\r\n"))
         base.send(rtcm)
         #expect(await eventually { receiver.received.count >= rtcm.count })
