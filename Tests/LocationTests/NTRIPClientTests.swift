@@ -44,14 +44,23 @@ final class EventLog: Sendable {
 /// Polls `condition` every 50 ms until it holds or `timeout` passes; true if it held.
 ///
 /// The deadline is generous: while the whole suite runs, synchronous tests hold the few threads of
-/// the shared pool for a minute or more at a time, and the code under test waits its turn.
+/// the shared pool for a minute or more at a time, and the code under test waits its turn. Past
+/// the deadline it still polls 100 times before giving up: a pool held for all of `timeout` (the
+/// whole suite running beside a caster test took 440 s once) kept from running both this loop and
+/// the code under test (the NTRIP client's task starts on the pool), and a loop that only looked
+/// once when it got its turn back failed before that code had had one. A hundred polls that ran
+/// are five seconds in which the pool was free for it too.
 func eventually(_ timeout: Duration = .seconds(400), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    var pollsPastDeadline = 0
+    while true {
         if condition() { return true }
+        if ContinuousClock.now >= deadline {
+            pollsPastDeadline += 1
+            if pollsPastDeadline > 100 { return false }
+        }
         try? await Task.sleep(for: .milliseconds(50))
     }
-    return condition()
 }
 
 /// Quick retries, so the tests of failures see the second attempt without waiting a second.
