@@ -205,11 +205,7 @@ public struct Inspector {
         guard let f = format ?? FileFormat.detect(prefix: bytes, fileName: fileName) else {
             throw InterchangeError.unknownFormat("cannot tell the format of \(fileName ?? "the input"); use --format")
         }
-        do {
-            var i = Inspector(format: f)
-            try i.feed(bytes)
-            return try i.finish()
-        } catch let late as GeoJSONReader.LateCRS {
+        return try GeoJSONReader.readingAgainAfterLateCRS { late in
             var i = Inspector(format: f, lateCRS: late)
             try i.feed(bytes)
             return try i.finish()

@@ -9,36 +9,15 @@ func projection(_ crs: String) throws -> (Double, Double) -> Result<Coordinate, 
     }
 }
 
-/// Why a reading stopped: the file refused, or a `crs` after the features (read again with it).
-enum Stop: Error, Equatable {
-    case refused(InterchangeError)
-    case late(GeoJSONReader.LateCRS)
-
-    static func of(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let e as InterchangeError {
-            throw Stop.refused(e)
-        } catch let l as GeoJSONReader.LateCRS {
-            throw Stop.late(l)
-        }
+/// A file read as an import reads it: again from its start, given the crs, when one comes after
+/// the features (a reader given it meeting another is a finding: `try!`).
+func read(_ bytes: [UInt8], step: Int) -> Result<[GeoJSONEvent], InterchangeError> {
+    try! GeoJSONReader.readingAgainAfterLateCRS { late in
+        var reader = GeoJSONReader(mapping: [.species: "Art"], projection: projection, crs: late)
+        var events: [GeoJSONEvent] = []
+        return try inPieces(bytes, step: step, as: InterchangeError.self, passing: GeoJSONReader.LateCRS.self,
+                            { try reader.read($0) { events.append($0) } }, finish: { try reader.finish { events.append($0) }; return events })
     }
-}
-
-func readOnce(_ bytes: [UInt8], step: Int, late: GeoJSONReader.LateCRS?) -> Result<[GeoJSONEvent], Stop> {
-    var reader = GeoJSONReader(mapping: [.species: "Art"], projection: projection, crs: late)
-    var events: [GeoJSONEvent] = []
-    return inPieces(bytes, step: step, as: Stop.self, { piece in try Stop.of { try reader.read(piece) { events.append($0) } } },
-                    finish: { try Stop.of { try reader.finish { events.append($0) } }; return events })
-}
-
-/// A file read as an import reads it: again from its start, given the crs, when one comes after the features.
-func read(_ bytes: [UInt8], step: Int) -> Result<[GeoJSONEvent], Stop> {
-    let first = readOnce(bytes, step: step, late: nil)
-    guard case .failure(.late(let late)) = first else { return first }
-    let again = readOnce(bytes, step: step, late: late)
-    if case .failure(.late) = again { preconditionFailure("a reader given the late crs met one again") }
-    return again
 }
 
 /// The GeoJSON reader never traps, reads the same fed whole or in pieces, and every tree it gives

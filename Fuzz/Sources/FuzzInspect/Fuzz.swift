@@ -1,35 +1,14 @@
 import FuzzSupport
 import Interchange
 
-/// Why an inspection stopped: the file refused, or a GeoJSON `crs` after the features.
-enum Stop: Error, Equatable {
-    case refused(InterchangeError)
-    case late(GeoJSONReader.LateCRS)
-
-    static func of<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let e as InterchangeError {
-            throw Stop.refused(e)
-        } catch let l as GeoJSONReader.LateCRS {
-            throw Stop.late(l)
-        }
+/// As `trees inspect` does: a GeoJSON whose crs comes after the features is inspected again,
+/// given it (an inspector given it meeting another is a finding: `try!`).
+func inspect(_ bytes: [UInt8], format: FileFormat, step: Int) -> Result<InspectionReport, InterchangeError> {
+    try! GeoJSONReader.readingAgainAfterLateCRS { late in
+        var inspector = Inspector(format: format, lateCRS: late)
+        return try inPieces(bytes, step: step, as: InterchangeError.self, passing: GeoJSONReader.LateCRS.self,
+                            { try inspector.feed($0) }, finish: { try inspector.finish() })
     }
-}
-
-func inspectOnce(_ bytes: [UInt8], format: FileFormat, step: Int, late: GeoJSONReader.LateCRS?) -> Result<InspectionReport, Stop> {
-    var inspector = Inspector(format: format, lateCRS: late)
-    return inPieces(bytes, step: step, as: Stop.self, { piece in try Stop.of { try inspector.feed(piece) } },
-                    finish: { try Stop.of { try inspector.finish() } })
-}
-
-/// As `trees inspect` does: a GeoJSON whose crs comes after the features is inspected again, given it.
-func inspect(_ bytes: [UInt8], format: FileFormat, step: Int) -> Result<InspectionReport, Stop> {
-    let first = inspectOnce(bytes, format: format, step: step, late: nil)
-    guard case .failure(.late(let late)) = first else { return first }
-    let again = inspectOnce(bytes, format: format, step: step, late: late)
-    if case .failure(.late) = again { preconditionFailure("an inspector given the late crs met one again") }
-    return again
 }
 
 /// `trees inspect` on any bytes: format detection from the first bytes, then the XML tokenizer

@@ -26,6 +26,12 @@ public func inputBytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
 /// error of type `E` (any other error is a finding and stops the run).
 public func inPieces<T, E: Error>(_ bytes: [UInt8], step: Int, as _: E.Type,
                                   _ body: (ArraySlice<UInt8>) throws -> Void, finish: () throws -> T) -> Result<T, E> {
+    try! inPieces(bytes, step: step, as: E.self, passing: Never.self, body, finish: finish)
+}
+
+/// The same, but an error of type `P` is thrown on as it is (a reading to run again, say).
+public func inPieces<T, E: Error, P: Error>(_ bytes: [UInt8], step: Int, as _: E.Type, passing _: P.Type,
+                                            _ body: (ArraySlice<UInt8>) throws -> Void, finish: () throws -> T) throws -> Result<T, E> {
     do {
         var i = 0
         while i < bytes.count {
@@ -36,6 +42,8 @@ public func inPieces<T, E: Error>(_ bytes: [UInt8], step: Int, as _: E.Type,
         return .success(try finish())
     } catch let e as E {
         return .failure(e)
+    } catch let p as P {
+        throw p
     } catch {
         fatalError("an error of an unexpected type: \(error)")
     }

@@ -92,27 +92,32 @@ public struct GeoJSONReader {
         try handOver(&builder.events, onEvent)
     }
 
+    /// Runs `reading` (a whole reading of one file, by readers given its argument as `crs`) once,
+    /// and when that meets a `crs` after the features, once more given it: what import, inspect
+    /// and the readings in memory all do. A reading given a late crs never meets another.
+    public static func readingAgainAfterLateCRS<T>(_ reading: (LateCRS?) throws -> T) throws -> T {
+        do {
+            return try reading(nil)
+        } catch let late as LateCRS {
+            return try reading(late)
+        }
+    }
+
     /// Reads a whole document held in memory (twice when its `crs` comes after the features).
     public static func read(_ bytes: some Collection<UInt8>, mapping: [AttributeField: String] = [:],
                             projection: @escaping (String) throws -> (Double, Double) -> Result<Coordinate, CSVPositionProblem> = GeoJSONReader.noProjection,
                             warning: (ReadWarning) throws -> Void = { _ in }, _ onEvent: (GeoJSONEvent) throws -> Void) throws {
-        var late: LateCRS?
-        while true {
-            // The events of a reading that may yet meet a late crs are held back until its end.
+        // The events of a reading that may yet meet a late crs are held back until its end.
+        let (events, warnings) = try readingAgainAfterLateCRS { late in
             var events: [GeoJSONEvent] = []
             var warnings: [ReadWarning] = []
             var r = GeoJSONReader(mapping: mapping, projection: projection, crs: late)
-            do {
-                try r.read(bytes) { events.append($0) }
-                try r.finish(warning: { warnings.append($0) }) { events.append($0) }
-            } catch let again as LateCRS where late == nil {
-                late = again
-                continue
-            }
-            for e in events { try onEvent(e) }
-            for w in warnings { try warning(w) }
-            return
+            try r.read(bytes) { events.append($0) }
+            try r.finish(warning: { warnings.append($0) }) { events.append($0) }
+            return (events, warnings)
         }
+        for e in events { try onEvent(e) }
+        for w in warnings { try warning(w) }
     }
 
     /// True when `prefix` (the start of a JSON document) is GeoJSON: a member `"type"` in it is
@@ -384,18 +389,17 @@ struct GeoJSONBuilder: JSONHandler {
             throw fail("\"crs\" must be {\"type\": \"name\", \"properties\": {\"name\": \"urn:ogc:def:crs:EPSG::…\"}}", l, c)
         }
         let code = Self.crsCode(name)
-        let wgs84 = code == "EPSG:4326" || code == "OGC:CRS84"
+        func isWGS84(_ code: String) -> Bool { code == "EPSG:4326" || code == "OGC:CRS84" }
+        // A reading given a late crs took it before the document's first member: this is that one
+        // (or a second that must agree with it).
         if let earlier = namedCRS ?? late?.crs {
-            // Read again from the start, the late crs was taken before the document's first member.
-            if late != nil, namedCRS == nil, code == earlier { namedCRS = code; return }
-            let other = wgs84 && (earlier == "EPSG:4326" || earlier == "OGC:CRS84")
-            if code != earlier && !other {
+            guard code == earlier || (isWGS84(code) && isWGS84(earlier)) else {
                 throw fail("a second \"crs\" (\(code)) names another system than the first (\(earlier))", l, c)
             }
             return
         }
         namedCRS = code
-        if wgs84 {
+        if isWGS84(code) {
             if let outOfRange { throw outOfRange }
             return
         }

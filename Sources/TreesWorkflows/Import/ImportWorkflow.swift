@@ -95,13 +95,12 @@ public struct ImportWorkflow: Sendable {
                     progress: @escaping @Sendable (Double) -> Void = { _ in }) throws -> Report {
         var input = input
         var late: GeoJSONReader.LateCRS?
-        let outcome: Outcome
-        do {
-            outcome = try runOnce(input, lateCRS: nil, opening: opening, progress: progress)
-        } catch let crs as GeoJSONReader.LateCRS {
-            guard input.canBeReadAgain else { throw input.failure(crs.refusal) }
-            (input, late) = (try InputFile(input.path), crs)
-            outcome = try runOnce(input, lateCRS: late, opening: opening, progress: progress)
+        let outcome = try GeoJSONReader.readingAgainAfterLateCRS { crs in
+            if let crs {
+                guard input.canBeReadAgain else { throw input.failure(crs.refusal) }
+                (input, late) = (try InputFile(input.path), crs)
+            }
+            return try runOnce(input, lateCRS: late, opening: opening, progress: progress)
         }
         switch outcome {
         case .done(let report): return report

@@ -27,8 +27,13 @@ struct InspectCommand: AsyncParsableCommand {
         if crs != nil, fmt != .csv {
             throw WorkflowError.optionNotForFormat(option: "--crs", format: fmt.rawValue.uppercased(), applies: "CSV")
         }
-        func inspect(_ input: InputFile, lateCRS: GeoJSONReader.LateCRS?) throws -> InspectionReport {
-            var inspector = Inspector(format: fmt, projection: { crs in try CSVGrid(crs).transform }, lateCRS: lateCRS)
+        // A GeoJSON's crs after its features: read again (a file, not a stream), carried from it from the start.
+        let report = try GeoJSONReader.readingAgainAfterLateCRS { late in
+            if let late {
+                guard input.canBeReadAgain else { throw input.failure(late.refusal) }
+                input = try InputFile(input.path)
+            }
+            var inspector = Inspector(format: fmt, projection: { crs in try CSVGrid(crs).transform }, lateCRS: late)
             if let crs { inspector.csvTransform = try CSVGrid(crs).transform }
             do {
                 try input.forEachChunk { try inspector.feed($0) }
@@ -36,15 +41,6 @@ struct InspectCommand: AsyncParsableCommand {
             } catch let e as InterchangeError {
                 throw input.failure(e)
             }
-        }
-        let report: InspectionReport
-        do {
-            report = try inspect(input, lateCRS: nil)
-        } catch let late as GeoJSONReader.LateCRS {
-            // A GeoJSON's crs after its features: read again, carried from it from the start.
-            guard input.canBeReadAgain else { throw input.failure(late.refusal) }
-            input = try InputFile(input.path)
-            report = try inspect(input, lateCRS: late)
         }
         if json {
             Output.json(Self.json(report, file: file))
