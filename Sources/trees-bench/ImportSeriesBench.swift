@@ -6,7 +6,8 @@ import Foundation
 /// For each size it writes a surveyed GPX file (one waypoint a tree with name, desc, ele and time,
 /// no ids: what a survey delivers), then times, in the same run: `xmllint --stream` merely parsing
 /// it and GPSBabel's GPX→CSV as yardsticks; `trees import` of it into an empty store; the same
-/// import again into that store (every tree a duplicate, found by position and species); and
+/// import again into that store (every tree a duplicate, found by position and species); the same
+/// trees shuffled (times and positions in no order) into an empty store; and
 /// imports of the same trees as our JSON, CSV and GeoJSON (exported from the first store, so with ids, GeoJSON beside `ogr2ogr` reading it) into
 /// empty stores; and an import of as many trees in the iOS Tree Tracker app's JSON (ids made at
 /// random, in no order). Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
@@ -69,6 +70,16 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         report("trees import gpx (survey, no ids)", imported)
         let again = try median { try Harness.measure(trees, ["import", gpx, "--db", db]) }
         report("trees import gpx again (all duplicates)", again)
+        // The same trees in no order: their times land all over the creation-time index.
+        let shuffled = folder + "/shuffled-\(n).gpx", shuffledStore = folder + "/shuffled-\(n).sqlite"
+        try writeSurveyGPX(count: n, path: shuffled, inNoOrder: true)
+        let inNoOrder = try median {
+            removeStore(shuffledStore)
+            return try Harness.measure(trees, ["import", shuffled, "--db", shuffledStore])
+        }
+        report("trees import gpx (survey in no order)", inNoOrder)
+        removeStore(shuffledStore)
+        try? FileManager.default.removeItem(atPath: shuffled)
 
         for format in ["json", "csv", "geojson"] {
             let file = folder + "/survey-\(n).\(format)"
@@ -261,8 +272,10 @@ func writeTreeTrackerJSON(count: Int, path: String) throws {
 }
 
 /// A GPX 1.1 file of `count` surveyed trees: `name` (the species), `desc`, `ele` and `time`, no
-/// extensions, in survey order (times increasing, positions along rows of an orchard block).
-func writeSurveyGPX(count: Int, path: String) throws {
+/// extensions, in survey order (times increasing, positions along rows of an orchard block), or
+/// with `inNoOrder` the same trees in an order shuffled once (as a file sorted by another field
+/// has them: times and positions in no order).
+func writeSurveyGPX(count: Int, path: String, inNoOrder: Bool = false) throws {
     guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
         throw BenchError("cannot create \(path)")
     }
@@ -277,7 +290,13 @@ func writeSurveyGPX(count: Int, path: String) throws {
 
         """
     let base = 1_772_434_800  // 2026-03-02T07:00:00Z
-    for i in 0..<count {
+    var order: [Int] = inNoOrder ? Array(0..<count) : []
+    var shuffler = TrackRandom(seed: 29)
+    for k in stride(from: order.count - 1, to: 0, by: -1) {
+        order.swapAt(k, Int(shuffler.next() % UInt64(k + 1)))
+    }
+    for written in 0..<count {
+        let i = inNoOrder ? order[written] : written
         // Rows 4 m apart, trees 1.5 m apart in a row, 400 trees a row, blocks side by side.
         let row = i / 400, inRow = i % 400
         let lat = 47.3 + Double(row) * 4 / 111_200 + (generator.unit() - 0.5) * 2e-6

@@ -310,6 +310,56 @@ import TreesWorkflows
         #expect(versions == "0\n\(count)|1|1\n\(count)\n")
     }
 
+    /// A survey of many trees whose times come in no order: the store's creation-time index is
+    /// built after them (see `BulkTreeWriter`), into a new store and into one of a few trees. The
+    /// store holds every tree, its index is the one the migrations made and lists the trees by
+    /// time, and SQLite's check passes; the same file refused at its last point leaves the store
+    /// exactly as it was.
+    @Test(.enabled(if: Tool.sqlite3.shouldRun), arguments: [false, true])
+    func aLargeSurveyOutOfTimeOrderLeavesAWholeStore(intoAStoreOfAFewTrees: Bool) throws {
+        var generator = SplitMix64(seed: 17)
+        let count = BulkTreeWriter.deferIndexFrom + 500
+        var seconds = Array(0..<count)
+        seconds.shuffle(using: &generator)
+        let base = 1_772_434_800  // 2026-03-02T07:00:00Z
+        var points = ""
+        for (i, s) in seconds.enumerated() {
+            let time = Date(timeIntervalSince1970: Double(base + s)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+            points += "  <wpt lat=\"\(47 + Double(i) * 1e-6)\" lon=\"8.5\"><time>\(time)</time><name>Apple</name><desc>tree \(s)</desc></wpt>\n"
+        }
+        let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"survey\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        let file = try folder.write("survey.gpx", head + points + "</gpx>\n")
+        let refused = try folder.write("refused.gpx", head + points + "  <wpt lat=\"91\" lon=\"8.5\"><name>Apple</name></wpt>\n</gpx>\n")
+        let sqlite3 = try Tool.sqlite3.require()
+        let store = folder.path("trees.sqlite")
+        if intoAStoreOfAFewTrees {
+            #expect(try ImportWorkflow().run(try InputFile(try folder.write("few.gpx", Self.gpx)), opening: { try folder.store() }).imported == 3)
+            let before = try Program.run(sqlite3, [store, ".dump"]).stdout
+            #expect(throws: WorkflowError.self) {
+                try ImportWorkflow().run(try InputFile(refused), opening: { try folder.store() })
+            }
+            #expect(try Program.run(sqlite3, [store, ".dump"]).stdout == before)
+        }
+        let report = try ImportWorkflow().run(try InputFile(file), opening: { try TreeStore(path: store, unseenWhenNew: true) })
+        #expect(report.imported == count)
+        let few = intoAStoreOfAFewTrees ? 3 : 0
+        let checked = try Program.run(sqlite3, [store, """
+            SELECT sql FROM sqlite_master WHERE name = 'tree_createdAt_id';
+            PRAGMA integrity_check;
+            SELECT count(*) FROM tree INDEXED BY tree_createdAt_id WHERE createdAt < '2026-03-03';
+            SELECT group_concat(notes, ',') FROM (SELECT notes FROM tree INDEXED BY tree_createdAt_id WHERE createdAt < '2026-03-03' ORDER BY createdAt LIMIT 3);
+            SELECT count(*) FROM treeVersion;
+            """]).stdout
+        #expect(checked == """
+            CREATE INDEX "tree_createdAt_id" ON "tree"("createdAt", "id")
+            ok
+            \(count)
+            tree 0,tree 1,tree 2
+            \(count + few)
+
+            """)
+    }
+
     /// A file whose trees are all stored already leaves the store exactly as it was, the sync
     /// clock included, whether its trees fill statements of many or not.
     @Test(.enabled(if: Tool.sqlite3.shouldRun), arguments: [5, 70])

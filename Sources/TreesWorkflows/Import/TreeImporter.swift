@@ -35,7 +35,7 @@ struct TreeImporter {
     /// Why a tree without a species is skipped, and what to do, in the terms of the file's format.
     var noSpecies = "no species"
     /// About how many trees the file holds (from its size), to size the duplicate index.
-    var expectedTrees = 0
+    var expectedTrees = 0 { didSet { bulk.expectedTrees = expectedTrees } }
     /// True when the workflow gave the connection a larger page cache for a large file.
     var enlargedCache = false
     /// The trees stored when the duplicate index was first built.
