@@ -293,8 +293,8 @@ public final class BulkTreeWriter {
     private var queuedTrees = 0
     /// True once `considerDeferringIndex` has decided.
     private var indexDecided = false
-    /// The index's CREATE statement while it is dropped.
-    private var deferredIndexSQL: String?
+    /// The index's CREATE statement while it is dropped, and the folder its sorter writes in.
+    private var deferredIndexSQL: (String, String)?
     static let createdAtIndex = "tree_createdAt_id"
     /// The index is dropped for an import of at least this many trees (queued, or expected from the
     /// file's size)…
@@ -328,12 +328,12 @@ public final class BulkTreeWriter {
         guard !indexDecided, queuedTrees >= Self.deferIndexAfter, max(queuedTrees, expectedTrees) >= Self.deferIndexFrom else { return }
         indexDecided = true
         guard createdBetween >= queuedTrees / 8 else { return }
-        guard let before = rowIDBeforeQueue, before <= Self.deferIndexUpTo,
+        guard let before = rowIDBeforeQueue, before <= Self.deferIndexUpTo, let folder = try storeFolder(),
               let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
                                             arguments: [Self.createdAtIndex])
         else { return }
         // SQLite's sorter builds the index, and keeps all it sorts in memory while temporary data is
-        // kept there (as in a bulk write): it is switched to a file then. Once the connection has
+        // kept there (as in a bulk write): it is switched to files then. Once the connection has
         // temporary tables it cannot be switched within a transaction, and the index is kept.
         do {
             try db.execute(sql: "PRAGMA temp_store = FILE")
@@ -342,18 +342,36 @@ public final class BulkTreeWriter {
         } catch {
             return
         }
-        deferredIndexSQL = sql
+        deferredIndexSQL = (sql, folder)
     }
 
     /// Builds the creation-time index again, sorted, if `considerDeferringIndex` dropped it.
+    ///
+    /// The sorter's files go in the store's own folder: a failure to write them (a read-only or
+    /// full /tmp) would roll the whole transaction back, and the store's disk has room for them if
+    /// it has room for the index they make. The folder is a setting of the whole process, put back
+    /// once the index is built; nothing else in `trees` uses SQLite meanwhile.
     func buildDeferredIndex() throws {
-        guard let sql = deferredIndexSQL else { return }
+        guard let (sql, folder) = deferredIndexSQL else { return }
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        let previous = try String.fetchOne(db, sql: "PRAGMA temp_store_directory") ?? ""
+        try db.execute(sql: "PRAGMA temp_store_directory = \(literal(folder))")
+        defer { try? db.execute(sql: "PRAGMA temp_store_directory = \(literal(previous))") }
         // Checked when the index was dropped; should the connection have temporary tables by now,
         // the index is still built, in memory.
         try? db.execute(sql: "PRAGMA temp_store = FILE")
         defer { try? db.execute(sql: "PRAGMA temp_store = MEMORY") }
         try db.execute(sql: sql)
         deferredIndexSQL = nil
+    }
+
+    /// The folder of the store's file when this process may write in it, else nil.
+    private func storeFolder() throws -> String? {
+        guard let file = try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'"), !file.isEmpty else {
+            return nil
+        }
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        return access(folder, W_OK | X_OK) == 0 ? folder : nil
     }
 
     // MARK: Version rows in one statement
