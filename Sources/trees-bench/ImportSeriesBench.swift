@@ -70,16 +70,21 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         report("trees import gpx (survey, no ids)", imported)
         let again = try median { try Harness.measure(trees, ["import", gpx, "--db", db]) }
         report("trees import gpx again (all duplicates)", again)
-        // The same trees in no order: their times land all over the creation-time index.
-        let shuffled = folder + "/shuffled-\(n).gpx", shuffledStore = folder + "/shuffled-\(n).sqlite"
-        try writeSurveyGPX(count: n, path: shuffled, inNoOrder: true)
-        let inNoOrder = try median {
-            removeStore(shuffledStore)
-            return try Harness.measure(trees, ["import", shuffled, "--db", shuffledStore])
+        /// Imports `file` into an empty store `runs` times, reports the median as `step`, and
+        /// removes the file and the store.
+        func importOnce(_ file: String, as step: String) throws {
+            let store = file + ".sqlite"
+            report(step, try median {
+                removeStore(store)
+                return try Harness.measure(trees, ["import", file, "--db", store])
+            })
+            removeStore(store)
+            try? FileManager.default.removeItem(atPath: file)
         }
-        report("trees import gpx (survey in no order)", inNoOrder)
-        removeStore(shuffledStore)
-        try? FileManager.default.removeItem(atPath: shuffled)
+        // The same trees in no order: their times land all over the creation-time index.
+        let shuffled = folder + "/shuffled-\(n).gpx"
+        try writeSurveyGPX(count: n, path: shuffled, inNoOrder: true)
+        try importOnce(shuffled, as: "trees import gpx (survey in no order)")
 
         for format in ["json", "csv", "geojson"] {
             let file = folder + "/survey-\(n).\(format)"
@@ -110,14 +115,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         // The iOS Tree Tracker app's export: ids made at random, so they come in no order.
         let app = folder + "/tracker-\(n).json"
         try writeTreeTrackerJSON(count: n, path: app)
-        let other = folder + "/tracker-\(n).sqlite"
-        let m = try median {
-            removeStore(other)
-            return try Harness.measure(trees, ["import", app, "--db", other])
-        }
-        report("trees import json (Tree Tracker, random ids)", m)
-        removeStore(other)
-        try? FileManager.default.removeItem(atPath: app)
+        try importOnce(app, as: "trees import json (Tree Tracker, random ids)")
     }
 }
 
