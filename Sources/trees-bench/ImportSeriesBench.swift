@@ -126,7 +126,8 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
 /// and the Tree Tracker app's JSON (ids made at random). Each round then runs, for the small size
 /// and then the large one: the survey into an empty store, the same file again into that store
 /// (all duplicates), the JSON and CSV into empty stores, the Tree Tracker file into an empty
-/// store, and the survey again from standard input into an empty store. Prints every round's
+/// store, the survey again from standard input into an empty store, and the survey shuffled (times
+/// and positions in no order) into an empty store. Prints every round's
 /// ratio for each import, their median, the median seconds at each size and the largest peak.
 func runLinearityRounds(arguments: [String], rounds: Int) throws {
     let sizes = (Harness.option("--sizes", in: arguments) ?? "100000,1000000")
@@ -149,11 +150,12 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
         }
         removeStore(db)
         try writeTreeTrackerJSON(count: n, path: folder + "/tracker-\(n).json")
+        try writeSurveyGPX(count: n, path: folder + "/shuffled-\(n).gpx", inNoOrder: true)
     }
 
     let steps = ["import gpx (survey, no ids)", "import gpx again (all duplicates)", "import json (with ids)",
                  "import csv (with ids)", "import json (Tree Tracker, random ids)", "import gpx from standard input (survey)",
-                 "import geojson (with ids)"]
+                 "import geojson (with ids)", "import gpx (survey in no order)"]
     // seconds[step][size]: one figure a round.
     var seconds = [[Int: [Double]]](repeating: [:], count: steps.count)
     var peak = [Double](repeating: 0, count: steps.count)
@@ -178,6 +180,8 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
             record(5, piped)
             removeStore(db)
             record(6, try run(["import", folder + "/survey-\(n).geojson", "--db", db]))
+            removeStore(db)
+            record(7, try run(["import", folder + "/shuffled-\(n).gpx", "--db", db]))
             removeStore(db)
         }
         FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
