@@ -328,9 +328,10 @@ public final class BulkTreeWriter {
         guard !indexDecided, queuedTrees >= Self.deferIndexAfter, max(queuedTrees, expectedTrees) >= Self.deferIndexFrom else { return }
         indexDecided = true
         guard createdBetween >= queuedTrees / 8 else { return }
-        guard let before = rowIDBeforeQueue, before <= Self.deferIndexUpTo, let folder = try storeFolder(),
-              let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
-                                            arguments: [Self.createdAtIndex])
+        // Whatever keeps the index from being dropped, the import goes on with it.
+        guard let before = rowIDBeforeQueue, before <= Self.deferIndexUpTo, let folder = storeFolder(),
+              let sql = try? String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                                             arguments: [Self.createdAtIndex])
         else { return }
         // SQLite's sorter builds the index, and keeps all it sorts in memory while temporary data is
         // kept there (as in a bulk write): it is switched to files then. Once the connection has
@@ -354,9 +355,10 @@ public final class BulkTreeWriter {
     func buildDeferredIndex() throws {
         guard let (sql, folder) = deferredIndexSQL else { return }
         func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
-        let previous = try String.fetchOne(db, sql: "PRAGMA temp_store_directory") ?? ""
-        try db.execute(sql: "PRAGMA temp_store_directory = \(literal(folder))")
-        defer { try? db.execute(sql: "PRAGMA temp_store_directory = \(literal(previous))") }
+        let previous = (try? String.fetchOne(db, sql: "PRAGMA temp_store_directory")) ?? nil
+        // Refused only if the folder can no longer be written: SQLite then chooses one as it would.
+        try? db.execute(sql: "PRAGMA temp_store_directory = \(literal(folder))")
+        defer { try? db.execute(sql: "PRAGMA temp_store_directory = \(literal(previous ?? ""))") }
         // Checked when the index was dropped; should the connection have temporary tables by now,
         // the index is still built, in memory.
         try? db.execute(sql: "PRAGMA temp_store = FILE")
@@ -366,8 +368,8 @@ public final class BulkTreeWriter {
     }
 
     /// The folder of the store's file when this process may write in it, else nil.
-    private func storeFolder() throws -> String? {
-        guard let file = try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'"), !file.isEmpty else {
+    private func storeFolder() -> String? {
+        guard let file = try? String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'"), !file.isEmpty else {
             return nil
         }
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
