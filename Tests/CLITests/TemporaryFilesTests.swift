@@ -26,16 +26,8 @@ import TreesTestSupport
         let t = try TreesProcess()
         defer { t.cleanUp() }
         #expect(try t.run(["add", "--lat", "51.4787", "--lon", "-0.2956", "--species", "Oak"]).status == 0)
-        var generator = SplitMix64(seed: 40)
         let count = 40_000
-        var seconds = Array(0..<count)
-        seconds.shuffle(using: &generator)
-        var gpx = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"survey\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
-        for (i, s) in seconds.enumerated() {
-            let time = Date(timeIntervalSince1970: Double(1_772_434_800 + s)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
-            gpx += "<wpt lat=\"\(47 + Double(i) * 1e-6)\" lon=\"8.5\"><time>\(time)</time><name>Apple</name></wpt>\n"
-        }
-        try t.scratch.write("survey.gpx", gpx + "</gpx>\n")
+        try t.scratch.write("survey.gpx", ShuffledSurvey.gpx(count: count, seed: 40))
         let r = try t.run(["import", "/mnt/survey.gpx", "--db", "/mnt/trees.sqlite"], launcher: try Self.withReadOnlyTemporaryFolders(t.folder.path))
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout == "Imported 40000 trees from /mnt/survey.gpx; 0 already present, 0 skipped.\n")

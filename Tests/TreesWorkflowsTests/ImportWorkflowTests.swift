@@ -317,19 +317,10 @@ import TreesWorkflows
     /// exactly as it was.
     @Test(.enabled(if: Tool.sqlite3.shouldRun), arguments: [false, true])
     func aLargeSurveyOutOfTimeOrderLeavesAWholeStore(intoAStoreOfAFewTrees: Bool) throws {
-        var generator = SplitMix64(seed: 17)
         let count = BulkTreeWriter.deferIndexFrom + 500
-        var seconds = Array(0..<count)
-        seconds.shuffle(using: &generator)
-        let base = 1_772_434_800  // 2026-03-02T07:00:00Z
-        var points = ""
-        for (i, s) in seconds.enumerated() {
-            let time = Date(timeIntervalSince1970: Double(base + s)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
-            points += "  <wpt lat=\"\(47 + Double(i) * 1e-6)\" lon=\"8.5\"><time>\(time)</time><name>Apple</name><desc>tree \(s)</desc></wpt>\n"
-        }
-        let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"survey\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
-        let file = try folder.write("survey.gpx", head + points + "</gpx>\n")
-        let refused = try folder.write("refused.gpx", head + points + "  <wpt lat=\"91\" lon=\"8.5\"><name>Apple</name></wpt>\n</gpx>\n")
+        let points = ShuffledSurvey.waypoints(count: count, seed: 17)
+        let file = try folder.write("survey.gpx", ShuffledSurvey.head + points + "</gpx>\n")
+        let refused = try folder.write("refused.gpx", ShuffledSurvey.head + points + "  <wpt lat=\"91\" lon=\"8.5\"><name>Apple</name></wpt>\n</gpx>\n")
         let sqlite3 = try Tool.sqlite3.require()
         let store = folder.path("trees.sqlite")
         if intoAStoreOfAFewTrees {
