@@ -124,10 +124,10 @@ struct XMLCharacterLoss {
 
     /// Counts the values of `tree` (`texts`, everything written as text) that lose characters,
     /// when the escaper noticed any while writing it; a check of the tree's texts, made only then.
-    mutating func endTree(_ tree: Tree, texts: [String?]) {
+    mutating func endTree(_ tree: Tree, texts: @autoclosure () -> [String?]) {
         guard inTree else { return }
         inTree = false
-        let lost = texts.reduce(0) { $0 + ($1.map { TextCodec.xmlDropsCharacters($0) ? 1 : 0 } ?? 0) }
+        let lost = texts().reduce(0) { $0 + ($1.map { TextCodec.xmlDropsCharacters($0) ? 1 : 0 } ?? 0) }
         values += max(lost, 1)
         if example == nil { example = tree.shortID }
     }

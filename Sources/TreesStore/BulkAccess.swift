@@ -693,28 +693,29 @@ enum BulkText {
         return n
     }
 
-    /// Parses `yyyy-MM-dd HH:mm:ss(.SSS)` (UTC); nil for any other shape.
+    /// Parses `yyyy-MM-dd HH:mm:ss(.SSS)` (UTC); nil for any other shape. Every tree read back
+    /// has two or three of these, so the digits are read in line, not by a loop a field.
     static func parseDate(_ p: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard p.count == 19 || p.count == 23 else { return nil }
-        func num(_ at: Int, _ n: Int) -> Int? {
-            var v = 0
-            for i in at..<(at + n) {
-                let d = p[i] &- UInt8(ascii: "0")
-                guard d < 10 else { return nil }
-                v = v * 10 + Int(d)
-            }
-            return v
+        guard p.count == 19 || p.count == 23, let b = p.baseAddress else { return nil }
+        // Each digit's value; a byte that is not a digit gives 10 or more, caught once at the end.
+        var notDigit: UInt8 = 0
+        @inline(__always) func digit(_ i: Int) -> Int {
+            let d = b[i] &- UInt8(ascii: "0")
+            notDigit |= d > 9 ? 1 : 0
+            return Int(d)
         }
-        guard p[4] == UInt8(ascii: "-"), p[7] == UInt8(ascii: "-"), p[10] == UInt8(ascii: " ") || p[10] == UInt8(ascii: "T"),
-              p[13] == UInt8(ascii: ":"), p[16] == UInt8(ascii: ":"),
-              let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              let s = num(17, 2), (1...12).contains(mo), d >= 1, d <= CivilDate.daysIn(month: mo, year: y), h <= 23, mi <= 59,
-              s <= 59 else { return nil }
+        let y = digit(0) &* 1000 &+ digit(1) &* 100 &+ digit(2) &* 10 &+ digit(3)
+        let mo = digit(5) * 10 + digit(6), d = digit(8) * 10 + digit(9)
+        let h = digit(11) * 10 + digit(12), mi = digit(14) * 10 + digit(15), s = digit(17) * 10 + digit(18)
         var ms = 0
         if p.count == 23 {
-            guard p[19] == UInt8(ascii: "."), let f = num(20, 3) else { return nil }
-            ms = f
+            guard b[19] == UInt8(ascii: ".") else { return nil }
+            ms = digit(20) * 100 + digit(21) * 10 + digit(22)
         }
+        guard notDigit == 0, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+              b[10] == UInt8(ascii: " ") || b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+              (1...12).contains(mo), d >= 1, d <= 28 || d <= CivilDate.daysIn(month: mo, year: y), h <= 23, mi <= 59, s <= 59
+        else { return nil }
         let days = CivilDate.days(year: y, month: mo, day: d)
         let total = Int64(days) * 86_400_000 + Int64(h * 3_600_000 + mi * 60_000 + s * 1000 + ms)
         return Date(timeIntervalSince1970: Double(total) / 1000)

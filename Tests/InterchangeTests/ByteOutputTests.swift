@@ -32,6 +32,47 @@ import TreesKit
         #expect(out.byteCount == expected.count)
     }
 
+    /// Texts of every length up to 40 bytes, copied as words or byte by byte, one after another:
+    /// each arrives whole and in place, and nothing beyond it is touched.
+    @Test func textsOfEveryLengthArriveWhole() throws {
+        let got = Blocks()
+        var out = ByteOutput(blockSize: 48) { got.blocks.append(Array($0)) }
+        var expected: [UInt8] = []
+        for length in 0...40 {
+            let text = (0..<length).map { UInt8(ascii: "a") + UInt8(($0 * 7 + length) % 26) }
+            text.withUnsafeBufferPointer { out.append(bytes: $0) }
+            out.append("|")
+            out.append("<trees:horizontalAccuracy>")
+            expected += text + Array("|<trees:horizontalAccuracy>".utf8)
+            try out.flushIfFull()
+        }
+        try out.flush()
+        #expect(String(decoding: got.joined, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+    }
+
+    /// A time written again right after itself is copied from the last one: the copy must be the
+    /// time's own text in the form asked for, whatever came before it.
+    @Test func timesWrittenAgainAreTheirOwnText() throws {
+        let got = Blocks()
+        var out = ByteOutput(blockSize: 32) { got.blocks.append(Array($0)) }
+        let whole = Date(timeIntervalSince1970: 1_795_914_123), fraction = Date(timeIntervalSince1970: 1_795_914_123.25)
+        let sequence: [(Date, TextCodec.Fraction)] = [
+            (whole, .whenPresent), (whole, .whenPresent), (whole, .milliseconds), (whole, .milliseconds), (whole, .whenPresent),
+            (fraction, .whenPresent), (fraction, .whenPresent), (fraction, .wholeSeconds), (fraction, .whenPresent),
+            (whole, .wholeSeconds), (Date(timeIntervalSince1970: -62_167_219_200.001), .whenPresent),
+            (Date(timeIntervalSince1970: -62_167_219_200.001), .whenPresent), (whole, .whenPresent),
+        ]
+        var expected: [UInt8] = []
+        for (date, form) in sequence {
+            out.appendISO8601(date, fraction: form); out.append(",")
+            TextCodec.appendISO8601(date, fraction: form, to: &expected); expected.append(UInt8(ascii: ","))
+            try out.flushIfFull()
+        }
+        try out.flush()
+        #expect(String(decoding: got.joined, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(String(decoding: got.joined, as: UTF8.self).hasPrefix("2026-11-29T01:02:03Z,2026-11-29T01:02:03Z,2026-11-29T01:02:03.000Z,"))
+    }
+
     @Test func aRecordLargerThanTheBufferIsKeptWhole() throws {
         let got = Blocks()
         var out = ByteOutput(blockSize: 16) { got.blocks.append(Array($0)) }

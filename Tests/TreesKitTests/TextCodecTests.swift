@@ -138,6 +138,53 @@ import TreesKit
         #expect(checked > 55_000)
     }
 
+    /// Numbers of up to 9 decimals below 1e6 take a short way to their text (`nineDecimalsBelow`);
+    /// numbers of 10 or more decimals, and larger ones, the standard library's. Both give the
+    /// standard library's shortest form, exponent spelt out: checked on each side of the bound and
+    /// at every number of decimals, with the neighbouring doubles of each.
+    @Test func numbersOfFewDecimalsAreWrittenAsTheirShortestForm() throws {
+        /// The standard library's shortest text with its exponent spelt out and `.0` dropped.
+        func expected(_ value: Double) -> String {
+            let text = value.description
+            guard let e = text.firstIndex(where: { $0 == "e" }) else { return text.hasSuffix(".0") ? String(text.dropLast(2)) : text }
+            let exponent = Int(text[text.index(after: e)...])!
+            var mantissa = String(text[..<e])
+            let negative = mantissa.hasPrefix("-")
+            if negative { mantissa.removeFirst() }
+            let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+            var digits = String(parts[0]) + (parts.count > 1 ? String(parts[1]) : "")
+            var point = parts[0].count + exponent
+            if point <= 0 { digits = String(repeating: "0", count: 1 - point) + digits; point = 1 }
+            if point >= digits.count { digits += String(repeating: "0", count: point - digits.count) }
+            var whole = String(digits.prefix(point)), fraction = String(digits.dropFirst(point))
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            while whole.count > 1 && whole.hasPrefix("0") { whole.removeFirst() }
+            return (negative ? "-" : "") + whole + (fraction.isEmpty ? "" : "." + fraction)
+        }
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return state
+        }
+        var values: [Double] = [1e6, 999_999.999_999_999, 999_999.999_999_999_9, 1e6 - 1e-9, 1e6 + 1e-9, 1e-9, 5e-10, 1.5e-9,
+                                0.1, 0.3, 0.1 + 0.2, 47.3000002, -8.50004037, 412.554, 0.000_123, 123_456.789_012_345]
+        for decimals in 1...12 {
+            for _ in 0..<4_000 {
+                let units = Int64(bitPattern: next() % 2_000_000_000_000_000) - 1_000_000_000_000_000
+                let value = Double(units % Int64(pow(10, Double(min(decimals + 8, 18))))) / pow(10, Double(decimals))
+                values += [value, value.nextUp, value.nextDown]
+            }
+        }
+        var wrong: [String] = []
+        for value in values where value.isFinite {
+            let text = try #require(TextCodec.decimal(value))
+            if text != expected(value) || Double(text) != value { wrong.append("\(value.description): \(text)") }
+        }
+        let wrongCount = wrong.count
+        #expect(wrongCount == 0, "of \(values.count), e.g. \(wrong.prefix(5))")
+        #expect(values.count > 140_000)
+    }
+
     @Test func refusesNaNAndInfinities() {
         for v in [Double.nan, .infinity, -.infinity, .signalingNaN] {
             var out: [UInt8] = [1]
@@ -187,6 +234,51 @@ import TreesKit
         let hostile = "x\u{0}y\u{7f}\u{2028}\"\\"
         let back = try JSONSerialization.jsonObject(with: Data(TextCodec.jsonString(hostile).utf8), options: .fragmentsAllowed)
         #expect(back as? String == hostile)
+    }
+
+    /// Every ASCII character, alone and between letters, in content and in an attribute: escaped
+    /// as XML wants it, or dropped, or kept as it is, whichever way the text is scanned.
+    @Test func escapesEveryASCIICharacterForXML() {
+        func reference(_ c: UInt8, attribute: Bool) -> String {
+            switch c {
+            case UInt8(ascii: "&"): "&amp;"
+            case UInt8(ascii: "<"): "&lt;"
+            case UInt8(ascii: ">"): "&gt;"
+            case UInt8(ascii: "\""): "&quot;"
+            case UInt8(ascii: "'"): "&apos;"
+            case 0x0D: "&#13;"
+            case 0x09: attribute ? "&#9;" : "\t"
+            case 0x0A: attribute ? "&#10;" : "\n"
+            case ..<0x20: ""
+            default: String(UnicodeScalar(c))
+            }
+        }
+        for c in UInt8(0)..<0x80 {
+            let alone = String(UnicodeScalar(c))
+            #expect(TextCodec.xmlEscaped(alone) == reference(c, attribute: false), "byte \(c)")
+            #expect(TextCodec.xmlAttributeEscaped(alone) == reference(c, attribute: true), "byte \(c)")
+            let within = "Malus domestica" + alone + "Gala"
+            #expect(TextCodec.xmlEscaped(within) == "Malus domestica" + reference(c, attribute: false) + "Gala", "byte \(c)")
+            var out: [UInt8] = []
+            #expect(TextCodec.appendXMLEscaped(within, to: &out) == (c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D), "byte \(c)")
+            // At every place of the words the text is scanned by, and of the bytes after them.
+            let letters = Array("Pyrus communis Williams".utf8)
+            for at in 0...letters.count {
+                var text = letters
+                text.insert(c, at: at)
+                let escaped = TextCodec.xmlEscaped(String(decoding: text, as: UTF8.self))
+                #expect(escaped == String(decoding: letters[..<at], as: UTF8.self) + reference(c, attribute: false)
+                        + String(decoding: letters[at...], as: UTF8.self), "byte \(c) at \(at)")
+            }
+        }
+        // U+FFFE and U+FFFF at every place too; other characters starting with 0xEF, and other
+        // bytes at or above 0x80, are kept.
+        for at in 0...20 {
+            let before = String(repeating: "a", count: at)
+            #expect(TextCodec.xmlEscaped(before + "\u{FFFF}b") == before + "b")
+            #expect(TextCodec.xmlEscaped(before + "\u{FFFE}") == before)
+            #expect(TextCodec.xmlEscaped(before + "\u{F8FF}Ölbaum\u{FFFD}") == before + "\u{F8FF}Ölbaum\u{FFFD}")
+        }
     }
 
     @Test func escapesXML() {

@@ -28,6 +28,8 @@ public struct ByteOutput {
     private var handedOver = 0
     private let sink: Sink
     private let blockSize: Int
+    /// The time written last, with its text.
+    var lastTime = RecentTime()
 
     /// Bytes handed to the sink so far plus those still buffered.
     public var byteCount: Int { handedOver + used }
@@ -71,8 +73,24 @@ public struct ByteOutput {
 
     @inline(__always) mutating func append(_ s: StaticString) {
         let count = s.utf8CodeUnitCount
-        room(count).initialize(from: s.utf8Start, count: count)
+        Self.copy(s.utf8Start, count: count, to: room(count))
         used += count
+    }
+
+    /// Copies `count` bytes: 8 to 32 of them (a writer's tags, most names) as words, the last
+    /// word overlapping the one before, without a call to `memmove`.
+    @inline(__always) static func copy(_ from: UnsafePointer<UInt8>, count: Int, to: UnsafeMutablePointer<UInt8>) {
+        guard count >= 8 && count <= 32 else {
+            to.initialize(from: from, count: count)
+            return
+        }
+        let source = UnsafeRawPointer(from), target = UnsafeMutableRawPointer(to)
+        var i = 0
+        while i < count - 8 {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        target.storeBytes(of: source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), toByteOffset: count - 8, as: UInt64.self)
     }
 
     @inline(__always) mutating func append(_ s: String) {
@@ -87,7 +105,7 @@ public struct ByteOutput {
 
     @inline(__always) mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
-        room(bytes.count).initialize(from: base, count: bytes.count)
+        Self.copy(base, count: bytes.count, to: room(bytes.count))
         used += bytes.count
     }
 
@@ -151,4 +169,30 @@ public final class StringBox: @unchecked Sendable {
     public var bytes: [UInt8] = []
     public init() {}
     public var string: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// A time as `ByteOutput.appendISO8601` wrote it last: its seconds since 1970, its form and its
+/// text (at most `TextCodec.maxISO8601Count`, 32, bytes).
+struct RecentTime {
+    /// NaN until a time is written: equal to no time.
+    var seconds = Double.nan
+    var fraction = TextCodec.Fraction.whenPresent
+    private var count = 0
+    private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init() {}
+
+    init(seconds: Double, fraction: TextCodec.Fraction, from p: UnsafePointer<UInt8>, count: Int) {
+        guard count <= MemoryLayout.size(ofValue: text) else { return }
+        self.seconds = seconds
+        self.fraction = fraction
+        self.count = count
+        withUnsafeMutableBytes(of: &text) { $0.baseAddress!.copyMemory(from: p, byteCount: count) }
+    }
+
+    /// Writes the text at `p`; returns its length.
+    func copy(into p: UnsafeMutablePointer<UInt8>) -> Int {
+        withUnsafeBytes(of: text) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        return count
+    }
 }

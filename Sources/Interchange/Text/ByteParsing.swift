@@ -166,8 +166,21 @@ extension ByteOutput {
         }
     }
 
-    /// An ISO 8601 UTC time with milliseconds only when it has a fraction of a second.
+    /// An ISO 8601 UTC time with milliseconds only when it has a fraction of a second. A time
+    /// written just before in the same form is copied (a tree's creation, change and fix times
+    /// are often one moment).
     mutating func appendISO8601(_ date: Date, fraction: TextCodec.Fraction = .whenPresent) {
-        appendWritten(maxCount: TextCodec.maxISO8601Count) { TextCodec.writeISO8601(date, fraction: fraction, into: $0) }
+        let seconds = date.timeIntervalSince1970
+        var recent = lastTime
+        if recent.seconds == seconds && recent.fraction == fraction {
+            appendWritten(maxCount: TextCodec.maxISO8601Count) { recent.copy(into: $0) }
+            return
+        }
+        appendWritten(maxCount: TextCodec.maxISO8601Count) { p in
+            let n = TextCodec.writeISO8601(date, fraction: fraction, into: p)
+            recent = RecentTime(seconds: seconds, fraction: fraction, from: p, count: n)
+            return n
+        }
+        lastTime = recent
     }
 }

@@ -295,11 +295,14 @@ final class WritingJob: @unchecked Sendable {
         do {
             try writer.begin()
             while let batch = try queue.next() {
-                for item in batch {
-                    if let care = item.care {
-                        try writer.write(item.tree, photos: item.photos, care: care)
-                    } else {
-                        try writer.write(item.tree, photos: item.photos)
+                // Each tree is lent to the writer where the batch holds it, not copied out first.
+                try batch.withUnsafeBufferPointer { items in
+                    for i in items.indices {
+                        if let care = items[i].care {
+                            try writer.write(items[i].tree, photos: items[i].photos, care: care)
+                        } else {
+                            try writer.write(items[i].tree, photos: items[i].photos)
+                        }
                     }
                 }
             }
