@@ -65,6 +65,14 @@ public struct InputFile: @unchecked Sendable {
     /// standard input, a pipe or a device, whose bytes once read are gone.
     public var canBeReadAgain: Bool { path != "-" && size != nil }
 
+    /// The file opened again from its start, to be read a second time after a GeoJSON `crs` found
+    /// after the features (`late`): refused with the crs's own reason for standard input or a
+    /// pipe, which cannot be read again.
+    public func reopened(after late: GeoJSONReader.LateCRS) throws(WorkflowError) -> InputFile {
+        guard canBeReadAgain else { throw failure(late.refusal) }
+        return try InputFile(path)
+    }
+
     /// The name errors and reports use: the path, or `<stdin>`.
     public var displayName: String { path == "-" ? "<stdin>" : path }
 

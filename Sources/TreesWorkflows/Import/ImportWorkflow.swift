@@ -96,10 +96,7 @@ public struct ImportWorkflow: Sendable {
         var input = input
         var late: GeoJSONReader.LateCRS?
         let outcome = try GeoJSONReader.readingAgainAfterLateCRS { crs in
-            if let crs {
-                guard input.canBeReadAgain else { throw input.failure(crs.refusal) }
-                (input, late) = (try InputFile(input.path), crs)
-            }
+            if let crs { (input, late) = (try input.reopened(after: crs), crs) }
             return try runOnce(input, lateCRS: late, opening: opening, progress: progress)
         }
         switch outcome {

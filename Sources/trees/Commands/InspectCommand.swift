@@ -29,10 +29,7 @@ struct InspectCommand: AsyncParsableCommand {
         }
         // A GeoJSON's crs after its features: read again (a file, not a stream), carried from it from the start.
         let report = try GeoJSONReader.readingAgainAfterLateCRS { late in
-            if let late {
-                guard input.canBeReadAgain else { throw input.failure(late.refusal) }
-                input = try InputFile(input.path)
-            }
+            if let late { input = try input.reopened(after: late) }
             var inspector = Inspector(format: fmt, projection: { crs in try CSVGrid(crs).transform }, lateCRS: late)
             if let crs { inspector.csvTransform = try CSVGrid(crs).transform }
             do {
