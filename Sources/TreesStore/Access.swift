@@ -39,7 +39,7 @@ public struct StoreReader {
     /// Visits trees matching `filter`, newest first, without holding them all in memory. With
     /// `newestFirst` false they come in the order the table keeps them, which reads the file
     /// front to back (for tallies, where order does not matter).
-    public func forEachTree(_ filter: TreeFilter, limit: Int? = nil, newestFirst: Bool = true, _ body: (Tree) throws -> Void) throws {
+    public func forEachTree(_ filter: TreeFilter, limit: Int? = nil, newestFirst: Bool = true, _ body: (consuming Tree) throws -> Void) throws {
         let (whereSQL, arguments) = Self.whereClause(filter)
         var clauses = "\(whereSQL) ORDER BY " + (newestFirst ? "createdAt DESC, id DESC" : "rowid")
         if let limit { clauses += " LIMIT \(max(0, limit))" }
@@ -70,7 +70,7 @@ public struct StoreReader {
 
     /// Visits the trees selected by `clauses` (what follows `FROM tree`), decoding each row by column
     /// position straight from SQLite's buffers (`Tree(statement:)`).
-    func forEachTree(_ clauses: String, _ arguments: StatementArguments, _ body: (Tree) throws -> Void) throws {
+    func forEachTree(_ clauses: String, _ arguments: StatementArguments, _ body: (consuming Tree) throws -> Void) throws {
         let statement = try db.makeStatement(sql: "SELECT \(Tree.storageColumnList), rowid FROM tree \(clauses)")
         try statement.setArguments(arguments)
         try eachRow(of: statement) { try body(Tree(statement: $0)) }

@@ -134,7 +134,7 @@ extension Tree {
         if let accuracy, CoordinateCheck.accuracyProblem(accuracy) != nil { throw row.damaged(.horizontalAccuracy) }
         guard let species = try row.text(.species), !StoredValue.isBlank(species) else { throw row.damaged(.species) }
         guard let created = try row.date(.createdAt) else { throw row.damaged(.createdAt) }
-        guard let updated = try row.date(.updatedAt) else { throw row.damaged(.updatedAt) }
+        guard let updated = try row.date(.updatedAt, orSameAs: .createdAt, created) else { throw row.damaged(.updatedAt) }
         var status: FixStatus?
         if let named = try row.name(.fixStatus, among: StoredNames.fixStatuses) {
             guard let s = named else { throw row.damaged(.fixStatus) }
@@ -160,7 +160,7 @@ extension Tree {
             createdAt: created,
             updatedAt: updated,
             capture: CaptureInfo(
-                fixTime: try row.date(.fixTime), fixMode: try row.int(.fixMode).flatMap(FixMode.init(rawValue:)),
+                fixTime: try row.date(.fixTime, orSameAs: .createdAt, created), fixMode: try row.int(.fixMode).flatMap(FixMode.init(rawValue:)),
                 satellites: try row.int(.satellites), hdop: try row.finite(.hdop), averagedEpochs: try row.int(.averagedEpochs),
                 locationSource: try row.text(.locationSource), fixStatus: status,
                 correctionAge: try row.nonNegative(.correctionAge), verticalAccuracy: try row.nonNegative(.verticalAccuracy),
@@ -282,6 +282,18 @@ private struct StatementRow {
         guard let text = try text(c) else { return nil }
         let bytes = Array(text.utf8)
         return .some(names.first { $0.1 == bytes }?.0)
+    }
+
+    /// The date of column `c`, or `date` when `c` holds the very text of column `other`, whose
+    /// date it is: a tree's change time and fix time are often its creation time, and comparing
+    /// 23 bytes costs less than reading them again.
+    func date(_ c: TreeColumn, orSameAs other: TreeColumn, _ date: Date) throws -> Date? {
+        let mine = cell(c), theirs = cell(other)
+        if mine.type == SQLITE_TEXT, theirs.type == SQLITE_TEXT {
+            let a = mine.bytes, b = theirs.bytes
+            if a.count == b.count, let pa = a.baseAddress, let pb = b.baseAddress, memcmp(pa, pb, a.count) == 0 { return date }
+        }
+        return try self.date(c)
     }
 
     func date(_ c: TreeColumn) throws -> Date? {

@@ -85,6 +85,34 @@ import TreesKit
         #expect(Array(full[20...]) == ["text rtk-fixed", "real \(0.6.bitPattern)", "real \(0.031.bitPattern)", "text gst", "real \(2.0.bitPattern)"])
     }
 
+    /// A change or fix time with the very text of the creation time is read back as that time
+    /// without being read again; one a millisecond apart, or in another form of the same moment,
+    /// as its own.
+    @Test func timesEqualToTheCreationTimeReadBackAsThemselves() throws {
+        let scratch = try TemporaryFolder("same-times")
+        let store = try TreeStore(path: scratch.path + "/trees.sqlite", clock: .fixed(Self.t0))
+        func tree(updated: Date, fix: Date?) -> Tree {
+            Tree(coordinate: Coordinate(latitude: 47.3, longitude: 8.5), species: "Malus domestica", createdAt: Self.t0,
+                 updatedAt: updated, capture: CaptureInfo(fixTime: fix))
+        }
+        let trees = [tree(updated: Self.t0, fix: Self.t0), tree(updated: Self.t0 + 0.001, fix: Self.t0 - 0.001),
+                     tree(updated: Self.t0, fix: nil), tree(updated: Self.t0 + 86_400, fix: Self.t0 + 0.25)]
+        try store.write { w in for t in trees { try w.insert(t) } }
+        let back = try store.trees()
+        for t in trees.map(Self.normalised) {
+            let read = try #require(back.first { $0.id == t.id })
+            #expect(read == t)
+        }
+        // The same moment written without its milliseconds: another text, the same time.
+        let other = trees[2].id
+        try store.queue.write { db in
+            try db.execute(sql: "UPDATE tree SET fixTime = '2026-05-03 03:09:37.125', updatedAt = '2026-05-03 03:09:38' WHERE id = ?",
+                           arguments: [other.storageKey])
+        }
+        let changed = try #require(try store.trees().first { $0.id == other })
+        #expect(changed.capture.fixTime == Self.t0 && changed.updatedAt == Date(timeIntervalSince1970: 1_777_777_778))
+    }
+
     /// Queued inserts, many trees a statement, store what inserting the same trees one by one
     /// stores, in every table (the sync versions included, and a version row left behind without
     /// its tree), and say the same of each tree: whole chunks of new trees, of stored ones, chunks

@@ -244,7 +244,7 @@ public struct ExportWorkflow: Sendable {
                             let events = try r.careEntries(CareFilter(scope: .tree(tree.id))).map(\.event).reversed()
                             care = TreeCare(events: Array(events), schedules: try r.careSchedules(for: .tree(tree.id)))
                         }
-                        batch.append(ExportItem(tree: tree, photos: list, care: care))
+                        batch.append(ExportItem(tree: consume tree, photos: list, care: care))
                         written += 1
                         if batch.count == BatchQueue<ExportItem>.batchSize {
                             guard queue.put(batch) else { throw BatchQueue<ExportItem>.Cancelled() }
