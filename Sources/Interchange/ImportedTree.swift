@@ -198,10 +198,19 @@ extension ImportedTree {
     /// text opening with other characters (a no-break space) takes the slower path through
     /// `CharacterSet`, whose every use costs a dynamic cast here.
     private static func opensWithAppLabel(_ text: String) -> Bool {
-        var bytes = text.utf8[...]
-        while let b = bytes.first, b == 0x20 || b == 0x09 { bytes = bytes.dropFirst() }
-        guard let first = bytes.first else { return false }
-        if first < 0x80 { return bytes.starts(with: "Variety:".utf8) || bytes.starts(with: "Rootstock:".utf8) }
+        var text = text
+        let opens: Bool? = text.withUTF8 { b in
+            var i = 0
+            while i < b.count, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+            guard i < b.count, let base = b.baseAddress else { return false }
+            guard b[i] < 0x80 else { return nil }
+            let start = i
+            func label(_ l: StaticString) -> Bool {
+                b.count - start >= l.utf8CodeUnitCount && memcmp(base + start, l.utf8Start, l.utf8CodeUnitCount) == 0
+            }
+            return label("Variety:") || label("Rootstock:")
+        }
+        if let opens { return opens }
         var scalars = text.unicodeScalars[...]
         while let first = scalars.first, CharacterSet.whitespaces.contains(first) { scalars = scalars.dropFirst() }
         return scalars.starts(with: "Variety:".unicodeScalars) || scalars.starts(with: "Rootstock:".unicodeScalars)

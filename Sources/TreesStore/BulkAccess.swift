@@ -96,9 +96,9 @@ public final class BulkTreeWriter {
     private let chunkTexts = BoundTexts(), rowTexts = BoundTexts()
     /// The date written last and its text (`BulkText.write`), kept for the next date column: a
     /// tree's update time is mostly its creation time.
-    private var lastDate: Date?
+    @exclusivity(unchecked) private var lastDate: Date?
     private let lastDateText = UnsafeMutablePointer<UInt8>.allocate(capacity: 32)
-    private var lastDateLength = 0
+    @exclusivity(unchecked) private var lastDateLength = 0
     /// Trees `queueIfNew` has checked and bound to the chunk statement, not yet stored.
     private var queue: [Tree] = []
     /// The rowid of the last tree the queue's latest store inserted. The trees one store inserts
@@ -571,48 +571,47 @@ public final class BulkTreeWriter {
     /// Binds the tree's columns to parameters `first + 1`… of `s`, in `TreeColumn` order. Texts
     /// are bound from copies in `texts`, which must keep them until the statement has run.
     private func bind(_ tree: Tree, to s: OpaquePointer, from first: Int32, texts: BoundTexts) throws {
-        var index = first
-        func bytes(_ count: Int, _ fill: (UnsafeMutablePointer<UInt8>) throws -> Void) rethrows {
+        // Each helper is given its parameter's index: a counter the helpers shared was checked for
+        // exclusive access at run time on every column.
+        func bytes(_ count: Int, _ index: Int32, _ fill: (UnsafeMutablePointer<UInt8>) throws -> Void) rethrows {
             let p = texts.reserve(count)
             try fill(p)
             p.withMemoryRebound(to: CChar.self, capacity: count) { _ = sqlite3_bind_text(s, index, $0, Int32(count), bulkStatic) }
         }
-        func text(_ value: String?) {
-            index += 1
+        func text(_ value: String?, _ index: Int32) {
             guard var v = value else { sqlite3_bind_null(s, index); return }
             v.withUTF8 { u in
-                bytes(u.count) { p in if let base = u.baseAddress { p.update(from: base, count: u.count) } }
+                bytes(u.count, index) { p in if let base = u.baseAddress { p.update(from: base, count: u.count) } }
             }
         }
-        func double(_ value: Double?) {
-            index += 1
+        func double(_ value: Double?, _ index: Int32) {
             if let value { sqlite3_bind_double(s, index, value) } else { sqlite3_bind_null(s, index) }
         }
-        func int(_ value: Int?) {
-            index += 1
+        func int(_ value: Int?, _ index: Int32) {
             if let value { sqlite3_bind_int64(s, index, Int64(value)) } else { sqlite3_bind_null(s, index) }
         }
-        func uuid(_ value: UUID?) {
-            index += 1
+        func uuid(_ value: UUID?, _ index: Int32) {
             guard let value else { sqlite3_bind_null(s, index); return }
-            bytes(36) { value.writeText(into: $0) }
+            bytes(36, index) { value.writeText(into: $0) }
         }
-        func date(_ value: Date?) throws {
-            index += 1
+        func date(_ value: Date?, _ index: Int32) throws {
             guard let value else { sqlite3_bind_null(s, index); return }
             if value != lastDate {
                 lastDateLength = try BulkText.write(date: value, into: lastDateText)
                 lastDate = value
             }
-            bytes(lastDateLength) { $0.update(from: lastDateText, count: lastDateLength) }
+            let length = lastDateLength, text = lastDateText
+            bytes(length, index) { $0.update(from: text, count: length) }
         }
         for column in TreeColumn.allCases {
+            // Parameters count from 1; the columns' raw values are their places from 0.
+            let index = first + column.rawValue + 1
             switch column.field(of: tree) {
-            case .id(let v): uuid(v)
-            case .real(let v): double(v)
-            case .integer(let v): int(v)
-            case .text(let v): text(v)
-            case .date(let v): try date(v)
+            case .id(let v): uuid(v, index)
+            case .real(let v): double(v, index)
+            case .integer(let v): int(v, index)
+            case .text(let v): text(v, index)
+            case .date(let v): try date(v, index)
             }
         }
     }
@@ -637,10 +636,13 @@ private let bulkStatic: sqlite3_destructor_type? = nil
 /// the store's time per tree. Blocks are kept from one use to the next.
 final class BoundTexts {
     private static let blockSize = 64 << 10
-    private var blocks: [UnsafeMutablePointer<UInt8>] = []
+    // Used by the storing thread alone, several times a column: accesses go unchecked at run time
+    // (each checked one cost about 60 instructions).
+    @exclusivity(unchecked) private var blocks: [UnsafeMutablePointer<UInt8>] = []
     /// Blocks for texts larger than a block, freed at the next reset.
-    private var large: [UnsafeMutablePointer<UInt8>] = []
-    private var block = 0, used = 0
+    @exclusivity(unchecked) private var large: [UnsafeMutablePointer<UInt8>] = []
+    @exclusivity(unchecked) private var block = 0
+    @exclusivity(unchecked) private var used = 0
 
     /// `count` bytes that stay where they are until the next reset.
     func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {

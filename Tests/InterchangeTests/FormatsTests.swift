@@ -302,4 +302,16 @@ import TreesTestSupport
             #expect(ByteParsing.double(Array(bad.utf8)[...]) == nil, "\(bad)")
         }
     }
+
+    /// A field's text is kept as it is when it neither starts nor ends with white space (XML's
+    /// space, tab, line feed and return, or white space beyond ASCII), trimmed when it does, and
+    /// nothing when it is all white.
+    @Test(arguments: [
+        ("Malus domestica", "Malus domestica"), ("x", "x"), ("Ölbaum", "Ölbaum"), ("Gala 🌳", "Gala 🌳"),
+        (" Gala", "Gala"), ("Gala\n", "Gala"), ("\tGala\r", "Gala"), ("\u{00A0}Gala", "Gala"), ("Gala\u{3000}", "Gala"),
+        ("Gala\u{000B}", "Gala\u{000B}"), ("Gala\u{0085}", "Gala"), ("a b", "a b"), ("", nil), ("   ", nil), ("\u{00A0}\n", nil),
+    ] as [(String, String?)])
+    func keepsNonBlankTextAndTrimsItsEnds(text: String, kept: String?) {
+        #expect(ByteParsing.nonBlank(text) == kept)
+    }
 }

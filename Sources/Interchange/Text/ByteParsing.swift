@@ -138,7 +138,10 @@ extension ByteParsing {
 
     /// The text unless it is blank; trimmed only when it has outer whitespace.
     static func nonBlank(_ s: String?) -> String? {
-        guard let s, let first = s.unicodeScalars.first, let last = s.unicodeScalars.last else { return nil }
+        guard let s, let firstByte = s.utf8.first, let lastByte = s.utf8.last else { return nil }
+        // The usual text starts and ends with an ASCII character other than white space.
+        if firstByte < 0x80, lastByte < 0x80, !isSpace(firstByte), !isSpace(lastByte) { return s }
+        guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last else { return nil }
         func space(_ c: Unicode.Scalar) -> Bool { c.isASCII ? isSpace(UInt8(c.value)) : c.properties.isWhitespace }
         if !space(first) && !space(last) { return s }
         guard !isBlank(s) else { return nil }

@@ -198,8 +198,8 @@ final class ImportReadJob: @unchecked Sendable {
         var batch: [ImportItem] = []
         batch.reserveCapacity(ImportPipeline.batchSize)
         var handedOver = 0
-        func emit(_ item: ImportItem) throws {
-            batch.append(item)
+        func emit(_ item: consuming ImportItem) throws {
+            batch.append(consume item)
             if batch.count >= ImportPipeline.batchSize {
                 guard pipeline.put(batch) else { throw ImportPipeline.Cancelled() }
                 handedOver += batch.count
@@ -225,7 +225,7 @@ final class ImportReadJob: @unchecked Sendable {
         }
     }
 
-    private func read(_ emit: (ImportItem) throws -> Void, progress: (Double) -> Void) throws {
+    private func read(_ emit: (consuming ImportItem) throws -> Void, progress: (Double) -> Void) throws {
         let source = speciesSource
         switch format {
         case .gpx:
