@@ -187,7 +187,7 @@ public enum TextCodec {
 
     /// Magnitudes below which a number that reads back from its value to 9 decimal places is written
     /// that way, trailing zeros trimmed, without the standard library's search for the shortest
-    /// form: the usual coordinate, height or accuracy, at a tenth of the cost. The text is the same.
+    /// form: the usual coordinate, height or accuracy, for less than that search costs. The text is the same.
     /// Below 1e6 a double's spacing is at most 2⁻³³ (0.116e-9), so two numbers of 9 decimals lie at
     /// least 8 spacings apart and at most one of them reads back as the value: the shortest form,
     /// padded with zeros, is that one. Scaling by 1e9 then errs by less than 0.06 (the value's half
