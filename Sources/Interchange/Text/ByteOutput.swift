@@ -187,12 +187,12 @@ struct RecentTime {
         self.seconds = seconds
         self.fraction = fraction
         self.count = count
-        withUnsafeMutableBytes(of: &text) { $0.baseAddress!.copyMemory(from: p, byteCount: count) }
+        withUnsafeMutableBytes(of: &text) { $0.copyMemory(from: UnsafeRawBufferPointer(start: p, count: count)) }
     }
 
     /// Writes the text at `p`; returns its length.
     func copy(into p: UnsafeMutablePointer<UInt8>) -> Int {
-        withUnsafeBytes(of: text) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        withUnsafeBytes(of: text) { UnsafeMutableRawBufferPointer(start: p, count: count).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         return count
     }
 }
