@@ -200,8 +200,9 @@ public enum TextCodec {
         guard value.isFinite else { return 0 }
         if value == 0 { p[0] = UInt8(ascii: "0"); return 1 }
         if value == value.rounded(), value.magnitude < 1e15 { return writeInteger(Int(value), into: p) }
-        if value.magnitude < nineDecimalsBelow, (value.magnitude * 1e9).rounded() / 1e9 == value.magnitude {
-            return writeDecimal(value, places: 9, into: p)
+        if value.magnitude < nineDecimalsBelow {
+            let scaled = (value.magnitude * 1e9).rounded()
+            if scaled / 1e9 == value.magnitude { return writeUnits(Int64(scaled), places: 9, negative: value < 0, into: p) }
         }
         // The standard library's shortest form, handed over as ASCII bytes (no `String` is made).
         var text = ShortestText()
@@ -242,9 +243,15 @@ public enum TextCodec {
         let places = min(max(places, 0), 9)
         let scaled = (value.magnitude * powersOfTen[places]).rounded()
         guard scaled < 9e18 else { return writeDecimal(value.rounded(), into: p) }
-        var units = Int64(scaled)
+        return writeUnits(Int64(scaled), places: places, negative: value < 0, into: p)
+    }
+
+    /// Writes `units` tenths, hundredths… (as `places`, 0…9, says) as a decimal, trailing zeros
+    /// trimmed, with a `-` when `negative` and not zero.
+    private static func writeUnits(_ units: Int64, places: Int, negative: Bool, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        var units = units
         var n = 0
-        if value < 0 && units != 0 { p[0] = UInt8(ascii: "-"); n = 1 }
+        if negative && units != 0 { p[0] = UInt8(ascii: "-"); n = 1 }
         let divisor = Int64(powersOfTen[places])
         n += writeInteger(Int(units / divisor), into: p + n)
         units %= divisor

@@ -309,6 +309,8 @@ public final class BulkTreeWriter {
     private var createdBetween = 0
 
     private func noteQueued(_ tree: Tree) throws {
+        // Once decided, what it was decided on is no longer needed.
+        guard !indexDecided else { return }
         if rowIDBeforeQueue == nil { rowIDBeforeQueue = try value(.lastRowID) ?? 0 }
         queuedTrees += 1
         let created = tree.createdAt.timeIntervalSinceReferenceDate
