@@ -122,12 +122,14 @@ struct XMLCharacterLoss {
     /// Whether the escaper dropped characters in the tree being written.
     var inTree = false
 
-    /// Counts the values of `tree` (`texts`, everything written as text) that lose characters,
-    /// when the escaper noticed any while writing it; a check of the tree's texts, made only then.
-    mutating func endTree(_ tree: Tree, texts: @autoclosure () -> [String?]) {
+    /// Counts the values of `tree` (`texts`, everything written as text) that lose characters.
+    /// Called only when the escaper noticed any while writing the tree (`inTree`): the list of its
+    /// texts is made only then. (Built inside an autoclosure instead, it made every tree be copied
+    /// into the closure's context.)
+    mutating func endTree(_ tree: Tree, texts: [String?]) {
         guard inTree else { return }
         inTree = false
-        let lost = texts().reduce(0) { $0 + ($1.map { TextCodec.xmlDropsCharacters($0) ? 1 : 0 } ?? 0) }
+        let lost = texts.reduce(0) { $0 + ($1.map { TextCodec.xmlDropsCharacters($0) ? 1 : 0 } ?? 0) }
         values += max(lost, 1)
         if example == nil { example = tree.shortID }
     }

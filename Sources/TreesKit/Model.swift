@@ -61,6 +61,8 @@ public struct Tree: Sendable, Equatable, Identifiable, Codable {
     public var updatedAt: Date
     public var capture: CaptureInfo
 
+    // Inlinable: a store reading a tree row builds it in place, where a call copied it once more.
+    @inlinable
     public init(
         id: UUID = .random(), coordinate: Coordinate, horizontalAccuracy: Double? = nil,
         accuracySource: AccuracySource? = nil, altitude: Double? = nil, ellipsoidHeight: Double? = nil,

@@ -73,7 +73,8 @@ public struct StoreReader {
     func forEachTree(_ clauses: String, _ arguments: StatementArguments, _ body: (consuming Tree) throws -> Void) throws {
         let statement = try db.makeStatement(sql: "SELECT \(Tree.storageColumnList), rowid FROM tree \(clauses)")
         try statement.setArguments(arguments)
-        try eachRow(of: statement) { try body(Tree(statement: $0)) }
+        var texts = RepeatedTreeTexts()
+        try eachRow(of: statement) { try body(Tree(statement: $0, texts: &texts)) }
     }
 
     /// Number of trees matching `filter`.

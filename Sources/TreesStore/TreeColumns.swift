@@ -126,13 +126,22 @@ extension Tree {
     /// `rowid`, straight from SQLite's buffers. A value that is not what its column holds is a
     /// `StoreError.damagedRow` naming the row and column, never a trap.
     init(statement s: OpaquePointer) throws {
+        var texts = RepeatedTreeTexts()
+        try self.init(statement: s, texts: &texts)
+    }
+
+    /// The same, for one of many rows of a statement: a text equal to the one `texts` holds from
+    /// the row before is that row's `String` again, not a new one.
+    init(statement s: OpaquePointer, texts: inout RepeatedTreeTexts) throws {
         let row = StatementRow(s)
         guard let id = try row.uuid(.id) else { throw row.damaged(.id) }
         guard let latitude = try row.number(.latitude), CoordinateCheck.latitudeProblem(latitude) == nil else { throw row.damaged(.latitude) }
         guard let longitude = try row.number(.longitude), CoordinateCheck.longitudeProblem(longitude) == nil else { throw row.damaged(.longitude) }
         let accuracy = try row.number(.horizontalAccuracy)
         if let accuracy, CoordinateCheck.accuracyProblem(accuracy) != nil { throw row.damaged(.horizontalAccuracy) }
-        guard let species = try row.text(.species), !StoredValue.isBlank(species) else { throw row.damaged(.species) }
+        guard let species = try row.text(.species, repeating: &texts.species), !StoredValue.isBlank(species) else {
+            throw row.damaged(.species)
+        }
         guard let created = try row.date(.createdAt) else { throw row.damaged(.createdAt) }
         guard let updated = try row.date(.updatedAt, orSameAs: .createdAt, created) else { throw row.damaged(.updatedAt) }
         var status: FixStatus?
@@ -153,8 +162,8 @@ extension Tree {
             altitude: try row.finite(.altitude),
             ellipsoidHeight: try row.finite(.ellipsoidHeight),
             species: species,
-            variety: try row.text(.variety),
-            rootstock: try row.text(.rootstock),
+            variety: try row.text(.variety, repeating: &texts.variety),
+            rootstock: try row.text(.rootstock, repeating: &texts.rootstock),
             notes: try row.text(.notes),
             collectionID: try row.uuid(.collectionId),
             createdAt: created,
@@ -162,7 +171,7 @@ extension Tree {
             capture: CaptureInfo(
                 fixTime: try row.date(.fixTime, orSameAs: .createdAt, created), fixMode: try row.int(.fixMode).flatMap(FixMode.init(rawValue:)),
                 satellites: try row.int(.satellites), hdop: try row.finite(.hdop), averagedEpochs: try row.int(.averagedEpochs),
-                locationSource: try row.text(.locationSource), fixStatus: status,
+                locationSource: try row.text(.locationSource, repeating: &texts.locationSource), fixStatus: status,
                 correctionAge: try row.nonNegative(.correctionAge), verticalAccuracy: try row.nonNegative(.verticalAccuracy),
                 verticalAccuracySource: verticalSource, antennaHeight: try row.nonNegative(.antennaHeight)))
     }
@@ -224,6 +233,20 @@ private struct StatementRow {
             if StoredValue.hasNUL(b) { throw damaged(c) }
             return String(decoding: b, as: UTF8.self)
         }
+    }
+
+    /// `text(c)`, or the `String` `last` holds when the column holds its very bytes.
+    func text(_ c: TreeColumn, repeating last: inout RepeatedText) throws -> String? {
+        let cell = cell(c)
+        let type = cell.type
+        if type == SQLITE_NULL { return nil }
+        guard type == SQLITE_TEXT else { return try text(c) }
+        let b = cell.bytes
+        if let same = last.text(ifSameAs: b) { return same }
+        if StoredValue.hasNUL(b) { throw damaged(c) }
+        let text = String(decoding: b, as: UTF8.self)
+        last.remember(text, b)
+        return text
     }
 
     func number(_ c: TreeColumn) throws -> Double? {
@@ -304,6 +327,39 @@ private struct StatementRow {
         guard case .success(let d) = StoredValue.date(value(c)) else { throw damaged(c) }
         return d
     }
+}
+
+/// The last text a statement's rows gave for one column, with its bytes as stored: a column
+/// whose rows repeat a few values hands back the same `String` for the same bytes. A species
+/// made again for every row cost about 350 instructions; comparing its bytes, about 30.
+struct RepeatedText {
+    private var bytes: [UInt8] = []
+    private var text: String?
+
+    /// The text remembered, when `b` are the bytes it was made from.
+    func text(ifSameAs b: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let text, b.count == bytes.count else { return nil }
+        let same = bytes.withUnsafeBufferPointer { held in
+            guard let p = held.baseAddress, let q = b.baseAddress else { return b.isEmpty }
+            return memcmp(p, q, b.count) == 0
+        }
+        return same ? text : nil
+    }
+
+    /// Remembers `text`, made from the bytes `b`.
+    mutating func remember(_ text: String, _ b: UnsafeBufferPointer<UInt8>) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: b)
+        self.text = text
+    }
+}
+
+/// The texts of a tree row that often repeat from one tree to the next.
+struct RepeatedTreeTexts {
+    var species = RepeatedText()
+    var variety = RepeatedText()
+    var rootstock = RepeatedText()
+    var locationSource = RepeatedText()
 }
 
 /// The names stored for a tree's sources and statuses, as bytes to match a row's text against.

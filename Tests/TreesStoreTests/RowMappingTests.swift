@@ -113,6 +113,31 @@ import TreesKit
         #expect(changed.capture.fixTime == Self.t0 && changed.updatedAt == Date(timeIntervalSince1970: 1_777_777_778))
     }
 
+    /// Texts repeated from one row to the next are handed back from the row before only when
+    /// their bytes are the same: a species, variety, rootstock and source that repeat, change,
+    /// change only in case or length, or go to NULL and back read back as stored, row after row.
+    @Test func textsRepeatedFromRowToRowReadBackAsStored() throws {
+        let scratch = try TemporaryFolder("repeated-texts")
+        let store = try TreeStore(path: scratch.path + "/trees.sqlite", clock: .fixed(Self.t0))
+        let species = ["Malus domestica", "Malus domestica", "malus domestica", "Malus domestica 'Boskoop' on M9, row 4",
+                       "Malus domestica 'Boskoop' on M9, row 4", "Malus domestica 'Boskoop' on M9, row 5", "Pyrus", "Pyrus", "Pyrus c"]
+        let varieties: [String?] = ["Boskoop", "Boskoop", nil, nil, "Boskoop", "", "", "Gala", "Boskoop"]
+        let rootstocks: [String?] = [nil, "M9", "M9", "M26", nil, "M9", "M9", "Ⅿ9", "M9"]
+        let sources: [String?] = ["gpsd", "gpsd", "gpsd", nil, "replay", "replay", "gpsd", nil, nil]
+        // One second apart: newest first, the rows come in this order reversed.
+        let trees = species.indices.map { i in
+            Tree(coordinate: Coordinate(latitude: 47.3, longitude: 8.5), species: species[i], variety: varieties[i],
+                 rootstock: rootstocks[i], createdAt: Self.t0 + Double(i), capture: CaptureInfo(locationSource: sources[i]))
+        }
+        try store.write { w in for t in trees { try w.insert(t) } }
+        let back = try store.trees()
+        #expect(back.map(\.id) == trees.reversed().map(\.id))
+        for (read, t) in zip(back, trees.reversed()) {
+            #expect(read.species == t.species && read.variety == t.variety && read.rootstock == t.rootstock)
+            #expect(read.capture.locationSource == t.capture.locationSource)
+        }
+    }
+
     /// Queued inserts, many trees a statement, store what inserting the same trees one by one
     /// stores, in every table (the sync versions included, and a version row left behind without
     /// its tree), and say the same of each tree: whole chunks of new trees, of stored ones, chunks

@@ -29,6 +29,23 @@ import TreesTestSupport
         #expect(!index.overflowed)
     }
 
+    /// The species hash is FNV-1a of the UTF-8 with ASCII letters folded to lower case, the same
+    /// for a name held inline, on the heap, or cut from a longer string.
+    @Test func theSpeciesHashIsFNV1aOfTheFoldedBytesHoweverTheNameIsHeld() {
+        // FNV-1a (64-bit) of "a" and of "foobar", as its authors give them.
+        #expect(PositionIndex.speciesHash("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(PositionIndex.speciesHash("A") == 0xaf63_dc4c_8601_ec8c)
+        #expect(PositionIndex.speciesHash("FooBar") == 0x8594_4171_f739_67e8)
+        #expect(PositionIndex.speciesHash("") == 0xcbf2_9ce4_8422_2325)
+        let long = "Malus domestica 'Schöner aus Boskoop' on M9"
+        let cut = String(("x" + long + "y").dropFirst().dropLast())
+        let bridged = NSString(string: long.uppercased().replacingOccurrences(of: "Ö", with: "ö")) as String
+        #expect(PositionIndex.speciesHash(cut) == PositionIndex.speciesHash(long))
+        #expect(PositionIndex.speciesHash(bridged) == PositionIndex.speciesHash(long))
+        // Only ASCII letters are folded: "Ö" and "ö" differ, as SQLite's NOCASE holds them.
+        #expect(PositionIndex.speciesHash("Öl") != PositionIndex.speciesHash("öl"))
+    }
+
     /// Told how many trees it will hold, the index adds one table for all those the first cannot
     /// take, not a series of tables each half as large as the others, and finds every tree.
     @Test func anExpectedTotalSizesTheNextTableForTheRest() {

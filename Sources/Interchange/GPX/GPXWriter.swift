@@ -254,9 +254,11 @@ public struct GPXWriter: TreeWriter {
             out.append("\"/>\n")
         }
         out.append("    </extensions>\n  </wpt>\n")
-        loss.endTree(tree, texts: [tree.species, tree.variety, tree.rootstock, tree.notes, tree.capture.locationSource,
-                                   tree.collectionID.flatMap { context.collections[$0]?.name }]
-                     + care.events.flatMap { [$0.kind.name, $0.quantity?.unit, $0.who, $0.notes] } + care.schedules.map(\.kind.name))
+        if loss.inTree {
+            loss.endTree(tree, texts: [tree.species, tree.variety, tree.rootstock, tree.notes, tree.capture.locationSource,
+                                       tree.collectionID.flatMap { context.collections[$0]?.name }]
+                         + care.events.flatMap { [$0.kind.name, $0.quantity?.unit, $0.who, $0.notes] } + care.schedules.map(\.kind.name))
+        }
         try out.flushIfFull()
     }
 

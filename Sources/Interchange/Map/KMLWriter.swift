@@ -118,8 +118,10 @@ public struct KMLWriter: TreeWriter {
         out.appendDecimal(tree.latitude)
         if let alt = tree.altitude, alt.isFinite { out.append(","); out.appendDecimal(alt) }
         out.append("</coordinates></Point>\n  </Placemark>\n")
-        loss.endTree(tree, texts: [tree.species, tree.variety, tree.rootstock, tree.notes, tree.capture.locationSource,
-                                   tree.collectionID.flatMap { context.collections[$0]?.name }])
+        if loss.inTree {
+            loss.endTree(tree, texts: [tree.species, tree.variety, tree.rootstock, tree.notes, tree.capture.locationSource,
+                                       tree.collectionID.flatMap { context.collections[$0]?.name }])
+        }
         try out.flushIfFull()
     }
 

@@ -86,9 +86,14 @@ struct PositionIndex {
     static func speciesHash(_ species: String) -> UInt64 {
         // FNV-1a over the UTF-8 with ASCII letters in lower case, as the species are compared
         // (`TreeImporter.sameIgnoringASCIICase`): stable, cheap, and it makes no string.
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in species.utf8 { h = (h ^ UInt64(b >= 65 && b <= 90 ? b + 32 : b)) &* 0x100_0000_01b3 }
-        return h
+        // Read through the string's contiguous bytes: its UTF-8 view, walked a byte at a time,
+        // cost about 35 instructions a byte.
+        var species = species
+        return species.withUTF8 { bytes in
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in bytes { h = (h ^ UInt64(b >= 65 && b <= 90 ? b + 32 : b)) &* 0x100_0000_01b3 }
+            return h
+        }
     }
 
     private static func hash(_ latCell: Int64, _ lonCell: Int64, _ species: UInt64) -> UInt64 {
