@@ -40,9 +40,13 @@ public struct ImportedTree: Sendable, Equatable {
     }
 
     public init(id: UUID? = nil, coordinate: Coordinate, species: String, line: Int) {
-        self.fields = Tree(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), coordinate: coordinate, species: species, createdAt: Date(timeIntervalSince1970: 0))
+        self.fields = Tree(id: Self.unsetID, coordinate: coordinate, species: species, createdAt: Self.unsetDate)
         self.id = id; self.line = line; self.photos = []
     }
+
+    /// What `fields` holds for the id and creation time until `tree(id:collectionID:now:)` sets them.
+    static let unsetID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    static let unsetDate = Date(timeIntervalSince1970: 0)
 
     public subscript<T>(dynamicMember field: WritableKeyPath<Tree, T>) -> T {
         get { fields[keyPath: field] }
@@ -125,7 +129,8 @@ extension ImportedTree {
     /// Maps a GPX point: our extension fields win; otherwise the species comes from the chosen
     /// field, and the point's time becomes the creation and fix time.
     public init(_ p: GPXPoint, speciesFrom: SpeciesSource = .name) {
-        let ext = p.trees
+        // The point's extension fields are read where they are and the tree is built here, not
+        // by the initialiser above: a copy of `p.trees` and the delegation each copied every point.
         let field: String?
         switch speciesFrom {
         case .name: field = p.name
@@ -134,18 +139,21 @@ extension ImportedTree {
         case .cmt: field = p.comment
         }
         let chosen = ByteParsing.nonBlank(field)
-        let species = ext.species ?? chosen ?? ByteParsing.nonBlank(p.name) ?? ByteParsing.nonBlank(p.type) ?? ""
-        self.init(id: ext.id, coordinate: p.coordinate, species: species, line: p.line)
-        let ours = ext.createdAt != nil || ext.id != nil
-        fields.horizontalAccuracy = ext.horizontalAccuracy
-        fields.accuracySource = ext.accuracySource
+        let species = p.trees.species ?? chosen ?? ByteParsing.nonBlank(p.name) ?? ByteParsing.nonBlank(p.type) ?? ""
+        fields = Tree(id: Self.unsetID, coordinate: p.coordinate, species: species, createdAt: Self.unsetDate)
+        id = p.trees.id
+        line = p.line
+        photos = []
+        let ours = p.trees.createdAt != nil || p.trees.id != nil
+        fields.horizontalAccuracy = p.trees.horizontalAccuracy
+        fields.accuracySource = p.trees.accuracySource
         fields.altitude = p.elevation
-        fields.ellipsoidHeight = ext.ellipsoidHeight ?? (ours ? nil : p.geoidHeight.flatMap { g in p.elevation.map { $0 + g } })
-        fields.variety = ext.variety
-        fields.rootstock = ext.rootstock
-        care = TreeCare(events: ext.care, schedules: ext.schedules)
+        fields.ellipsoidHeight = p.trees.ellipsoidHeight ?? (ours ? nil : p.geoidHeight.flatMap { g in p.elevation.map { $0 + g } })
+        fields.variety = p.trees.variety
+        fields.rootstock = p.trees.rootstock
+        care = TreeCare(events: p.trees.care, schedules: p.trees.schedules)
         if ours {
-            fields.notes = ext.notes
+            fields.notes = p.trees.notes
         } else {
             let text = speciesFrom == .desc ? p.comment : p.description
             let app = Self.appDescription(text)
@@ -153,21 +161,21 @@ extension ImportedTree {
             if fields.variety == nil { fields.variety = app.variety }
             if fields.rootstock == nil { fields.rootstock = app.rootstock }
         }
-        fields.collectionID = ext.collectionID
-        collectionName = ext.collection
-        createdAt = ext.createdAt ?? p.time
-        updatedAt = ext.updatedAt
-        fields.capture.fixTime = ours ? ext.fixTime : p.time
+        fields.collectionID = p.trees.collectionID
+        collectionName = p.trees.collection
+        createdAt = p.trees.createdAt ?? p.time
+        updatedAt = p.trees.updatedAt
+        fields.capture.fixTime = ours ? p.trees.fixTime : p.time
         fields.capture.fixMode = p.fix.flatMap(Self.fixMode)
         fields.capture.satellites = p.satellites
         fields.capture.hdop = p.hdop
-        fields.capture.averagedEpochs = ext.averagedEpochs
-        fields.capture.locationSource = ext.locationSource
-        fields.capture.fixStatus = ext.fixStatus
-        fields.capture.correctionAge = ext.correctionAge
-        fields.capture.verticalAccuracy = ext.verticalAccuracy
-        fields.capture.verticalAccuracySource = ext.verticalAccuracySource
-        fields.capture.antennaHeight = ext.antennaHeight
+        fields.capture.averagedEpochs = p.trees.averagedEpochs
+        fields.capture.locationSource = p.trees.locationSource
+        fields.capture.fixStatus = p.trees.fixStatus
+        fields.capture.correctionAge = p.trees.correctionAge
+        fields.capture.verticalAccuracy = p.trees.verticalAccuracy
+        fields.capture.verticalAccuracySource = p.trees.verticalAccuracySource
+        fields.capture.antennaHeight = p.trees.antennaHeight
     }
 
     /// The iOS Tree Tracker app's GPX `desc`: leading `Variety: …` and `Rootstock: …` lines, then

@@ -28,13 +28,13 @@ public struct GPXReader {
     }
 
     /// Reads the next chunk; events found in it are passed to `onEvent` before this returns.
-    public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (GPXEvent) throws -> Void) throws {
+    public mutating func read(_ chunk: some Collection<UInt8>, _ onEvent: (consuming GPXEvent) throws -> Void) throws {
         try tokenizer.feed(chunk, to: &parser)
         try drain(onEvent)
     }
 
     /// Ends the document and returns its summary; throws when the document is incomplete.
-    public mutating func finish(_ onEvent: (GPXEvent) throws -> Void) throws -> GPXSummary {
+    public mutating func finish(_ onEvent: (consuming GPXEvent) throws -> Void) throws -> GPXSummary {
         try tokenizer.finish(&parser)
         try drain(onEvent)
         guard let summary = parser.summary else {
@@ -47,7 +47,7 @@ public struct GPXReader {
 
     private var spare: [GPXEvent] = []
 
-    private mutating func drain(_ onEvent: (GPXEvent) throws -> Void) throws {
+    private mutating func drain(_ onEvent: (consuming GPXEvent) throws -> Void) throws {
         guard !parser.events.isEmpty else { return }
         var events = spare
         swap(&events, &parser.events)
@@ -55,8 +55,13 @@ public struct GPXReader {
             events.removeAll(keepingCapacity: true)
             spare = events
         }
-        // By index: each event is lent to `onEvent` where the iterator would copy it out.
-        for i in events.indices { try onEvent(events[i]) }
+        // Each event is handed over whole: swapped out of the array for an event with nothing in
+        // it, so the point it carries is neither copied (its texts retained) nor released twice.
+        for i in events.indices {
+            var event = GPXEvent.routeStart(index: 0)
+            swap(&event, &events[i])
+            try onEvent(event)
+        }
     }
 
     /// Reads a whole document held in memory.

@@ -235,8 +235,8 @@ final class ImportReadJob: @unchecked Sendable {
         switch format {
         case .gpx:
             var reader = GPXReader(strict: true)
-            func handle(_ e: GPXEvent) throws {
-                switch e {
+            func handle(_ e: consuming GPXEvent) throws {
+                switch consume e {
                 case .waypoint(let p): try emit(.tree(ImportedTree(p, speciesFrom: source)))
                 case .routePoint(let p, _) where parts.contains(.routes): try emit(.tree(ImportedTree(p, speciesFrom: source)))
                 case .trackPoint(let p, _, _) where parts.contains(.tracks): try emit(.tree(ImportedTree(p, speciesFrom: source)))
