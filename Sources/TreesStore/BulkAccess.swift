@@ -201,12 +201,12 @@ public final class BulkTreeWriter {
     ///
     /// Nothing else may read or write the store while trees are queued: `storeQueue()` first
     /// (the transaction does it before it commits).
-    public func queueIfNew(_ tree: Tree) throws -> [Bool] {
+    public func queueIfNew(_ tree: consuming Tree) throws -> [Bool] {
         try StoreWriter.check(tree)
         try noteQueued(tree)
         let s = try statement(.insertIfNewChunk)
         try bind(tree, to: s, from: Int32(queue.count * TreeColumn.allCases.count), texts: chunkTexts)
-        queue.append(tree)
+        queue.append(consume tree)
         guard queue.count == Self.chunkSize else { return [] }
         return try storeFullQueue(s)
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns the raw bytes of an XML document into UTF-8, whatever encoding it was written in.
 ///
 /// Detects a byte order mark (UTF-8, UTF-16 LE/BE) or the `encoding` of the XML declaration,
@@ -49,7 +51,13 @@ struct XMLInputDecoder {
     /// that follows one.
     private mutating func normaliseLineEnds(_ out: inout [UInt8], from start: Int) {
         guard start < out.count else { return }
-        guard afterCarriageReturn || out[start...].contains(0x0D) else { return }
+        // Most files hold no carriage return: `memchr` finds that out at a fraction of the cost of
+        // comparing byte by byte (about 5 instructions a byte of every file read).
+        let hasReturn = out.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return false }
+            return memchr(base + start, 0x0D, b.count - start) != nil
+        }
+        guard afterCarriageReturn || hasReturn else { return }
         var kept = start
         for i in start..<out.count {
             let b = out[i]

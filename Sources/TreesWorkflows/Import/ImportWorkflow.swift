@@ -194,9 +194,13 @@ public struct ImportWorkflow: Sendable {
                     // the smaller figure's count and adds a table if a file holds more.
                     importer.expectedTrees = Int((input.size ?? 0) / 250)
                     defer { staged = importer.staged }
-                    while let batch = try pipeline.next() {
-                        for item in batch {
-                            switch item {
+                    while var batch = try pipeline.next() {
+                        for i in batch.indices {
+                            // Taken out of the batch (swapped for an item with nothing in it), not
+                            // copied: a copy of a tree retained every text in it.
+                            var item = ImportItem.expected(trees: 0)
+                            swap(&item, &batch[i])
+                            switch consume item {
                             case .tree(let t): try importer.add(t)
                             case .collection(let c): try importer.add(c)
                             case .skipped(let line, let reason): importer.report.skipped.append(.init(line: line, reason: reason))
