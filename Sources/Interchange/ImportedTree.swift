@@ -129,8 +129,9 @@ extension ImportedTree {
     /// Maps a GPX point: our extension fields win; otherwise the species comes from the chosen
     /// field, and the point's time becomes the creation and fix time.
     public init(_ p: GPXPoint, speciesFrom: SpeciesSource = .name) {
-        // The point's extension fields are read where they are and the tree is built here, not
-        // by the initialiser above: a copy of `p.trees` and the delegation each copied every point.
+        // The point's extension fields are read where they are, and the tree is built here rather
+        // than by the initialiser above: the copy of `p.trees` and the delegation each copied every
+        // point's texts (retaining each) once more.
         let field: String?
         switch speciesFrom {
         case .name: field = p.name

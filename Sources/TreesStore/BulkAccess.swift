@@ -606,9 +606,10 @@ public final class BulkTreeWriter {
             bytes(length, index) { $0.update(from: text, count: length) }
         }
         // Each value bound straight from the tree, as `TreeColumn.field(of:)` maps it: going through
-        // that mapping made an enum of every value and took a fifth of the binding's time. The
-        // switch is exhaustive, so a new column is pointed at here too; `RowMappingTests` checks
-        // the two store the same rows, every column filled or empty.
+        // that mapping made an enum of every value (10.8 M of the 316.7 M instructions the storing
+        // thread took for 10,000 surveyed trees). The switch is exhaustive, so a new column is
+        // pointed at here too; `RowMappingTests` checks both store the same rows, every column
+        // filled or empty.
         for column in TreeColumn.allCases {
             // Parameters count from 1; the columns' raw values are their places from 0.
             let i = first + column.rawValue + 1

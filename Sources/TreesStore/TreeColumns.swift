@@ -330,8 +330,8 @@ private struct StatementRow {
 }
 
 /// The last text a statement's rows gave for one column, with its bytes as stored: a column
-/// whose rows repeat a few values hands back the same `String` for the same bytes. A species
-/// made again for every row cost about 350 instructions; comparing its bytes, about 30.
+/// whose rows repeat a few values hands back the same `String` for the same bytes. Made again for
+/// every row, a species cost 230 instructions (350 past 15 bytes); compared, about 60.
 struct RepeatedText {
     private var bytes: [UInt8] = []
     private var text: String?
