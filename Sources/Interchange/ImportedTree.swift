@@ -129,9 +129,8 @@ extension ImportedTree {
     /// Maps a GPX point: our extension fields win; otherwise the species comes from the chosen
     /// field, and the point's time becomes the creation and fix time.
     public init(_ p: GPXPoint, speciesFrom: SpeciesSource = .name) {
-        // The point's extension fields are read where they are, and the tree is built here rather
-        // than by the initialiser above: the copy of `p.trees` and the delegation each copied every
-        // point's texts (retaining each) once more.
+        // The point's extension fields are read where they are: a copy of `p.trees` retained each
+        // of their texts once more (4.5 M instructions for 10,000 waypoints).
         let field: String?
         switch speciesFrom {
         case .name: field = p.name
@@ -141,10 +140,7 @@ extension ImportedTree {
         }
         let chosen = ByteParsing.nonBlank(field)
         let species = p.trees.species ?? chosen ?? ByteParsing.nonBlank(p.name) ?? ByteParsing.nonBlank(p.type) ?? ""
-        fields = Tree(id: Self.unsetID, coordinate: p.coordinate, species: species, createdAt: Self.unsetDate)
-        id = p.trees.id
-        line = p.line
-        photos = []
+        self.init(id: p.trees.id, coordinate: p.coordinate, species: species, line: p.line)
         let ours = p.trees.createdAt != nil || p.trees.id != nil
         fields.horizontalAccuracy = p.trees.horizontalAccuracy
         fields.accuracySource = p.trees.accuracySource

@@ -295,7 +295,8 @@ final class WritingJob: @unchecked Sendable {
         do {
             try writer.begin()
             while let batch = try queue.next() {
-                // Each tree is lent to the writer where the batch holds it, not copied out first.
+                // Each item is read where the batch holds it: a `for` over the batch copied every
+                // item out first. (The call through `any TreeWriter` still copies each tree once.)
                 try batch.withUnsafeBufferPointer { items in
                     for i in items.indices {
                         if let care = items[i].care {
