@@ -293,6 +293,29 @@ public final class TreeStore: Sendable {
         return .notATreesDatabase(path: path, reason: reason(error))
     }
 
+    /// Why no store could be made at `path`, found without making anything: a file where a folder
+    /// of the path has to be, a folder where the store's file would go, or no right to write in
+    /// the deepest folder of the path that exists. Nil when a store could be made there, or
+    /// one is there already. A command that makes its store late (capture, on its first save)
+    /// refuses a path that cannot hold one before the user waits for a fix.
+    public static func problemMaking(at path: String) -> StoreError? {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? .cannotCreate(path: path, reason: "it is a directory") : nil
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if let file = fileInTheWay(of: folder) { return .cannotCreate(path: path, reason: "\(file) is a file, not a folder") }
+        var existing = folder
+        while !existing.isEmpty, existing != "/", !fm.fileExists(atPath: existing) {
+            existing = URL(fileURLWithPath: existing).deletingLastPathComponent().path
+        }
+        guard access(existing.isEmpty ? "/" : existing, W_OK | X_OK) == 0 else {
+            return .cannotCreate(path: path, reason: "the folder \(existing) is not writable")
+        }
+        return nil
+    }
+
     /// The first part of `folder` that exists and is not a folder (a file where a folder of the
     /// path has to be), if any.
     static func fileInTheWay(of folder: String) -> String? {

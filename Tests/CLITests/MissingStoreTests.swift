@@ -87,6 +87,63 @@ import TreesTestSupport
         #expect(!FileManager.default.fileExists(atPath: t.scratch.path("new")), "\(arguments) made the store's folder")
     }
 
+    /// A capture that ends without saving a tree (no fix passed the gate, the track held no
+    /// sentence, gpsd could not be reached) makes no store and no folder for one; the same capture
+    /// that saves makes the store, with the survey settings it was told to remember.
+    @Test(arguments: [
+        ("no-fix", 3), ("garbage", 65), ("gpsd", 69),
+    ] as [(String, Int32)])
+    func aCaptureThatSavesNothingMakesNoStore(source: String, status: Int32) throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let garbage = try t.scratch.write("garbage.nmea", "not a sentence\n$GPGGA,broken*00\n")
+        let given = switch source {
+        case "no-fix": "replay:" + Repository.path("SampleTracks/no-fix.nmea")
+        case "garbage": "replay:" + garbage
+        default: "gpsd://127.0.0.1:\(GPSFake.freePort())"
+        }
+        let path = t.scratch.path("new/block/trees.sqlite")
+        let r = try t.run(["capture", "--source", given, "--speed", "max", "--auto", "--species", "Fig",
+                           "--require-fix", "any", "--antenna-height", "1.5", "--collection", "North", "--db", path])
+        #expect(r.status == status, "\(source): \(r)")
+        #expect(r.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: t.scratch.path("new")), "\(source) made the store's folder")
+        #expect(!FileManager.default.fileExists(atPath: t.database), "\(source) made the store of $TREES_DB")
+
+        let saved = try t.run(["capture", "--source", "replay:" + Repository.path("SampleTracks/orchard-walk.nmea"), "--speed", "max",
+                               "--auto", "--species", "Fig", "--antenna-height", "1.5", "--collection", "North", "--json", "--db", path])
+        #expect(saved.status == 0, "\(saved)")
+        let tree = try #require(JSONSerialization.jsonObject(with: Data(saved.stdout.utf8)) as? [String: Any])
+        #expect(tree["species"] as? String == "Fig" && tree["collection"] as? String == "North", "\(tree)")
+        #expect((tree["capture"] as? [String: Any])?["antennaHeight"] as? Double == 1.5, "\(tree)")
+        // Remembered by the store made at that save: the next capture takes the pole off again.
+        let next = try t.run(["capture", "--source", "replay:" + Repository.path("SampleTracks/orchard-walk.nmea"), "--speed", "max",
+                              "--auto", "--species", "Fig", "--allow-duplicate", "--json", "--db", path])
+        #expect(next.status == 0, "\(next)")
+        let nextTree = try #require(JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [String: Any])
+        #expect((nextTree["capture"] as? [String: Any])?["antennaHeight"] as? Double == 1.5, "\(nextTree)")
+        #expect(nextTree["collection"] as? String == "North", "\(nextTree)")
+    }
+
+    /// A path that cannot hold a store is refused before capture waits for a fix, as it was when
+    /// the store was made at the start; nothing is made.
+    @Test func aCaptureIntoAPathThatCannotHoldAStoreIsRefusedAtOnce() throws {
+        let t = try TreesProcess()
+        defer { t.cleanUp() }
+        let file = try t.scratch.write("plain.txt", "not a folder\n")
+        let track = "replay:" + Repository.path("SampleTracks/orchard-walk.nmea")
+        let r = try t.run(["capture", "--source", track, "--speed", "max", "--auto", "--species", "Fig", "--db", file + "/x/trees.sqlite"])
+        #expect(r.status == 73, "\(r)")
+        #expect(r.stderr == "trees: cannot create the database at \(file)/x/trees.sqlite: \(file) is a file, not a folder; "
+                + "choose another path with --db or TREES_DB\n")
+        let folder = t.scratch.path("taken")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let directory = try t.run(["capture", "--source", track, "--speed", "max", "--auto", "--species", "Fig", "--db", folder])
+        #expect(directory.status == 73, "\(directory)")
+        #expect(directory.stderr == "trees: cannot create the database at \(folder): it is a directory; choose another path with --db or TREES_DB\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
+    }
+
     /// A dry run stores nothing, not even the store it read the file against.
     @Test func aDryRunImportIntoANewStoreLeavesNoFile() throws {
         let t = try TreesProcess()

@@ -139,19 +139,14 @@ public struct CaptureSaver: Sendable {
 /// Defaults that capture shares between its scripted and interactive forms.
 public enum CaptureDefaults {
     /// `--collection NAME` (created on save when new), `none`, or else the last used collection.
-    public static func collectionName(_ option: String?, store: TreeStore) throws -> String? {
+    public static func collectionName(_ option: String?, in target: CaptureStore) throws -> String? {
         if let option {
             let trimmed = option.trimmingCharacters(in: .whitespaces)
             return TreeCollection.meansNone(trimmed) || trimmed.isEmpty ? nil : trimmed
         }
-        guard let id = try store.preference(.lastCollection).flatMap(UUID.init(uuidString:)) else { return nil }
+        guard let store = target.store,
+              let id = try store.preference(.lastCollection).flatMap(UUID.init(uuidString:)) else { return nil }
         return try store.read { try $0.collection(id: id) }?.name
-    }
-
-    /// Stores a preference, writing only when it changes.
-    private static func remember(_ key: PreferenceKey, _ value: String?, in store: TreeStore) throws {
-        guard try store.preference(key) != value else { return }
-        try store.write { try $0.setPreference(key, value) }
     }
 
     /// The antenna heights capture accepts, in metres: from the ground up to a tall survey pole.
@@ -159,26 +154,26 @@ public enum CaptureDefaults {
 
     /// `--require-fix dgps|rtk-float|rtk-fixed` (remembered by the store) or `any` (forgets it);
     /// without the option, the remembered one.
-    public static func requiredFix(_ option: String?, store: TreeStore) throws -> RequiredFix? {
+    public static func requiredFix(_ option: String?, in target: CaptureStore) throws -> RequiredFix? {
         if let option {
             let value = option.trimmingCharacters(in: .whitespaces).lowercased()
             let required = value == "any" ? nil : RequiredFix(rawValue: value)
-            try remember(.requireFix, required?.rawValue, in: store)
+            try target.remember(.requireFix, required?.rawValue)
             return required
         }
-        return try store.preference(.requireFix).flatMap(RequiredFix.init(rawValue:))
+        return try target.preference(.requireFix).flatMap(RequiredFix.init(rawValue:))
     }
 
     /// `--antenna-height M` (remembered by the store; 0 forgets it); without the option, the
     /// remembered one. A remembered value outside `antennaHeights` (a store edited by hand) is
     /// ignored.
-    public static func antennaHeight(_ option: Double?, store: TreeStore) throws -> Double? {
+    public static func antennaHeight(_ option: Double?, in target: CaptureStore) throws -> Double? {
         if let option {
             let height = option == 0 ? nil : option
-            try remember(.antennaHeight, height.map { String($0) }, in: store)
+            try target.remember(.antennaHeight, height.map { String($0) })
             return height
         }
-        guard let text = try store.preference(.antennaHeight), let h = Double(text), antennaHeights.contains(h), h != 0 else { return nil }
+        guard let text = try target.preference(.antennaHeight), let h = Double(text), antennaHeights.contains(h), h != 0 else { return nil }
         return h
     }
 }

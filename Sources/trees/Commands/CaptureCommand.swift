@@ -97,10 +97,10 @@ struct CaptureCommand: AsyncParsableCommand {
         if case .replay(let path, _) = try GPSCommand.spec(sourceOptions) {
             do { try ReplaySource.checkReadable(path) } catch { throw CLIError.from(error) }
         }
-        let db = try store.open(creating: update == nil)
-        let existing = try update.map { try db.tree(matching: $0) }
-        let survey = SurveySettings(requiredFix: try CaptureDefaults.requiredFix(requireFix, store: db),
-                                    antennaHeight: try CaptureDefaults.antennaHeight(antennaHeight, store: db))
+        let target = try captureStore()
+        let existing = try update.map { try target.forSaving().tree(matching: $0) }
+        let survey = SurveySettings(requiredFix: try CaptureDefaults.requiredFix(requireFix, in: target),
+                                    antennaHeight: try CaptureDefaults.antennaHeight(antennaHeight, in: target))
         // Refuse a bad photo before waiting for a fix, not after.
         for path in photos { _ = try PhotoErrors.mapped { try PhotoLibrary.check(file: path) } }
         if auto || !Terminal.current.stdinIsTTY {
@@ -110,10 +110,24 @@ struct CaptureCommand: AsyncParsableCommand {
             guard existing != nil || attributes.species != nil else {
                 throw CLIError("--auto needs --species (or --update ID); name what grows there, e.g. --species Apple", status: .usage)
             }
-            try await AutoCapture(command: self, store: db, existing: existing, survey: survey).run()
+            try await AutoCapture(command: self, target: target, existing: existing, survey: survey).run()
         } else {
-            try await InteractiveCapture(command: self, store: db, existing: existing, survey: survey).run()
+            try await InteractiveCapture(command: self, target: target, existing: existing, survey: survey).run()
         }
+    }
+}
+
+extension CaptureCommand {
+    /// The store this capture saves into. One that exists is opened now; one that does not is made
+    /// at the first save (a capture that saves nothing makes no store), but a path that cannot
+    /// hold one is refused now, before the wait for a fix. `--update` needs the store at once.
+    func captureStore() throws -> CaptureStore {
+        let path = store.resolvedPath
+        if update != nil || FileManager.default.fileExists(atPath: path) {
+            return CaptureStore(existing: try store.open(creating: update == nil))
+        }
+        if let problem = TreeStore.problemMaking(at: path) { throw CLIError.from(problem) }
+        return CaptureStore(makingOnFirstSave: { [store] in try store.open(creating: true) })
     }
 }
 
@@ -158,7 +172,7 @@ extension LocationSource {
 
 struct AutoCapture {
     let command: CaptureCommand
-    let store: TreeStore
+    let target: CaptureStore
     let existing: Tree?
     let survey: CaptureCommand.SurveySettings
 
@@ -246,7 +260,8 @@ struct AutoCapture {
 
     private func save(_ frozen: FrozenFix, source: any LocationSource) throws {
         let species = command.attributes.species.flatMap(TextTools.nonEmpty) ?? existing?.species ?? ""
-        let collectionName = try CaptureDefaults.collectionName(command.attributes.collection, store: store)
+        let collectionName = try CaptureDefaults.collectionName(command.attributes.collection, in: target)
+        let store = try target.forSaving()
         let choices = CaptureChoices(
             species: species, variety: Values.text(command.attributes.variety), rootstock: Values.text(command.attributes.rootstock),
             notes: Values.text(command.attributes.notes), collectionName: collectionName, photos: command.photos)

@@ -6,11 +6,11 @@ import TreesWorkflows
 /// The interactive capture on a terminal: live view and gate, prompts, Save / Re-capture / Discard,
 /// then the next tree with the same collection.
 ///
-/// Nothing is written until Save; Ctrl-C or q at any moment leaves the store as it was and the
-/// terminal restored.
+/// Nothing is written until Save; Ctrl-C or q at any moment leaves the store as it was (and makes
+/// none where there was none) and the terminal restored.
 struct InteractiveCapture {
     let command: CaptureCommand
-    let store: TreeStore
+    let target: CaptureStore
     let existing: Tree?
     let survey: CaptureCommand.SurveySettings
 
@@ -33,7 +33,7 @@ struct InteractiveCapture {
         raw.enterRaw()
         keys.start { continuation.yield(.key($0)) }
         var screen = LiveScreen()
-        var defaults = PromptDefaults(collection: try CaptureDefaults.collectionName(command.attributes.collection, store: store))
+        var defaults = PromptDefaults(collection: try CaptureDefaults.collectionName(command.attributes.collection, in: target))
         var saved = 0
         if let existing { TerminalState.write("Re-capturing \(existing.shortID) (\(existing.species))\n") }
 
@@ -83,7 +83,7 @@ struct InteractiveCapture {
                 if existing != nil { break loop }
                 let inCollection = defaults.collection.map { " in '\($0)'" } ?? ""
                 Self.say("Saved \(tree.shortID) (\([tree.species, tree.variety].compactMap { $0 }.joined(separator: " ")), \(Terminal.badgeText(metres: tree.horizontalAccuracy))).")
-                try CareAfterCapture.offer(for: tree, store: store)
+                try CareAfterCapture.offer(for: tree, store: target.forSaving())
                 guard let answer = Self.ask("Next tree\(inCollection)? Enter to go on, q to quit: ") else { break loop }
                 if answer.lowercased().hasPrefix("q") { break loop }
                 policy.next()
@@ -160,7 +160,7 @@ struct InteractiveCapture {
             if let given = attributes.species.flatMap(TextTools.nonEmpty) {
                 species = given
             } else {
-                let known = try store.read { try $0.species() }
+                let known = try target.store?.read { try $0.species() } ?? []
                 species = try askSpecies(suggestions: CommonSpecies.suggestions(known: known), default: defaults.species)
             }
             let variety = try attributes.variety.map(Values.text) ?? askText("Variety", default: defaults.variety)
@@ -188,7 +188,7 @@ struct InteractiveCapture {
             guard let answer = Self.ask("[S]ave, [R]e-capture or [D]iscard? [S] ") else { throw CLIError("input ended; nothing saved") }
             switch answer.lowercased().first {
             case nil, "s":
-                var saver = CaptureSaver(store: store, sourceDescription: source, allowDuplicate: command.allowDuplicate)
+                var saver = CaptureSaver(store: try target.forSaving(), sourceDescription: source, allowDuplicate: command.allowDuplicate)
                 saver.antennaHeight = survey.antennaHeight
                 saver.onWarning = { StandardError.write("warning: \(TerminalText.escaped($0))\n") }
                 do {
@@ -230,7 +230,7 @@ struct InteractiveCapture {
     }
 
     func askCollection(default value: String?) throws -> String? {
-        let names = try store.collections().map(\.collection.name)
+        let names = try target.store?.collections().map(\.collection.name) ?? []
         if !names.isEmpty { Self.say("Collections: " + names.joined(separator: ", ")) }
         guard let line = Self.ask("Collection\(value.map { " [\($0)]" } ?? "") (none for no collection): ") else { throw CLIError("input ended; nothing saved") }
         let text = line.trimmingCharacters(in: .whitespaces)
