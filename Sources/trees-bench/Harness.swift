@@ -6,6 +6,9 @@ struct Measurement {
     /// Peak resident set size of the child, in bytes (from wait4's rusage).
     var peakBytes: Int
     var status: Int32
+    /// Processor time of the child, user and system, in seconds (from wait4's rusage): unlike the
+    /// wall time, it does not grow when other work on the machine takes the processors.
+    var cpuSeconds: Double = 0
 
     var peakMB: Double { Double(peakBytes) / 1_048_576 }
 }
@@ -32,7 +35,8 @@ enum Harness {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Measurement(seconds: seconds, peakBytes: Int(usage.ru_maxrss) * 1024, status: exit)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return Measurement(seconds: seconds, peakBytes: Int(usage.ru_maxrss) * 1024, status: exit, cpuSeconds: cpu)
     }
 
     /// Runs the measurement `runs` times and keeps the median run (the lower middle one of an

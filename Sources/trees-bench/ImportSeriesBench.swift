@@ -158,12 +158,14 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
                  "import geojson (with ids)", "import gpx (survey in no order)"]
     // seconds[step][size]: one figure a round.
     var seconds = [[Int: [Double]]](repeating: [:], count: steps.count)
+    var cpu = [[Int: [Double]]](repeating: [:], count: steps.count)
     var peak = [Double](repeating: 0, count: steps.count)
     for round in 1...rounds {
         for n in [small, large] {
             let db = folder + "/store-\(n).sqlite"
             func record(_ step: Int, _ m: Measurement) {
                 seconds[step][n, default: []].append(m.seconds)
+                cpu[step][n, default: []].append(m.cpuSeconds)
                 peak[step] = max(peak[step], m.peakMB)
             }
             removeStore(db)
@@ -187,14 +189,19 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
         FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
     }
 
-    print("\(rounds) rounds of (\(small), \(large)); ratio = µs a tree at \(large) over µs a tree at \(small), within a round")
-    print(Harness.row(["step", "ratio (median of rounds)", "rounds", "s at \(small) (median)", "s at \(large) (median)", "peak MB (max)"]))
+    print("\(rounds) rounds of (\(small), \(large)); ratio = µs a tree at \(large) over µs a tree at \(small), within a round;"
+          + " cpu ratio = the same of processor time (user and system), which other work on the machine moves less")
+    print(Harness.row(["step", "ratio (median of rounds)", "rounds", "cpu ratio (median)", "cpu rounds",
+                       "s at \(small) (median)", "s at \(large) (median)", "peak MB (max)"]))
+    func ratios(_ of: [[Int: [Double]]], _ i: Int) -> [Double] {
+        zip(of[i][small] ?? [], of[i][large] ?? []).map { ($1 / Double(large)) / ($0 / Double(small)) }
+    }
     for (i, step) in steps.enumerated() {
-        let a = seconds[i][small] ?? [], b = seconds[i][large] ?? []
-        let ratios = zip(a, b).map { ($1 / Double(large)) / ($0 / Double(small)) }
-        print(Harness.row([step, String(format: "%.2f×", Harness.median(ratios)),
-                           ratios.map { String(format: "%.2f", $0) }.joined(separator: " "),
-                           String(format: "%.3f", Harness.median(a)), String(format: "%.3f", Harness.median(b)), String(format: "%.1f", peak[i])]))
+        let wall = ratios(seconds, i), processor = ratios(cpu, i)
+        print(Harness.row([step, String(format: "%.2f×", Harness.median(wall)), wall.map { String(format: "%.2f", $0) }.joined(separator: " "),
+                           String(format: "%.2f×", Harness.median(processor)), processor.map { String(format: "%.2f", $0) }.joined(separator: " "),
+                           String(format: "%.3f", Harness.median(seconds[i][small] ?? [])), String(format: "%.3f", Harness.median(seconds[i][large] ?? [])),
+                           String(format: "%.1f", peak[i])]))
     }
 }
 
