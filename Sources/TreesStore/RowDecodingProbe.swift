@@ -15,7 +15,9 @@ import TreesKit
 ///   doctor finds sound, and a row that does not read is one the doctor finds damaged, in the
 ///   column the error names (else `doctor --repair` could leave a store that cannot be listed);
 /// - what reads back can be written back: it passes the checks every write makes, and writing
-///   and reading it again gives the same value.
+///   and reading it again gives the same value;
+/// - a tree read as one of many rows, its texts matched against those of the row read before it
+///   (the tree of the call before), is the tree read alone.
 @_spi(Fuzzing)
 public final class RowDecodingProbe {
     /// A promise the store's reading broke, with what broke it.
@@ -32,6 +34,9 @@ public final class RowDecodingProbe {
     }
 
     private let queue: DatabaseQueue
+    /// The texts of the last tree read as one of many rows: every call's tree is read once so, as
+    /// the row after the one before, beside being read alone.
+    private var texts = RepeatedTreeTexts()
 
     public init() throws {
         var config = Configuration()
@@ -57,6 +62,10 @@ public final class RowDecodingProbe {
             let problems = try columnProblems(db, table: "tree", columns: Array(zip(Tree.storageColumns, Tree.columnKinds)))
             switch read {
             case .success(let tree):
+                let inSequence = try readTree(db, texts: &texts)
+                guard case .success(let same) = inSequence.0, same == tree else {
+                    throw Violation(description: "a tree read after another reads as \(inSequence.0), alone as \(tree): \(stored)")
+                }
                 guard problems.isEmpty else {
                     throw Violation(description: "a tree read back although the doctor finds \(problems) damaged: \(stored)")
                 }
@@ -133,13 +142,19 @@ public final class RowDecodingProbe {
 
     /// The only tree row, decoded as every listing decodes it, and the values it holds.
     private func readTree(_ db: Database) throws -> (Result<Tree, StoreError>, [DatabaseValue]) {
+        var alone = RepeatedTreeTexts()
+        return try readTree(db, texts: &alone)
+    }
+
+    /// The same, its texts matched against `texts` (those of the row read before).
+    private func readTree(_ db: Database, texts: inout RepeatedTreeTexts) throws -> (Result<Tree, StoreError>, [DatabaseValue]) {
         let statement = try db.cachedStatement(sql: "SELECT \(Tree.storageColumnList), rowid FROM tree")
         let s = statement.sqliteStatement
         defer { sqlite3_reset(s) }
         guard sqlite3_step(s) == SQLITE_ROW else { throw Violation(description: "a stored tree row is gone") }
         let stored = (0..<Int32(Self.treeColumnCount)).map { DatabaseValue(sqliteStatement: s, index: $0) }
         do {
-            return (.success(try Tree(statement: s)), stored)
+            return (.success(try Tree(statement: s, texts: &texts)), stored)
         } catch let error as StoreError {
             return (.failure(error), stored)
         }

@@ -27,6 +27,25 @@ import TreesKit
         #expect(try Self.tree([:]) == .read)
     }
 
+    /// One probe reads each call's tree also as the row after the call before's: texts that
+    /// repeat, change in one byte, change case, go to NULL, come back, or follow a damaged row
+    /// read as they do alone (the probe throws a `Violation` where they do not).
+    @Test func treesReadOneAfterAnotherReadAsTheyDoAlone() throws {
+        let probe = try RowDecodingProbe()
+        let rows: [[Int: DatabaseValue]] = [
+            [:], [:], [7: "Apply".databaseValue], [7: "apply".databaseValue], [8: DatabaseValue.null],
+            [8: "Gala".databaseValue, 19: "replay:y".databaseValue], [1: "north".databaseValue, 7: "Pear".databaseValue],
+            [7: "Pear".databaseValue], [7: Data("Pear".utf8).databaseValue], [9: "M9 ".databaseValue], [:],
+        ]
+        var outcomes: [RowDecodingProbe.Outcome] = []
+        for changes in rows {
+            var values = Self.sound
+            for (i, v) in changes { values[i] = v }
+            outcomes.append(try probe.tree(values))
+        }
+        #expect(outcomes == rows.indices.map { $0 == 6 ? .damaged(column: "latitude") : .read })
+    }
+
     @Test func eachDamagedValueIsNamedByItsColumn() throws {
         #expect(try Self.tree([1: "north".databaseValue]) == .damaged(column: "latitude"))
         #expect(try Self.tree([2: 180.5.databaseValue]) == .damaged(column: "longitude"))
