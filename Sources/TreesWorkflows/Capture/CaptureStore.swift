@@ -36,7 +36,8 @@ public final class CaptureStore {
         return made
     }
 
-    /// A preference read from the store; nil while there is none.
+    /// A preference: the value waiting for the store, if one waits; else the store's (nil while
+    /// there is no store).
     public func preference(_ key: PreferenceKey) throws -> String? {
         if let i = pending.lastIndex(where: { $0.key == key }) { return pending[i].value }
         return try store?.preference(key)
