@@ -243,9 +243,9 @@ private struct StatementRow {
         guard type == SQLITE_TEXT else { return try text(c) }
         let b = cell.bytes
         if let same = last.text(ifSameAs: b) { return same }
-        if StoredValue.hasNUL(b) { throw damaged(c) }
-        let text = String(decoding: b, as: UTF8.self)
-        last.remember(text, b)
+        // A text SQLite holds as UTF-8 is read again in place: `b` stays valid.
+        let text = try text(c)
+        if let text { last.remember(text, b) }
         return text
     }
 
