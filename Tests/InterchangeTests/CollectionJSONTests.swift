@@ -117,6 +117,44 @@ func jsonError(_ text: String) -> InterchangeError? {
         }
         """
 
+    /// Texts of every length around the eight bytes the string scan looks at together, with an
+    /// escape, a character beyond ASCII or a control character at each place: read as written, in
+    /// any chunking, with each tree's line right after them.
+    @Test func readsTextsWhateverTheirLengthAndWhereTheirEscapesFall() throws {
+        let inserts = [("", ""), ("\\\"", "\""), ("\\\\", "\\"), ("é", "é"), ("\\u00e9", "é"), ("\\n", "\n"), ("🌳", "🌳"),
+                       ("\\ud83c\\udf33", "🌳"), ("\u{7F}", "\u{7F}")]
+        var lines = ["{\"trees\":["]
+        var expected: [String?] = []
+        for length in 0...19 {
+            for (written, read) in inserts {
+                for at in Set([0, length / 2, length]) {
+                    let text = String(repeating: "x", count: at) + written + String(repeating: "y", count: length - at)
+                    let tree = #"{"id":"D1D1D1D1-1111-4222-8333-444455556666","species":"s","notes":"\#(text)","latitude":1,"longitude":2}"#
+                    lines.append((expected.isEmpty ? "" : ",") + tree)
+                    let value = String(repeating: "x", count: at) + read + String(repeating: "y", count: length - at)
+                    expected.append(value.isEmpty ? nil : value)
+                }
+            }
+        }
+        lines.append("]}")
+        let r = try ChunkingVerifier.standard.verify(lines.joined(separator: "\n")) { try readJSON($0) }
+        #expect(r.trees.map(\.notes) == expected)
+        #expect(r.trees.map(\.line) == Array(2..<(2 + expected.count)))
+        // A raw line feed or tab inside a string is refused where it is, also among eight bytes
+        // with nothing else to look at.
+        for (broken, column) in [("{\"species\":\"Gala\nx\"}", 17), ("{\"species\":\"Gala pear\ttree of the orchard\"}", 22),
+                                 ("{\"species\":\"Gala pear\ntree of the orchard\"}", 22)] {
+            #expect(throws: InterchangeError.malformedJSON(line: 2, column: column, reason: "control character in a string; escape it")) {
+                try ChunkingVerifier.standard.verify("{\"trees\":[\n" + broken + "]}") { try readJSON($0) }
+            }
+        }
+        // So is a byte that is not UTF-8, among eight with nothing else to look at.
+        let latin1 = Array("{\"trees\":[\n{\"species\":\"Gala pear".utf8) + [0xE9] + Array("tree of the orchard\"}]}".utf8)
+        #expect(throws: InterchangeError.malformedJSON(line: 2, column: 13, reason: "a string that is not UTF-8 text; save the file as UTF-8")) {
+            try ChunkingVerifier.standard.verify(latin1) { try readJSON($0) }
+        }
+    }
+
     @Test func readsTheAppExportInAnyChunking() throws {
         let r = try ChunkingVerifier.standard.verify(Self.appExport) { try readJSON($0) }
         #expect(r.collections == [ImportedCollection(

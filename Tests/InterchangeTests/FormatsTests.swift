@@ -314,4 +314,44 @@ import TreesTestSupport
     func keepsNonBlankTextAndTrimsItsEnds(text: String, kept: String?) {
         #expect(ByteParsing.nonBlank(text) == kept)
     }
+
+    /// Bytes are text exactly when they are well-formed UTF-8, U+FFFD's own bytes included.
+    @Test(arguments: [
+        ([], ""), (Array("Malus domestica".utf8), "Malus domestica"), (Array("Grüße 🌳 Ölbaum 𝔸".utf8), "Grüße 🌳 Ölbaum 𝔸"),
+        ([0xEF, 0xBF, 0xBD], "\u{FFFD}"), ([0x61, 0xF4, 0x8F, 0xBF, 0xBF], "a\u{10FFFF}"),
+        ([0x80], nil), ([0x61, 0xC3], nil), ([0xC0, 0xAF], nil), ([0xE0, 0x80, 0xAF], nil), ([0xED, 0xA0, 0x80], nil),
+        ([0xF4, 0x90, 0x80, 0x80], nil), ([0xF8, 0x88, 0x80, 0x80, 0x80], nil), ([0xFF], nil),
+        (Array("twelve bytes".utf8) + [0xE2, 0x82], nil), (Array("eight by".utf8) + [0xC3, 0xA9] + Array("tes".utf8), "eight byétes"),
+    ] as [([UInt8], String?)])
+    func readsUTF8TextAndRefusesWhatIsNot(bytes: [UInt8], text: String?) {
+        #expect(bytes.withUnsafeBufferPointer { ByteParsing.utf8Text($0) } == text)
+    }
+
+    /// Against the standard library's own check, on random bytes that are mostly text.
+    @Test func readsUTF8TextAsTheStandardLibraryValidatesIt() {
+        var random = SplitMix64(seed: 17)
+        let pieces: [[UInt8]] = [Array("a".utf8), Array("é".utf8), Array("€".utf8), Array("🌳".utf8), [0x80], [0xC3], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBD], [0x7F]]
+        for _ in 0..<5_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...24, using: &random) {
+                bytes += Int.random(in: 0..<4, using: &random) == 0 ? pieces.randomElement(using: &random)! : pieces[0]
+            }
+            let expected = String(validating: bytes, as: UTF8.self)
+            #expect(bytes.withUnsafeBufferPointer { ByteParsing.utf8Text($0) } == expected, "\(bytes)")
+        }
+    }
+
+    @Test func findsEveryKeyOfAKeyTableAndNoOtherName() {
+        let names = JSONKey.names
+        let table = KeyTable(names)
+        for (i, name) in names.enumerated() {
+            #expect(Array(name.utf8).withUnsafeBufferPointer { table.index(of: $0) } == i, "\(name)")
+            #expect(JSONKey(name: name)?.rawValue == i)
+        }
+        for other in ["", "i", "ID", "latitudes", "latitud", "Species", "geometr", "speciesX", "xspecies", "crs ", "notes\u{0}"] {
+            #expect(Array(other.utf8).withUnsafeBufferPointer { table.index(of: $0) } == nil, "\(other)")
+            #expect(JSONKey(name: other) == nil)
+        }
+        #expect(names.contains("horizontalAccuracy") && names.contains("verticalAccuracySource") && names.count == JSONKey.allCases.count)
+    }
 }

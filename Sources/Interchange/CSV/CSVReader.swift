@@ -166,7 +166,7 @@ struct CSVRecordReader {
             throw InterchangeError.invalidCSV(
                 line: recordLine, reason: "a record with more than \(Self.maximumFields) fields; is this a CSV file of trees, and is its separator the header's?")
         }
-        guard let text = String(validating: field, as: UTF8.self) else {
+        guard let text = field.withUnsafeBufferPointer({ ByteParsing.utf8Text($0) }) else {
             throw InterchangeError.invalidCSV(
                 line: recordLine,
                 reason: "column \(record.count + 1) is not UTF-8 text; save the file as UTF-8 (\"CSV UTF-8\" in a spreadsheet)")

@@ -77,26 +77,118 @@ func handOver<Event>(_ events: inout [Event], _ onEvent: (Event) throws -> Void)
     for e in taken { try onEvent(e) }
 }
 
-/// The members of a JSON object that a tree or collection reads (see
-/// `CollectionJSONBuilder.readKeys`; no other is kept), each in a slot of its own; a name given
-/// twice keeps its last value.
+/// Names found by their UTF-8 bytes: a slot from the name's length and three of its bytes, the
+/// names that land on a taken slot in the slots after it, each compared byte for byte.
 ///
-/// Slots rather than a dictionary: hashing each name as a dictionary does was a third of reading
-/// a Tree Tracker file, and finding a read name's slot takes a comparison or two.
-struct JSONMembers {
-    private var values: [JSONValue?] = []
+/// Every key of a file goes through it. With the names kept by length and compared as strings,
+/// finding them (then also once for each member a tree read) was a tenth of a JSON file's reading.
+struct KeyTable {
+    private var slots = [Int16](repeating: -1, count: 128)
+    /// The names' bytes one after another, and where each starts (with the end after the last).
+    private var bytes: [UInt8] = []
+    private var starts: [Int] = [0]
 
-    subscript(name: String) -> JSONValue? {
-        get {
-            guard let i = CollectionJSONBuilder.readKeyIndex(name), i < values.count else { return nil }
-            return values[i]
-        }
-        set {
-            guard let i = CollectionJSONBuilder.readKeyIndex(name) else { return }
-            if values.isEmpty { values = Array(repeating: nil, count: CollectionJSONBuilder.readKeys.count) }
-            values[i] = newValue
+    init(_ names: [String]) {
+        precondition(names.count < slots.count / 2, "a key table is kept at most half full")
+        for (i, name) in names.enumerated() {
+            bytes.append(contentsOf: name.utf8)
+            starts.append(bytes.count)
+            var slot = bytes.withUnsafeBufferPointer { Self.slot(UnsafeBufferPointer(rebasing: $0[starts[i]...])) }
+            while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
+            slots[slot] = Int16(i)
         }
     }
+
+    private static func slot(_ name: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = name.count
+        guard n > 0 else { return 0 }
+        return (n &* 37 &+ Int(name[0]) &* 11 &+ Int(name[n - 1]) &* 5 &+ Int(name[n / 2])) & 127
+    }
+
+    /// The place of the name with these bytes among the names the table was made of, or nil.
+    func index(of name: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let given = name.baseAddress else { return nil }
+        var slot = Self.slot(name)
+        return slots.withUnsafeBufferPointer { slots in
+            bytes.withUnsafeBufferPointer { bytes in
+                guard let all = bytes.baseAddress else { return nil }
+                while true {
+                    let entry = Int(slots[slot])
+                    if entry < 0 { return nil }
+                    let start = starts[entry]
+                    if starts[entry + 1] - start == name.count, memcmp(all + start, given, name.count) == 0 { return entry }
+                    slot = (slot + 1) & (slots.count - 1)
+                }
+            }
+        }
+    }
+}
+
+/// The members of a JSON object that a tree or collection reads (see `JSONKey`; no other is
+/// kept), in the order they came; a name given twice keeps its last value.
+///
+/// A short list rather than a dictionary or a slot for every key: hashing each name as a
+/// dictionary does was a third of reading a Tree Tracker file, and a slot for each of the keys
+/// made every object as costly to let go of as one with all of them. An object has a dozen or so
+/// members; a key is found by comparing small numbers.
+struct JSONMembers {
+    private var members: [(key: JSONKey, value: JSONValue)] = []
+
+    subscript(key: JSONKey) -> JSONValue? {
+        get {
+            // By index: a loop over the members would copy (retain and release) each one it passes.
+            var i = 0
+            while i < members.count {
+                if members[i].key == key { return members[i].value }
+                i += 1
+            }
+            return nil
+        }
+        set {
+            if let i = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[i].value = newValue } else { members.remove(at: i) }
+            } else if let newValue {
+                members.append((key, newValue))
+            }
+        }
+    }
+
+    /// The member of a name some object reads; nil for any other name.
+    subscript(name: String) -> JSONValue? {
+        get { JSONKey(name: name).flatMap { self[$0] } }
+        set { if let key = JSONKey(name: name) { self[key] = newValue } }
+    }
+}
+
+/// Every member name that a tree, a collection or a tree's `capture` in collection JSON is read
+/// from, and a GeoJSON feature's; the values of all other members are skipped. A new field read
+/// there must be added here.
+///
+/// Each key of a file is found once, when the tokenizer meets it; the reading of a tree then asks
+/// for its members by case, not by name.
+enum JSONKey: Int, CaseIterable {
+    case id, latitude, longitude, horizontalAccuracy, altitude, species, variety, rootstock, notes
+    case collectionId, collection, createdAt, updatedAt, accuracySource, ellipsoidHeight, photoCount
+    case photoDates, photos, capture, fixTime, fixMode, satellites, hdop, averagedEpochs, locationSource
+    case fixStatus, correctionAge, verticalAccuracy, verticalAccuracySource, antennaHeight
+    case name, precise, care, schedules, kind, date, quantity, unit, health, who, everyDays, from, season
+    case noteEntries, treePhotos, text, data, captureDate
+    // GeoJSON's (`GeoJSONBuilder`): a feature's members and a legacy crs's.
+    case type, geometry, coordinates, properties, crs
+
+    /// The key's name in a file: the case's own.
+    var name: String { Self.names[rawValue] }
+
+    static let names: [String] = allCases.map { String(describing: $0) }
+
+    /// The key of this name, or nil for a name nothing reads.
+    init?(name: String) {
+        var name = name
+        guard let i = name.withUTF8({ Self.table.index(of: $0) }) else { return nil }
+        self.init(rawValue: i)
+    }
+
+    private static let table = KeyTable(names)
 }
 
 /// A JSON value with the position it started at; only built for one tree or collection at a time.
@@ -138,12 +230,14 @@ final class JSONContainer {
     /// names of them; a feature itself.
     let isProperties: Bool
     let isFeature: Bool
-    var members = JSONMembers()
-    var items: [JSONValue] = []
-    var pendingKey: String?
+    // One reading uses a container, on one thread: its members are not checked for exclusive
+    // access at run time (a check each time one was read or changed).
+    @exclusivity(unchecked) var members = JSONMembers()
+    @exclusivity(unchecked) var items: [JSONValue] = []
+    @exclusivity(unchecked) var pendingKey: JSONKey?
     /// For properties: the rank of the name each field was last read from (lower wins), by the
-    /// field's place in `CollectionJSONBuilder.readKeys`; empty until a property is read.
-    var ranks: [Int] = []
+    /// field's `JSONKey`; empty until a property is read.
+    @exclusivity(unchecked) var ranks: [Int] = []
 
     init(isArray: Bool, line: Int, column: Int, isProperties: Bool = false, isFeature: Bool = false) {
         self.isArray = isArray; self.line = line; self.column = column
@@ -196,38 +290,6 @@ struct CollectionJSONBuilder: JSONHandler {
     private var skipDepth = 0
     /// The next value belongs to a member that is not read.
     private var skipNext = false
-
-    /// Whether `tree(_:)`, `collection(_:)` or a tree's `capture` reads the member `name`.
-    static func isRead(_ name: String) -> Bool { readKeyIndex(name) != nil }
-
-    /// Where `name` is in `readKeys`, found among the few read names of its length with no hashing;
-    /// nil for a name no tree or collection reads.
-    static func readKeyIndex(_ name: String) -> Int? {
-        let n = name.utf8.count
-        guard n < readKeysByLength.count else { return nil }
-        for (key, index) in readKeysByLength[n] where key == name { return index }
-        return nil
-    }
-
-    /// `readKeys` by length in bytes, each with its place in `readKeys`.
-    private static let readKeysByLength: [[(String, Int)]] = {
-        var table = [[(String, Int)]](repeating: [], count: (readKeys.map(\.utf8.count).max() ?? 0) + 1)
-        for (i, k) in readKeys.enumerated() { table[k.utf8.count].append((k, i)) }
-        return table
-    }()
-
-    /// Every member name that `tree(_:)`, `collection(_:)` and a tree's `capture` read; the values
-    /// of all other members are skipped. A new field read there must be added here.
-    static let readKeys: [String] = [
-        "id", "latitude", "longitude", "horizontalAccuracy", "altitude", "species", "variety", "rootstock", "notes",
-        "collectionId", "collection", "createdAt", "updatedAt", "accuracySource", "ellipsoidHeight", "photoCount",
-        "photoDates", "photos", "capture", "fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource",
-        "fixStatus", "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight",
-        "name", "precise", "care", "schedules", "kind", "date", "quantity", "unit", "health", "who", "everyDays", "from", "season",
-        "noteEntries", "treePhotos", "text", "data", "captureDate",
-        // GeoJSON's (`GeoJSONBuilder`): a feature's members and a legacy crs's.
-        "type", "geometry", "coordinates", "properties", "crs",
-    ]
 
     private func fail(_ reason: String, _ line: Int, _ column: Int) -> InterchangeError {
         .invalidContent(line: line, column: column, reason: reason)
@@ -326,7 +388,7 @@ struct CollectionJSONBuilder: JSONHandler {
             return
         }
         if let top = partials.last, !top.isArray {
-            if Self.isRead(key) { top.pendingKey = key } else { top.pendingKey = nil; skipNext = true }
+            if let k = JSONKey(name: key) { top.pendingKey = k } else { top.pendingKey = nil; skipNext = true }
         }
     }
 
@@ -394,6 +456,7 @@ struct CollectionJSONBuilder: JSONHandler {
         let members: JSONMembers
         let line: Int
         let column: Int
+        /// What the object is ("the tree"), named with its line in an error.
         let what: String
 
         func fail(_ reason: String, at v: JSONValue? = nil) -> InterchangeError {
@@ -401,38 +464,38 @@ struct CollectionJSONBuilder: JSONHandler {
             return .invalidContent(line: l, column: c, reason: reason)
         }
 
-        func present(_ key: String) -> JSONValue? {
+        func present(_ key: JSONKey) -> JSONValue? {
             guard let v = members[key] else { return nil }
             if case .null = v { return nil }
             return v
         }
 
-        func required(_ key: String) throws -> JSONValue {
-            guard let v = present(key) else { throw fail("\(what) is missing the required field \"\(key)\"") }
+        func required(_ key: JSONKey) throws -> JSONValue {
+            guard let v = present(key) else { throw fail("\(what) at line \(line) is missing the required field \"\(key.name)\"") }
             return v
         }
 
-        func string(_ key: String) throws -> String? {
+        func string(_ key: JSONKey) throws -> String? {
             guard let v = present(key) else { return nil }
-            guard case .string(let s, _, _) = v else { throw fail("\"\(key)\" must be a string, found \(v.kind)", at: v) }
+            guard case .string(let s, _, _) = v else { throw fail("\"\(key.name)\" must be a string, found \(v.kind)", at: v) }
             return s
         }
 
-        func number(_ key: String) throws -> Double? {
+        func number(_ key: JSONKey) throws -> Double? {
             guard let v = present(key) else { return nil }
-            guard case .number(let n, _, _) = v else { throw fail("\"\(key)\" must be a number, found \(v.kind)", at: v) }
+            guard case .number(let n, _, _) = v else { throw fail("\"\(key.name)\" must be a number, found \(v.kind)", at: v) }
             return n
         }
 
-        func int(_ key: String) throws -> Int? {
+        func int(_ key: JSONKey) throws -> Int? {
             guard let n = try number(key) else { return nil }
-            guard n == n.rounded(), abs(n) < 1e15 else { throw fail("\"\(key)\" must be a whole number", at: members[key]) }
+            guard n == n.rounded(), abs(n) < 1e15 else { throw fail("\"\(key.name)\" must be a whole number", at: members[key]) }
             return Int(n)
         }
 
-        func uuid(_ key: String) throws -> UUID? {
+        func uuid(_ key: JSONKey) throws -> UUID? {
             guard let s = try string(key) else { return nil }
-            guard let u = ByteParsing.uuid(s) else { throw fail("\"\(key)\" is not a UUID: \"\(s.prefix(60))\"", at: members[key]) }
+            guard let u = ByteParsing.uuid(s) else { throw fail("\"\(key.name)\" is not a UUID: \"\(s.prefix(60))\"", at: members[key]) }
             return u
         }
 
@@ -459,9 +522,9 @@ struct CollectionJSONBuilder: JSONHandler {
             }
         }
 
-        func date(_ key: String) throws -> Date? {
+        func date(_ key: JSONKey) throws -> Date? {
             guard let v = present(key) else { return nil }
-            return try Self.date(v, key: key) { fail($0, at: v) }
+            return try Self.date(v, key: key.name) { fail($0, at: v) }
         }
     }
 
@@ -471,8 +534,8 @@ struct CollectionJSONBuilder: JSONHandler {
             let (l, c) = value.position
             throw InterchangeError.invalidContent(line: l, column: c, reason: "expected a tree object, found \(value.kind)")
         }
-        let f = Fields(members: members, line: line, column: column, what: "the tree at line \(line)")
-        let idValue = requiringID ? try f.required("id") : f.present("id")
+        let f = Fields(members: members, line: line, column: column, what: "the tree")
+        let idValue = requiringID ? try f.required(.id) : f.present(.id)
         // An id that is not a UUID (the app's older exports) is replaced by a new one, as the app does.
         var id: UUID?
         var unusableID: String?
@@ -485,58 +548,58 @@ struct CollectionJSONBuilder: JSONHandler {
         case let other?:
             throw f.fail("\"id\" must be a string, found \(other.kind)", at: other)
         }
-        let latValue = try f.required("latitude")
-        let lonValue = try f.required("longitude")
-        guard let lat = try f.number("latitude"), let lon = try f.number("longitude") else { throw f.fail("bad coordinates") }
+        let latValue = try f.required(.latitude)
+        let lonValue = try f.required(.longitude)
+        guard let lat = try f.number(.latitude), let lon = try f.number(.longitude) else { throw f.fail("bad coordinates") }
         if let p = CoordinateCheck.latitudeProblem(lat) { throw f.fail(p, at: latValue) }
         if let p = CoordinateCheck.longitudeProblem(lon) { throw f.fail(p, at: lonValue) }
-        _ = try f.required("species")
-        let species = try f.string("species") ?? ""
+        _ = try f.required(.species)
+        let species = try f.string(.species) ?? ""
         var t = ImportedTree(id: id, coordinate: Coordinate(latitude: lat, longitude: lon), species: species, line: line)
         t.unusableID = unusableID
         // A negative one is kept here, for the builder to leave out and count.
-        t.horizontalAccuracy = try f.number("horizontalAccuracy")
-        t.altitude = try f.number("altitude")
-        t.variety = try f.string("variety").flatMap { $0.isEmpty ? nil : $0 }
-        t.rootstock = try f.string("rootstock").flatMap { $0.isEmpty ? nil : $0 }
-        t.notes = try f.string("notes").flatMap { $0.isEmpty ? nil : $0 }
-        t.collectionID = try f.uuid("collectionId")
+        t.horizontalAccuracy = try f.number(.horizontalAccuracy)
+        t.altitude = try f.number(.altitude)
+        t.variety = try f.string(.variety).flatMap { $0.isEmpty ? nil : $0 }
+        t.rootstock = try f.string(.rootstock).flatMap { $0.isEmpty ? nil : $0 }
+        t.notes = try f.string(.notes).flatMap { $0.isEmpty ? nil : $0 }
+        t.collectionID = try f.uuid(.collectionId)
         // "" (or white space) is no collection, as for the other optional texts.
-        t.collectionName = ByteParsing.nonBlank(try f.string("collection"))
-        t.createdAt = try f.date("createdAt")
-        t.updatedAt = try f.date("updatedAt")
-        if let s = try f.string("accuracySource") {
+        t.collectionName = ByteParsing.nonBlank(try f.string(.collection))
+        t.createdAt = try f.date(.createdAt)
+        t.updatedAt = try f.date(.updatedAt)
+        if let s = try f.string(.accuracySource) {
             guard let src = AccuracySource(rawValue: s) else {
                 throw f.fail("\"accuracySource\" \"\(s.prefix(40))\" is not one of \(AccuracySource.allCases.map(\.rawValue).joined(separator: ", "))",
                              at: members["accuracySource"])
             }
             t.accuracySource = src
         }
-        t.ellipsoidHeight = try f.number("ellipsoidHeight")
-        t.photoCount = try f.int("photoCount")
+        t.ellipsoidHeight = try f.number(.ellipsoidHeight)
+        t.photoCount = try f.int(.photoCount)
         var dates: [Date?] = []
-        if let v = f.present("photoDates") {
+        if let v = f.present(.photoDates) {
             guard case .array(let items, _, _) = v else { throw f.fail("\"photoDates\" must be an array, found \(v.kind)", at: v) }
             for item in items { dates.append(try Fields.date(item, key: "photoDates") { f.fail($0, at: item) }) }
         }
         // Our own exports repeat dates to the millisecond under "precise" (the app's keys carry whole seconds).
-        if let v = f.present("precise") {
+        if let v = f.present(.precise) {
             guard case .object(let pm, let pl, let pc) = v else { throw f.fail("\"precise\" must be an object, found \(v.kind)", at: v) }
-            let pf = Fields(members: pm, line: pl, column: pc, what: "the precise dates at line \(pl)")
-            if let d = try pf.date("createdAt") { t.createdAt = d }
-            if let d = try pf.date("updatedAt") { t.updatedAt = d }
-            if let pv = pf.present("photoDates") {
+            let pf = Fields(members: pm, line: pl, column: pc, what: "the precise dates")
+            if let d = try pf.date(.createdAt) { t.createdAt = d }
+            if let d = try pf.date(.updatedAt) { t.updatedAt = d }
+            if let pv = pf.present(.photoDates) {
                 guard case .array(let items, _, _) = pv else { throw pf.fail("\"photoDates\" must be an array, found \(pv.kind)", at: pv) }
                 if items.count == dates.count {
                     dates = try items.map { item in try Fields.date(item, key: "photoDates") { pf.fail($0, at: item) } }
                 }
             }
         }
-        if let v = f.present("treePhotos") {
+        if let v = f.present(.treePhotos) {
             // The app's version 2: the tree's own photos, each with its date; its notes' photos are
             // in "noteEntries", and the flat "photos" is left out.
             t.photos = try appPhotos(v, in: f, what: "\"treePhotos\"")
-        } else if let v = f.present("photos") {
+        } else if let v = f.present(.photos) {
             guard case .array(let items, _, _) = v else { throw f.fail("\"photos\" must be an array, found \(v.kind)", at: v) }
             for (i, item) in items.enumerated() {
                 guard case .string(let s, _, _) = item else { throw f.fail("each photo must be a base64 string, found \(item.kind)", at: item) }
@@ -561,49 +624,49 @@ struct CollectionJSONBuilder: JSONHandler {
             }
             t.photos = t.photos.enumerated().filter { !taken.contains($0.offset) }.map(\.element)
         }
-        if t.care.events.isEmpty, let v = f.present("noteEntries") {
+        if t.care.events.isEmpty, let v = f.present(.noteEntries) {
             // The app's version 2 keeps a tree's notes as dated entries (its "notes" joins their
             // texts with " | "): each becomes an inspection on its date, with its photos.
             try noteEntries(v, into: &t, in: f, treeKey: id?.lowercaseText ?? unusableID ?? "")
         }
-        if let v = f.present("capture") {
+        if let v = f.present(.capture) {
             guard case .object(let cm, let cl, let cc) = v else { throw f.fail("\"capture\" must be an object, found \(v.kind)", at: v) }
-            let cf = Fields(members: cm, line: cl, column: cc, what: "the capture at line \(cl)")
-            t.capture.fixTime = try cf.date("fixTime")
-            if let m = try cf.string("fixMode") {
+            let cf = Fields(members: cm, line: cl, column: cc, what: "the capture")
+            t.capture.fixTime = try cf.date(.fixTime)
+            if let m = try cf.string(.fixMode) {
                 guard let mode = FixModeText.mode(m) else { throw cf.fail("\"fixMode\" \"\(m.prefix(20))\" is not none, 2d or 3d", at: cm["fixMode"]) }
                 t.capture.fixMode = mode
             }
-            func count(_ key: String) throws -> Int? {
+            func count(_ key: JSONKey) throws -> Int? {
                 guard let n = try cf.int(key) else { return nil }
-                guard n >= 0 else { throw cf.fail("\"\(key)\" must be 0 or more, found \(n)", at: cm[key]) }
+                guard n >= 0 else { throw cf.fail("\"\(key.name)\" must be 0 or more, found \(n)", at: cm[key]) }
                 return n
             }
-            t.capture.satellites = try count("satellites")
-            if let hdop = try cf.number("hdop") {
+            t.capture.satellites = try count(.satellites)
+            if let hdop = try cf.number(.hdop) {
                 guard hdop >= 0 else { throw cf.fail("\"hdop\" must be 0 or more, found \(TextCodec.decimal(hdop) ?? "\(hdop)")", at: cm["hdop"]) }
                 t.capture.hdop = hdop
             }
-            t.capture.averagedEpochs = try count("averagedEpochs")
-            t.capture.locationSource = try cf.string("locationSource")
-            if let s = try cf.string("fixStatus") {
+            t.capture.averagedEpochs = try count(.averagedEpochs)
+            t.capture.locationSource = try cf.string(.locationSource)
+            if let s = try cf.string(.fixStatus) {
                 guard let status = FixStatus(name: s) else { throw cf.fail("\"fixStatus\" \(FixQualityText.unknownStatus(s))", at: cm["fixStatus"]) }
                 t.capture.fixStatus = status
             }
-            if let s = try cf.string("verticalAccuracySource") {
+            if let s = try cf.string(.verticalAccuracySource) {
                 guard let source = AccuracySource(rawValue: s) else {
                     throw cf.fail("\"verticalAccuracySource\" \(FixQualityText.unknownSource(s))", at: cm["verticalAccuracySource"])
                 }
                 t.capture.verticalAccuracySource = source
             }
-            func measure(_ key: String) throws -> Double? {
+            func measure(_ key: JSONKey) throws -> Double? {
                 guard let v = try cf.number(key) else { return nil }
-                if let problem = FixQualityText.measureProblem(v) { throw cf.fail("\"\(key)\" \(problem)", at: cm[key]) }
+                if let problem = FixQualityText.measureProblem(v) { throw cf.fail("\"\(key.name)\" \(problem)", at: cm[key]) }
                 return v
             }
-            t.capture.correctionAge = try measure("correctionAge")
-            t.capture.verticalAccuracy = try measure("verticalAccuracy")
-            t.capture.antennaHeight = try measure("antennaHeight")
+            t.capture.correctionAge = try measure(.correctionAge)
+            t.capture.verticalAccuracy = try measure(.verticalAccuracy)
+            t.capture.antennaHeight = try measure(.antennaHeight)
         }
         return t
     }
@@ -613,21 +676,21 @@ struct CollectionJSONBuilder: JSONHandler {
             let (l, c) = value.position
             throw InterchangeError.invalidContent(line: l, column: c, reason: "expected a collection object, found \(value.kind)")
         }
-        let f = Fields(members: members, line: line, column: column, what: "the collection at line \(line)")
-        let idValue = try f.required("id")
-        guard let id = try f.uuid("id") else { throw f.fail("bad id", at: idValue) }
-        _ = try f.required("name")
-        guard let name = TextTools.nonEmpty(try f.string("name")) else { throw f.fail("the collection name is empty", at: members["name"]) }
+        let f = Fields(members: members, line: line, column: column, what: "the collection")
+        let idValue = try f.required(.id)
+        guard let id = try f.uuid(.id) else { throw f.fail("bad id", at: idValue) }
+        _ = try f.required(.name)
+        guard let name = TextTools.nonEmpty(try f.string(.name)) else { throw f.fail("the collection name is empty", at: members["name"]) }
         if TreeCollection.meansNone(name) {
             throw f.fail("the collection name \"\(name)\" is reserved: 'none' means no collection; rename it", at: members["name"])
         }
         if name.contains(where: \.isNewline) { throw f.fail("the collection name has a line break", at: members["name"]) }
-        var created = try f.date("createdAt"), updated = try f.date("updatedAt")
-        if let v = f.present("precise") {
+        var created = try f.date(.createdAt), updated = try f.date(.updatedAt)
+        if let v = f.present(.precise) {
             guard case .object(let pm, let pl, let pc) = v else { throw f.fail("\"precise\" must be an object, found \(v.kind)", at: v) }
-            let pf = Fields(members: pm, line: pl, column: pc, what: "the precise dates at line \(pl)")
-            created = try pf.date("createdAt") ?? created
-            updated = try pf.date("updatedAt") ?? updated
+            let pf = Fields(members: pm, line: pl, column: pc, what: "the precise dates")
+            created = try pf.date(.createdAt) ?? created
+            updated = try pf.date(.updatedAt) ?? updated
         }
         var collection = ImportedCollection(id: id, name: name, createdAt: created, updatedAt: updated, line: line)
         collection.schedules = try schedules(f, target: .collection(id))
@@ -642,12 +705,12 @@ struct CollectionJSONBuilder: JSONHandler {
         guard case .array(let items, _, _) = v else { throw f.fail("\(what) must be an array, found \(v.kind)", at: v) }
         return try items.enumerated().map { i, item in
             guard case .object(let m, let l, let c) = item else { throw f.fail("each photo of \(what) must be an object, found \(item.kind)", at: item) }
-            let p = Fields(members: m, line: l, column: c, what: "the photo at line \(l)")
-            let dataValue = try p.required("data")
-            guard let s = try p.string("data"), let data = Data(base64Encoded: s, options: .ignoreUnknownCharacters), !data.isEmpty else {
+            let p = Fields(members: m, line: l, column: c, what: "the photo")
+            let dataValue = try p.required(.data)
+            guard let s = try p.string(.data), let data = Data(base64Encoded: s, options: .ignoreUnknownCharacters), !data.isEmpty else {
                 throw p.fail("photo \(i + 1) of \(what) is not valid base64", at: dataValue)
             }
-            return ImportedPhoto(data: [UInt8](data), capturedAt: try p.date("captureDate"))
+            return ImportedPhoto(data: [UInt8](data), capturedAt: try p.date(.captureDate))
         }
     }
 
@@ -658,16 +721,16 @@ struct CollectionJSONBuilder: JSONHandler {
         guard case .array(let items, _, _) = v else { throw f.fail("\"noteEntries\" must be an array, found \(v.kind)", at: v) }
         for item in items {
             guard case .object(let m, let l, let c) = item else { throw f.fail("each note entry must be an object, found \(item.kind)", at: item) }
-            let n = Fields(members: m, line: l, column: c, what: "the note at line \(l)")
-            _ = try n.required("text")
-            let text = try n.string("text") ?? ""
-            guard let date = try n.date("createdAt") ?? t.createdAt else {
+            let n = Fields(members: m, line: l, column: c, what: "the note")
+            _ = try n.required(.text)
+            let text = try n.string(.text) ?? ""
+            guard let date = try n.date(.createdAt) ?? t.createdAt else {
                 throw n.fail("the note has no \"createdAt\" and its tree none either; a note needs its date", at: item)
             }
             let id = UUID(derivedFrom: "tree-tracker-note\u{1F}\(treeKey)\u{1F}\(TextCodec.iso8601(date))\u{1F}\(text)")
             t.care.events.append(CareEvent(id: id, treeID: placeholderID, kind: .inspect, date: date, notes: text.isEmpty ? nil : text,
-                                           createdAt: date, updatedAt: try n.date("updatedAt") ?? date))
-            if let pv = n.present("photos") {
+                                           createdAt: date, updatedAt: try n.date(.updatedAt) ?? date))
+            if let pv = n.present(.photos) {
                 for photo in try appPhotos(pv, in: n, what: "the note's \"photos\"") { t.eventPhotos.append((event: id, photo: photo)) }
             }
         }
@@ -677,26 +740,26 @@ struct CollectionJSONBuilder: JSONHandler {
 
     /// A tree's `care` array, and for each event the positions of its photos among the tree's.
     private static func careEvents(_ f: Fields) throws -> ([CareEvent], [(UUID, [Int], JSONValue)]) {
-        guard let v = f.present("care") else { return ([], []) }
+        guard let v = f.present(.care) else { return ([], []) }
         guard case .array(let items, _, _) = v else { throw f.fail("\"care\" must be an array, found \(v.kind)", at: v) }
         var positions: [(UUID, [Int], JSONValue)] = []
         let events = try items.map { item in
             guard case .object(let m, let l, let c) = item else { throw f.fail("each care event must be an object, found \(item.kind)", at: item) }
-            let e = Fields(members: m, line: l, column: c, what: "the care event at line \(l)")
-            let idValue = try e.required("id")
-            guard let id = try e.uuid("id") else { throw e.fail("bad id", at: idValue) }
-            let kindText = try e.string("kind") ?? ""
+            let e = Fields(members: m, line: l, column: c, what: "the care event")
+            let idValue = try e.required(.id)
+            guard let id = try e.uuid(.id) else { throw e.fail("bad id", at: idValue) }
+            let kindText = try e.string(.kind) ?? ""
             let kind: CareKind
             do throws(CareInputError) { kind = try CareKind(kindText) } catch { throw e.fail(error.message, at: m["kind"]) }
-            _ = try e.required("date")
-            guard let date = try e.date("date") else { throw e.fail("the care event's \"date\" is empty", at: m["date"]) }
+            _ = try e.required(.date)
+            guard let date = try e.date(.date) else { throw e.fail("the care event's \"date\" is empty", at: m["date"]) }
             var health: HealthStatus?
-            if let h = try e.string("health") {
+            if let h = try e.string(.health) {
                 do throws(CareInputError) { health = try HealthStatus(parsing: h) } catch { throw e.fail(error.message, at: m["health"]) }
             }
-            let quantity = try e.number("quantity").map { CareQuantity(value: $0, unit: try e.string("unit")) }
-            let created = try e.date("createdAt") ?? date
-            if let pv = e.present("photos") {
+            let quantity = try e.number(.quantity).map { CareQuantity(value: $0, unit: try e.string(.unit)) }
+            let created = try e.date(.createdAt) ?? date
+            if let pv = e.present(.photos) {
                 guard case .array(let list, _, _) = pv else { throw e.fail("the care event's \"photos\" must be an array, found \(pv.kind)", at: pv) }
                 let numbers = try list.map { p -> Int in
                     guard case .number(let x, _, _) = p, x >= 0, x == x.rounded(), x < 1e9 else {
@@ -706,32 +769,32 @@ struct CollectionJSONBuilder: JSONHandler {
                 }
                 if !numbers.isEmpty { positions.append((id, numbers, pv)) }
             }
-            return CareEvent(id: id, treeID: placeholderID, kind: kind, date: date, notes: try e.string("notes"), quantity: quantity,
-                             health: health, who: try e.string("who"), createdAt: created, updatedAt: try e.date("updatedAt") ?? created)
+            return CareEvent(id: id, treeID: placeholderID, kind: kind, date: date, notes: try e.string(.notes), quantity: quantity,
+                             health: health, who: try e.string(.who), createdAt: created, updatedAt: try e.date(.updatedAt) ?? created)
         }
         return (events, positions)
     }
 
     /// A tree's or collection's `schedules` array.
     private static func schedules(_ f: Fields, target: CareSchedule.Target) throws -> [CareSchedule] {
-        guard let v = f.present("schedules") else { return [] }
+        guard let v = f.present(.schedules) else { return [] }
         guard case .array(let items, _, _) = v else { throw f.fail("\"schedules\" must be an array, found \(v.kind)", at: v) }
         return try items.map { item in
             guard case .object(let m, let l, let c) = item else { throw f.fail("each schedule must be an object, found \(item.kind)", at: item) }
-            let s = Fields(members: m, line: l, column: c, what: "the schedule at line \(l)")
-            let idValue = try s.required("id")
-            guard let id = try s.uuid("id") else { throw s.fail("bad id", at: idValue) }
+            let s = Fields(members: m, line: l, column: c, what: "the schedule")
+            let idValue = try s.required(.id)
+            guard let id = try s.uuid(.id) else { throw s.fail("bad id", at: idValue) }
             do {
-                let kind = try CareKind(try s.string("kind") ?? "")
-                _ = try s.required("everyDays")
-                let days = try s.int("everyDays") ?? 0
+                let kind = try CareKind(try s.string(.kind) ?? "")
+                _ = try s.required(.everyDays)
+                let days = try s.int(.everyDays) ?? 0
                 guard days > 0 else { throw s.fail("\"everyDays\" must be 1 or more, found \(days)", at: m["everyDays"]) }
-                _ = try s.required("from")
-                let from = try Day(parsing: try s.string("from") ?? "")
-                let season = try s.string("season").map { text throws(CareInputError) in try Season(parsing: text) }
-                let created = try s.date("createdAt") ?? Date(timeIntervalSince1970: 0)
+                _ = try s.required(.from)
+                let from = try Day(parsing: try s.string(.from) ?? "")
+                let season = try s.string(.season).map { text throws(CareInputError) in try Season(parsing: text) }
+                let created = try s.date(.createdAt) ?? Date(timeIntervalSince1970: 0)
                 return CareSchedule(id: id, target: target, kind: kind, everyDays: days, from: from, season: season,
-                                    createdAt: created, updatedAt: try s.date("updatedAt") ?? created)
+                                    createdAt: created, updatedAt: try s.date(.updatedAt) ?? created)
             } catch let error as CareInputError {
                 throw s.fail(error.message)
             }

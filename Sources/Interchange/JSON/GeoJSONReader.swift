@@ -173,8 +173,8 @@ struct GeoJSONBuilder: JSONHandler {
     /// The document's members that are read; others are skipped.
     private static let topKeys: Set<String> = ["type", "features", "crs", "id", "geometry", "properties"]
     /// The members of a tree's `capture` in collection JSON, read from a feature's properties.
-    private static let captureKeys = ["fixTime", "fixMode", "satellites", "hdop", "averagedEpochs", "locationSource", "fixStatus",
-                                      "correctionAge", "verticalAccuracy", "verticalAccuracySource", "antennaHeight"]
+    private static let captureKeys: [JSONKey] = [.fixTime, .fixMode, .satellites, .hdop, .averagedEpochs, .locationSource, .fixStatus,
+                                      .correctionAge, .verticalAccuracy, .verticalAccuracySource, .antennaHeight]
     /// A property name, normalised, → the field it fills and its rank among the field's names.
     private static let aliases: [String: (field: String, rank: Int)] = {
         var table: [String: (field: String, rank: Int)] = [:]
@@ -206,12 +206,25 @@ struct GeoJSONBuilder: JSONHandler {
         .invalidContent(line: line, column: column, reason: reason)
     }
 
+    /// The key a property fills and the rank of its name, as `field(ofProperty:)` gives them, kept
+    /// for the first `resolvedLimit` names met: a layer's features repeat a few names, and a name
+    /// beside a field's own (`accuracyClass`, `Art`) was normalised again for every feature.
+    private mutating func property(_ name: String) -> (key: JSONKey, rank: Int)? {
+        if let known = resolved[name] { return known }
+        let answer = field(ofProperty: name).flatMap { field, rank in JSONKey(name: field).map { (key: $0, rank: rank) } }
+        if resolved.count < Self.resolvedLimit { resolved[name] = answer }
+        return answer
+    }
+
+    private var resolved: [String: (key: JSONKey, rank: Int)?] = [:]
+    private static let resolvedLimit = 256
+
     /// The field a property fills and the rank of its name (a `--map` name first, then a field's
     /// own name, then its other names in order), or nil for a property no field reads.
     private mutating func field(ofProperty name: String) -> (String, Int)? {
         if !mapped.isEmpty, let f = mapped[name] { mappedSeen.insert(name); return (f, -1) }
         // A field's own name (what our export writes) is found without normalising it.
-        if let i = CollectionJSONBuilder.readKeyIndex(name), Self.ownNames[i] {
+        if let k = JSONKey(name: name), Self.ownNames[k.rawValue] {
             return mapped.values.contains(name) ? nil : (name, 0)
         }
         if let a = Self.aliases[AttributeField.normalised(name)] {
@@ -222,9 +235,9 @@ struct GeoJSONBuilder: JSONHandler {
         return Self.ownMembers.contains(name) ? (name, 0) : nil
     }
 
-    /// By place in `CollectionJSONBuilder.readKeys`: whether the name is a field's own (`species`,
+    /// By `JSONKey`: whether the name is a field's own (`species`,
     /// `horizontalAccuracy`) or one of `ownMembers`.
-    private static let ownNames: [Bool] = CollectionJSONBuilder.readKeys.map { key in
+    private static let ownNames: [Bool] = JSONKey.names.map { key in
         AttributeField(rawValue: key) != nil || ownMembers.contains(key)
     }
 
@@ -264,7 +277,7 @@ struct GeoJSONBuilder: JSONHandler {
         } else {
             let parent = partials[partials.count - 1]
             partial = Partial(isArray: isArray, line: line, column: column,
-                              isProperties: !isArray && parent.isFeature && parent.pendingKey == "properties")
+                              isProperties: !isArray && parent.isFeature && parent.pendingKey == .properties)
         }
         depth += 1
         partials.append(partial)
@@ -298,21 +311,21 @@ struct GeoJSONBuilder: JSONHandler {
         let p = partials[partials.count - 1]
         guard !p.isArray else { return }
         if p.isProperties {
-            guard let (field, rank) = field(ofProperty: key), let slot = CollectionJSONBuilder.readKeyIndex(field) else {
+            guard let (slot, rank) = property(key) else {
                 p.pendingKey = nil
                 skipNext = true
                 return
             }
-            if p.ranks.isEmpty { p.ranks = Array(repeating: .max, count: CollectionJSONBuilder.readKeys.count) }
-            guard rank <= p.ranks[slot] else {
+            if p.ranks.isEmpty { p.ranks = Array(repeating: .max, count: JSONKey.allCases.count) }
+            guard rank <= p.ranks[slot.rawValue] else {
                 p.pendingKey = nil
                 skipNext = true
                 return
             }
-            p.ranks[slot] = rank
-            p.pendingKey = field
-        } else if CollectionJSONBuilder.isRead(key) {
-            p.pendingKey = key
+            p.ranks[slot.rawValue] = rank
+            p.pendingKey = slot
+        } else if let k = JSONKey(name: key) {
+            p.pendingKey = k
         } else {
             p.pendingKey = nil
             skipNext = true
@@ -361,7 +374,7 @@ struct GeoJSONBuilder: JSONHandler {
     /// The end of the document: its type, the features array, a single Feature, the `--map` names.
     mutating func finishDocument() throws {
         if let outOfRange { throw outOfRange }
-        guard case .string(let type, let l, let c)? = top["type"] else {
+        guard case .string(let type, let l, let c)? = top[.type] else {
             throw fail("no \"type\"; a GeoJSON file is {\"type\": \"FeatureCollection\", \"features\": [...]}", topLine, topColumn)
         }
         switch type {
@@ -383,8 +396,8 @@ struct GeoJSONBuilder: JSONHandler {
     /// A legacy `crs` member: WGS 84 (CRS84, EPSG:4326) as it is, any other through `projection`.
     private mutating func crs(_ value: JSONValue) throws {
         let (l, c) = value.position
-        guard case .object(let m, _, _) = value, case .object(let p, _, _)? = m["properties"],
-              case .string(let name, _, _)? = p["name"] else {
+        guard case .object(let m, _, _) = value, case .object(let p, _, _)? = m[.properties],
+              case .string(let name, _, _)? = p[.name] else {
             if case .null = value { return }
             throw fail("\"crs\" must be {\"type\": \"name\", \"properties\": {\"name\": \"urn:ogc:def:crs:EPSG::…\"}}", l, c)
         }
@@ -435,11 +448,11 @@ struct GeoJSONBuilder: JSONHandler {
             let (l, c) = value.position
             throw fail("expected a Feature object, found \(value.kind)", l, c)
         }
-        guard case .string(let type, let tl, let tc)? = m["type"] else {
+        guard case .string(let type, let tl, let tc)? = m[.type] else {
             throw fail("the feature at line \(line) has no \"type\": \"Feature\"", line, column)
         }
         guard type == "Feature" else { throw fail("expected \"type\": \"Feature\", found \"\(type.prefix(40))\"", tl, tc) }
-        guard let geometry = m["geometry"], !Self.isNull(geometry) else {
+        guard let geometry = m[.geometry], !Self.isNull(geometry) else {
             events.append(.skipped(line: line, reason: "a feature without geometry is not a tree"))
             return
         }
@@ -447,12 +460,12 @@ struct GeoJSONBuilder: JSONHandler {
             let (l, c) = geometry.position
             throw fail("\"geometry\" must be an object, found \(geometry.kind)", l, c)
         }
-        guard case .string(let geometryType, _, _)? = g["type"] else { throw fail("the geometry has no \"type\"", gl, gc) }
+        guard case .string(let geometryType, _, _)? = g[.type] else { throw fail("the geometry has no \"type\"", gl, gc) }
         guard geometryType == "Point" || geometryType == "MultiPoint" else {
             events.append(.skipped(line: line, reason: "a \(geometryType.prefix(40)) is not a tree (a Point is)"))
             return
         }
-        guard case .array(var items, var al, var ac)? = g["coordinates"] else { throw fail("the \(geometryType) has no \"coordinates\" array", gl, gc) }
+        guard case .array(var items, var al, var ac)? = g[.coordinates] else { throw fail("the \(geometryType) has no \"coordinates\" array", gl, gc) }
         if geometryType == "MultiPoint" {
             // A multipoint of one point (what a point layer becomes through some GIS conversions) is that point.
             guard items.count == 1 else {
@@ -495,31 +508,31 @@ struct GeoJSONBuilder: JSONHandler {
         }
         var properties = JSONMembers()
         var pl = line, pc = column
-        switch m["properties"] {
+        switch m[.properties] {
         case .object(let p, let l, let c)?: (properties, pl, pc) = (p, l, c)
         case nil, .null?: break
         case let other?:
             let (l, c) = other.position
             throw fail("\"properties\" must be an object, found \(other.kind)", l, c)
         }
-        properties["latitude"] = .number(coordinate.latitude, line: al, column: ac)
-        properties["longitude"] = .number(coordinate.longitude, line: al, column: ac)
-        if properties["altitude"] == nil, numbers.count >= 3 { properties["altitude"] = .number(numbers[2], line: al, column: ac) }
+        properties[.latitude] = .number(coordinate.latitude, line: al, column: ac)
+        properties[.longitude] = .number(coordinate.longitude, line: al, column: ac)
+        if properties[.altitude] == nil, numbers.count >= 3 { properties[.altitude] = .number(numbers[2], line: al, column: ac) }
         // The feature's id is the tree's when it is a UUID and no property gives one (GIS programs
         // number their features 1, 2, 3).
-        if properties["id"] == nil, case .string(let s, let l, let c)? = m["id"], ByteParsing.uuid(s) != nil {
-            properties["id"] = .string(s, line: l, column: c)
+        if properties[.id] == nil, case .string(let s, let l, let c)? = m[.id], ByteParsing.uuid(s) != nil {
+            properties[.id] = .string(s, line: l, column: c)
         }
-        if properties["capture"] == nil {
+        if properties[.capture] == nil {
             var capture = JSONMembers()
             var any = false
             for key in Self.captureKeys {
                 if let v = properties[key] { capture[key] = v; any = true }
             }
-            if any { properties["capture"] = .object(capture, line: pl, column: pc) }
+            if any { properties[.capture] = .object(capture, line: pl, column: pc) }
         }
         // No species, null or blank is a point that is not a tree; another kind of value refuses the file below.
-        switch properties["species"] {
+        switch properties[.species] {
         case nil, .null?: events.append(.skipped(line: line, reason: FileFormat.geojson.noSpeciesReason)); return
         case .string(let s, _, _)? where ByteParsing.isBlank(s): events.append(.skipped(line: line, reason: FileFormat.geojson.noSpeciesReason)); return
         default: break

@@ -35,6 +35,10 @@ struct JSONTokenizer {
     private var scratch: [UInt8] = []
     /// Where a string scan left off when the buffer ran out (index, and whether it ended on a backslash).
     private var stringResume: Int?
+    /// What the scan of the current string has met so far: an escape or a control character
+    /// (decoded byte by byte, which refuses the latter), and bytes beyond ASCII (checked as UTF-8).
+    private var stringHasEscapes = false
+    private var stringHasNonASCII = false
     private var bomChecked = false
 
     init() {}
@@ -60,17 +64,6 @@ struct JSONTokenizer {
             i += 1
         }
         return .malformedJSON(line: l, column: index - ls + 1, reason: reason)
-    }
-
-    private mutating func advance(to newPos: Int) {
-        buf.withUnsafeBufferPointer { p in
-            var i = pos
-            while i < newPos {
-                if p[i] == 0x0A { line += 1; lineStart = i + 1 }
-                i += 1
-            }
-        }
-        pos = newPos
     }
 
     private var column: Int { pos - lineStart + 1 }
@@ -131,7 +124,8 @@ struct JSONTokenizer {
                 guard let end = try scanString(final: final) else { break loop }
                 let text = try decodeString(from: pos + 1, to: end)
                 let isKey = expect == .key || expect == .keyOrEnd
-                advance(to: end + 1)
+                // A string that decoded holds no raw line feed (a control character is refused).
+                pos = end + 1
                 if isKey {
                     expect = .colon
                     try handler.key(text, line: l, column: c)
@@ -154,11 +148,13 @@ struct JSONTokenizer {
                 if end - pos > 4096 { throw error("a value longer than 4096 bytes", at: pos) }
                 if end == buf.count && !final { break loop }
                 let token = buf[pos..<end]
-                if token.elementsEqual("true".utf8) {
+                // A number is told from a literal by its first byte, without comparing it with each.
+                let literal = b == UInt8(ascii: "t") || b == UInt8(ascii: "f") || b == UInt8(ascii: "n")
+                if literal && token.elementsEqual("true".utf8) {
                     afterValue(); pos = end; try handler.bool(true, line: l, column: c)
-                } else if token.elementsEqual("false".utf8) {
+                } else if literal && token.elementsEqual("false".utf8) {
                     afterValue(); pos = end; try handler.bool(false, line: l, column: c)
-                } else if token.elementsEqual("null".utf8) {
+                } else if literal && token.elementsEqual("null".utf8) {
                     afterValue(); pos = end; try handler.null(line: l, column: c)
                 } else if Self.isJSONNumber(token), let v = ByteParsing.double(token) {
                     afterValue(); pos = end; try handler.number(v, line: l, column: c)
@@ -218,22 +214,37 @@ struct JSONTokenizer {
         return i == e
     }
 
-    /// The index of the closing quote of the string starting at `pos`, or nil when not yet in the buffer.
+    /// The index of the closing quote of the string starting at `pos`, or nil when not yet in the
+    /// buffer; notes on the way whether the string has escapes, control characters or bytes beyond ASCII.
     private mutating func scanString(final: Bool) throws -> Int? {
+        if stringResume == nil { stringHasEscapes = false; stringHasNonASCII = false }
         var i = stringResume ?? (pos + 1)
+        var escapes = stringHasEscapes, nonASCII = stringHasNonASCII
         let found = buf.withUnsafeBufferPointer { p -> Int? in
-            while i < p.count {
-                let b = p[i]
-                if b == UInt8(ascii: "\"") { return i }
-                if b == UInt8(ascii: "\\") {
-                    if i + 1 >= p.count { return nil }
-                    i += 2
-                    continue
+            guard let base = p.baseAddress else { return nil }
+            let n = p.count
+            while i < n {
+                // Eight bytes at a time while none of them is one to look at.
+                while i + 8 <= n, !Self.hasByteToLookAt(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { i += 8 }
+                // Then byte by byte, up to the end of the eight that have one.
+                let stop = min(i + 8, n)
+                while i < stop {
+                    let b = base[i]
+                    if b == UInt8(ascii: "\"") { return i }
+                    if b == UInt8(ascii: "\\") {
+                        escapes = true
+                        if i + 1 >= n { return nil }
+                        i += 2
+                        continue
+                    }
+                    if b < 0x20 { escapes = true } else if b >= 0x80 { nonASCII = true }
+                    i += 1
                 }
-                i += 1
             }
             return nil
         }
+        stringHasEscapes = escapes
+        stringHasNonASCII = nonASCII
         if let end = found {
             stringResume = nil
             return end
@@ -242,6 +253,19 @@ struct JSONTokenizer {
         stringResume = i
         if i - pos > Self.maximumTokenLength { throw error("a string longer than \(Self.maximumTokenLength) bytes", at: pos) }
         return nil
+    }
+
+    /// True when one of the eight bytes of `w` is a quote, a backslash, a control character or
+    /// beyond ASCII: each test finds whether some byte is zero (or below 0x20) after a subtraction,
+    /// which never misses one (and the bytes beyond ASCII it might name wrongly are looked at anyway).
+    @inline(__always)
+    private static func hasByteToLookAt(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (ones &* UInt64(UInt8(ascii: "\""))), backslash = w ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        let control = (w &- ones &* 0x20) & ~w
+        return (quoteZero | backslashZero | control | w) & highs != 0
     }
 
     private static func hexValue(_ b: UInt8) -> UInt32? {
@@ -254,14 +278,11 @@ struct JSONTokenizer {
     }
 
     private mutating func decodeString(from start: Int, to end: Int) throws -> String {
-        // Fast path: no escapes, no control characters.
-        var plain = true
-        for i in start..<end {
-            let b = buf[i]
-            if b == UInt8(ascii: "\\") || b < 0x20 { plain = false; break }
-        }
-        if plain {
-            guard let text = String(validating: buf[start..<end], as: UTF8.self) else { throw notUTF8(at: start) }
+        // Without escapes or control characters (`scanString` tells), the text is the bytes themselves.
+        if !stringHasEscapes {
+            let ascii = !stringHasNonASCII
+            let text = buf.withUnsafeBufferPointer { ByteParsing.utf8Text(UnsafeBufferPointer(rebasing: $0[start..<end]), isASCII: ascii) }
+            guard let text else { throw notUTF8(at: start) }
             return text
         }
         scratch.removeAll(keepingCapacity: true)
@@ -312,7 +333,7 @@ struct JSONTokenizer {
             }
             i += 2
         }
-        guard let text = String(validating: scratch, as: UTF8.self) else { throw notUTF8(at: start) }
+        guard let text = scratch.withUnsafeBufferPointer({ ByteParsing.utf8Text($0) }) else { throw notUTF8(at: start) }
         return text
     }
 
