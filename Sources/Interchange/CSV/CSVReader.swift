@@ -166,13 +166,18 @@ struct CSVRecordReader {
             throw InterchangeError.invalidCSV(
                 line: recordLine, reason: "a record with more than \(Self.maximumFields) fields; is this a CSV file of trees, and is its separator the header's?")
         }
-        guard let text = field.withUnsafeBufferPointer({ ByteParsing.utf8Text($0) }) else {
-            throw InterchangeError.invalidCSV(
-                line: recordLine,
-                reason: "column \(record.count + 1) is not UTF-8 text; save the file as UTF-8 (\"CSV UTF-8\" in a spreadsheet)")
+        if field.isEmpty {
+            // Half the cells of a wide file are empty: nothing to decode, nothing to empty.
+            record.append("")
+        } else {
+            guard let text = field.withUnsafeBufferPointer({ ByteParsing.utf8Text($0) }) else {
+                throw InterchangeError.invalidCSV(
+                    line: recordLine,
+                    reason: "column \(record.count + 1) is not UTF-8 text; save the file as UTF-8 (\"CSV UTF-8\" in a spreadsheet)")
+            }
+            record.append(text)
+            field.removeAll(keepingCapacity: true)
         }
-        record.append(text)
-        field.removeAll(keepingCapacity: true)
         quoteJustClosed = false
         fieldStarted = false
     }
@@ -570,7 +575,7 @@ public struct CSVTreeReader {
 
     /// Removes the `'` that export puts before a text (see `CSVWriter.looksNeutralised`).
     static func unneutralise(_ cell: String) -> String {
-        guard CSVWriter.looksNeutralised(cell.utf8) else { return cell }
+        guard cell.utf8.first == UInt8(ascii: "'"), CSVWriter.looksNeutralised(cell.utf8) else { return cell }
         return String(cell.dropFirst())
     }
 }
