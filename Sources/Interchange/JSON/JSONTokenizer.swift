@@ -82,10 +82,11 @@ struct JSONTokenizer {
             let b = buf[pos]
             switch b {
             case 0x20, 0x09, 0x0D:
-                pos += 1
+                pos = spaces(after: pos)
                 continue
             case 0x0A:
                 pos += 1; line += 1; lineStart = pos
+                pos = spaces(after: pos - 1)
                 continue
             default: break
             }
@@ -171,6 +172,16 @@ struct JSONTokenizer {
             lineStart -= pos
             if let r = stringResume { stringResume = r - pos }
             pos = 0
+        }
+    }
+
+    /// The index after the run of spaces that follows `index`: a pretty-printed file's indentation,
+    /// a third of its bytes, passed in one loop rather than a turn of the tokenizer's each.
+    private func spaces(after index: Int) -> Int {
+        buf.withUnsafeBufferPointer { p in
+            var i = index + 1
+            while i < p.count && p[i] == 0x20 { i += 1 }
+            return i
         }
     }
 
