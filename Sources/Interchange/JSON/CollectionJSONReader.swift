@@ -148,6 +148,8 @@ struct JSONMembers {
             if let i = members.firstIndex(where: { $0.key == key }) {
                 if let newValue { members[i].value = newValue } else { members.remove(at: i) }
             } else if let newValue {
+                // Room for a tree's members at once, rather than the array growing four times.
+                if members.isEmpty { members.reserveCapacity(16) }
                 members.append((key, newValue))
             }
         }
