@@ -173,8 +173,8 @@ struct GeoJSONBuilder: JSONHandler {
     /// The document's members that are read; others are skipped.
     private static let topKeys: Set<String> = ["type", "features", "crs", "id", "geometry", "properties"]
     /// The members of a tree's `capture` in collection JSON, read from a feature's properties.
-    private static let captureKeys: [JSONKey] = [.fixTime, .fixMode, .satellites, .hdop, .averagedEpochs, .locationSource, .fixStatus,
-                                      .correctionAge, .verticalAccuracy, .verticalAccuracySource, .antennaHeight]
+    private static let captureKeys: [JSONKey] = [.fixTime, .fixMode, .satellites, .hdop, .averagedEpochs, .locationSource,
+                                                 .fixStatus, .correctionAge, .verticalAccuracy, .verticalAccuracySource, .antennaHeight]
     /// A property name, normalised, → the field it fills and its rank among the field's names.
     private static let aliases: [String: (field: String, rank: Int)] = {
         var table: [String: (field: String, rank: Int)] = [:]
@@ -235,8 +235,8 @@ struct GeoJSONBuilder: JSONHandler {
         return Self.ownMembers.contains(name) ? (name, 0) : nil
     }
 
-    /// By `JSONKey`: whether the name is a field's own (`species`,
-    /// `horizontalAccuracy`) or one of `ownMembers`.
+    /// By `JSONKey`: whether the name is a field's own (`species`, `horizontalAccuracy`) or one of
+    /// `ownMembers`.
     private static let ownNames: [Bool] = JSONKey.names.map { key in
         AttributeField(rawValue: key) != nil || ownMembers.contains(key)
     }

@@ -82,11 +82,11 @@ struct JSONTokenizer {
             let b = buf[pos]
             switch b {
             case 0x20, 0x09, 0x0D:
-                pos = spaces(after: pos)
+                pos = spaces(from: pos + 1)
                 continue
             case 0x0A:
                 pos += 1; line += 1; lineStart = pos
-                pos = spaces(after: pos - 1)
+                pos = spaces(from: pos)
                 continue
             default: break
             }
@@ -175,11 +175,11 @@ struct JSONTokenizer {
         }
     }
 
-    /// The index after the run of spaces that follows `index`: a pretty-printed file's indentation,
-    /// a third of its bytes, passed in one loop rather than a turn of the tokenizer's each.
-    private func spaces(after index: Int) -> Int {
+    /// The first index from `index` on that is not a space: a pretty-printed file's indentation, a
+    /// third of its bytes, is passed in one loop rather than a turn of the tokenizer's each.
+    private func spaces(from index: Int) -> Int {
         buf.withUnsafeBufferPointer { p in
-            var i = index + 1
+            var i = index
             while i < p.count && p[i] == 0x20 { i += 1 }
             return i
         }
