@@ -341,6 +341,19 @@ import TreesTestSupport
         }
     }
 
+    /// A text id is read in either case, with white space around it, and nothing else is one.
+    @Test func readsATextUUIDWithWhiteSpaceAroundIt() {
+        let id = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")
+        for text in ["6F9619FF-8B86-D011-B42D-00C04FC964FF", "6f9619ff-8b86-d011-b42d-00c04fc964ff", " 6F9619FF-8B86-D011-B42D-00C04FC964FF\n",
+                     "\t6f9619ff-8b86-d011-b42d-00c04fc964ff\r\n "] {
+            #expect(ByteParsing.uuid(text) == id, "\(text)")
+        }
+        for text in ["", "   ", "6F9619FF-8B86-D011-B42D-00C04FC964F", "6F9619FF-8B86-D011-B42D-00C04FC964FF0", "6F9619FF 8B86-D011-B42D-00C04FC964FF",
+                     "6G9619FF-8B86-D011-B42D-00C04FC964FF", "6F9619FF-8B86-D011-B42D-00C04FC964FF x", "{6F9619FF-8B86-D011-B42D-00C04FC964FF}"] {
+            #expect(ByteParsing.uuid(text) == nil, "\(text)")
+        }
+    }
+
     @Test func findsEveryKeyOfAKeyTableAndNoOtherName() {
         let names = JSONKey.names
         let table = KeyTable(names)
