@@ -37,9 +37,11 @@ let package = Package(
         .target(name: "GIS", dependencies: ["TreesKit", "Interchange", "CPROJ", .product(name: "GRDB", package: "GRDB.swift")]),
         // I/O: location services (gpsd, NMEA replay, serial device, stdin).
         .target(name: "Location", dependencies: ["TreesKit", "NMEA", "CGPS"]),
+        // C: a prefetch hint for lookups in tables larger than the processor's caches.
+        .target(name: "CPrefetch"),
         // I/O: what a user does (import, export, capture, replay), each returning a typed report;
         // no argument parsing and no terminal.
-        .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "GIS"]),
+        .target(name: "TreesWorkflows", dependencies: ["TreesKit", "NMEA", "Interchange", "TreesStore", "Location", "GIS", "CPrefetch"]),
         // C system library: PostgreSQL's client library.
         .systemLibrary(name: "CPQ", providers: [.apt(["libpq-dev"])]),
         // I/O: network. Sync with a PostgreSQL/PostGIS server: its schema, pushing and pulling pages, conflicts.

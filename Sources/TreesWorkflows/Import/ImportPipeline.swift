@@ -1,3 +1,4 @@
+import CPrefetch
 import Foundation
 import GIS
 import Interchange
@@ -151,6 +152,23 @@ struct PositionIndex {
                 let (block, fingerprint) = Self.key(la, lo, speciesHash)
                 for i in tables.indices { tables[i].collect(block, fingerprint, into: &found) }
             }
+        }
+    }
+
+    /// Slots from which `prefetch` pays (512 KB of fingerprints, a processor's second-level
+    /// cache): in a smaller index the lookups find their slots in the cache anyway, and making
+    /// the key twice cost a smaller import 1% of its storing thread.
+    static let prefetchedFrom = 1 << 18
+
+    /// Asks the processor for the slots where a lookup near the point starts (those of the point's
+    /// own block), without waiting for them. Asked for a batch of trees before their lookups, the
+    /// reads of the batch wait on memory together: in a table larger than the processor's caches
+    /// (a million trees), each lookup otherwise waited in turn for its first slot.
+    func prefetch(latitude: Double, longitude: Double, speciesHash: UInt64) {
+        let (block, _) = Self.key(Self.cell(latitude), Self.cell(longitude), speciesHash)
+        for i in tables.indices {
+            let slot = tables[i].home(block)
+            tables[i].fingerprints.withUnsafeBufferPointer { trees_prefetch($0.baseAddress! + slot) }
         }
     }
 
