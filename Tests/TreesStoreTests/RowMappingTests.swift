@@ -85,6 +85,47 @@ import TreesKit
         #expect(Array(full[20...]) == ["text rtk-fixed", "real \(0.6.bitPattern)", "real \(0.031.bitPattern)", "text gst", "real \(2.0.bitPattern)"])
     }
 
+    /// A statement's parameters keep what was bound to them until they are bound again, and the
+    /// bulk writer binds an empty column only where an earlier tree may have left a value: trees
+    /// with every column filled and with none, taking turns at each place of the statement of
+    /// many trees and at the statement of one, are each stored as they are.
+    @Test func filledAndEmptyTreesTakingTurnsAreStoredAsTheyAre() throws {
+        let scratch = try TemporaryFolder("rows-turns")
+        let collection = UUID()
+        let model = Self.trees(collection: collection)
+        let n = BulkTreeWriter.chunkSize
+        // Filled at the even places of the first chunk, the odd ones of the second, and so on;
+        // then five trees one at a time, filled and empty in turn.
+        let trees = (0..<(n * 3 + 5)).map { i in
+            var t = (i / n + i) % 2 == 0 ? model[0] : model[1]
+            t.id = UUID()
+            t.coordinate = Coordinate(latitude: 10 + Double(i) * 1e-3, longitude: t.coordinate.longitude)
+            return t
+        }
+        let store = try TreeStore(path: scratch.path + "/trees.sqlite", clock: .fixed(Self.t0))
+        try store.write(bulk: true) { w in
+            try w.insert(TreeCollection(id: collection, name: "North", createdAt: Self.t0, updatedAt: Self.t0))
+            let bulk = w.bulkTrees()
+            for (i, t) in trees.prefix(n * 3).enumerated() {
+                #expect(try bulk.queueIfNew(t) == ((i + 1) % n == 0 ? Array(repeating: true, count: n) : []))
+            }
+            #expect(try bulk.storeQueue() == [])
+            for t in trees.dropFirst(n * 3) { #expect(try bulk.insertIfNew(t)) }
+        }
+        let back = try store.trees()
+        #expect(back.count == trees.count)
+        for t in trees.map(Self.normalised) { #expect(back.first { $0.id == t.id } == t) }
+        // Both kinds really took turns: the dump has filled and empty variety columns in each chunk.
+        let varieties = try store.queue.read { db in
+            try String?.fetchAll(db, sql: "SELECT variety FROM tree ORDER BY latitude")
+        }
+        #expect(varieties.count == trees.count)
+        for chunk in 0..<3 {
+            let slice = varieties[(chunk * n)..<((chunk + 1) * n)]
+            #expect(slice.filter { $0 == nil }.count == n / 2 && slice.filter { $0 != nil }.count == n / 2)
+        }
+    }
+
     /// A change or fix time with the very text of the creation time is read back as that time
     /// without being read again; one a millisecond apart, or in another form of the same moment,
     /// as its own.
