@@ -41,9 +41,45 @@ public struct StoreReader {
     /// front to back (for tallies, where order does not matter).
     public func forEachTree(_ filter: TreeFilter, limit: Int? = nil, newestFirst: Bool = true, _ body: (consuming Tree) throws -> Void) throws {
         let (whereSQL, arguments) = Self.whereClause(filter)
-        var clauses = "\(whereSQL) ORDER BY " + (newestFirst ? "createdAt DESC, id DESC" : "rowid")
+        var order = newestFirst ? "createdAt DESC, id DESC" : "rowid"
+        // Every tree, newest first: in the table's own order when that is the same (see
+        // `rowIDsFollowCreation`). Not for a few trees: finding out reads every tree's index entry.
+        if newestFirst, limit == nil, filter == TreeFilter(), let rising = try rowIDsFollowCreation() {
+            order = rising ? "rowid DESC" : "rowid"
+        }
+        var clauses = "\(whereSQL) ORDER BY " + order
         if let limit { clauses += " LIMIT \(max(0, limit))" }
         try forEachTree(clauses, arguments, body)
+    }
+
+    /// True when the trees' rowids increase with their creation order (`createdAt`, then `id`: the
+    /// order of the index `tree_createdAt_id`), false when they decrease with it, nil otherwise.
+    ///
+    /// A store filled from surveys and the app's exports mostly keeps its trees in the order they
+    /// were made (or the reverse, from a file newest first). Read in that order, newest first, every
+    /// tree is read where the table keeps it; read through the creation index, each one was looked
+    /// up in the table by its rowid from its index entry, which made up a fifth of exporting
+    /// 100,000 trees. Finding out reads the index alone, in its order, and stops at the first
+    /// tree out of step; the answer holds for the read transaction it is asked in.
+    func rowIDsFollowCreation() throws -> Bool? {
+        let statement = try db.cachedStatement(sql: "SELECT rowid FROM tree ORDER BY createdAt, id")
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        defer { sqlite3_reset(s) }
+        var rising = true, falling = true
+        var last: Int64?
+        while true {
+            let rc = sqlite3_step(s)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw StoreError.sqlite(connection: db.sqliteConnection) }
+            let rowID = sqlite3_column_int64(s, 0)
+            if let last {
+                if rowID > last { falling = false } else { rising = false }
+                if !rising && !falling { return nil }
+            }
+            last = rowID
+        }
+        return rising ? true : falling ? false : nil
     }
 
     /// The trees selected by `clauses` (what follows `FROM tree`).
