@@ -210,6 +210,9 @@ struct GeoJSONBuilder: JSONHandler {
     /// for the first `resolvedLimit` names met: a layer's features repeat a few names, and a name
     /// beside a field's own (`accuracyClass`, `Art`) was normalised again for every feature.
     private mutating func property(_ name: String) -> (key: JSONKey, rank: Int)? {
+        // A field's own name with no `--map`: what `field(ofProperty:)` answers, found by its bytes
+        // rather than by hashing the name (our own export's every property).
+        if mapped.isEmpty, let k = JSONKey(name: name), Self.ownNames[k.rawValue] { return (k, 0) }
         if let known = resolved[name] { return known }
         let answer = field(ofProperty: name).flatMap { field, rank in JSONKey(name: field).map { (key: $0, rank: rank) } }
         if resolved.count < Self.resolvedLimit { resolved[name] = answer }
