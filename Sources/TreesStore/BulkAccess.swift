@@ -216,9 +216,10 @@ public final class BulkTreeWriter {
     public func queueIfNew(_ tree: consuming Tree) throws -> [Bool] {
         try StoreWriter.check(tree)
         try noteQueued(tree)
-        // Triggers are switched off before the chunk statement is first prepared, not after it is
-        // bound: switching makes SQLite prepare the statement of 800 parameters again.
-        if statements[Kind.insertIfNewChunk.rawValue] == nil, versionsAfter == nil { try switchTriggersOff() }
+        // Triggers go off with the first tree of a queue, which every store of the queue follows;
+        // before the chunk statement is first prepared, not after it is bound: switching makes
+        // SQLite prepare the statement of 800 parameters again.
+        if queue.isEmpty, versionsAfter == nil { try switchTriggersOff() }
         let s = try statement(.insertIfNewChunk)
         try bind(tree, to: s, from: Int32(queue.count * TreeColumn.allCases.count), texts: chunkTexts, bound: &chunkBound[queue.count])
         queue.append(consume tree)
@@ -230,7 +231,6 @@ public final class BulkTreeWriter {
     /// (see `writeVersions`); whether each queued tree was inserted, in queue order.
     public func storeQueue() throws -> [Bool] {
         var outcomes: [Bool] = []
-        if !queue.isEmpty, versionsAfter == nil { try switchTriggersOff() }
         if queue.count == Self.chunkSize {
             outcomes = try storeFullQueue(try statement(.insertIfNewChunk))
         } else if !queue.isEmpty {
@@ -258,7 +258,6 @@ public final class BulkTreeWriter {
             // The next chunk binds every parameter again before the statement runs.
             chunkTexts.reset()
         }
-        if versionsAfter == nil { try switchTriggersOff() }
         try step(.savepoint)
         var released = false
         defer { if !released { try? step(.rollbackTo); try? step(.release) } }

@@ -197,7 +197,8 @@ public struct ImportWorkflow: Sendable {
                     while var batch = try pipeline.next() {
                         for i in batch.indices {
                             // A statement's worth of trees at a time (see `TreeImporter.prepare`).
-                            if i % 32 == 0 { importer.prepare(batch, i..<min(i + 32, batch.count)) }
+                            let chunk = BulkTreeWriter.chunkSize
+                            if i % chunk == 0 { importer.prepare(batch, i..<min(i + chunk, batch.count)) }
                             // Taken out of the batch (swapped for an item with nothing in it), not
                             // copied: a copy of a tree retained every text in it.
                             var item = ImportItem.expected(trees: 0)
