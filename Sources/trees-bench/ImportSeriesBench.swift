@@ -10,7 +10,8 @@ import Foundation
 /// trees shuffled (times and positions in no order) into an empty store; and
 /// imports of the same trees as our JSON, CSV and GeoJSON (exported from the first store, so with ids, GeoJSON beside `ogr2ogr` reading it) into
 /// empty stores; and an import of as many trees in the iOS Tree Tracker app's JSON (ids made at
-/// random, in no order). Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
+/// random, in no order); after the survey's import and the Tree Tracker file's, what SQLite alone
+/// takes to store the rows they stored (`SQLiteFloor`). Prints seconds, µs a tree, the µs a tree relative to the smallest size, the ratio
 /// to xmllint and GPSBabel, and the child's peak memory (wait4). Median of `runs` (default 3).
 /// Targets: µs a tree at the largest size within 10% of the smallest; peak under 50 MB.
 ///
@@ -44,6 +45,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         return m
     }
 
+    let floor = try SQLiteFloor(trees: trees, folder: folder, arguments: arguments)
     print(Harness.row(["size", "step", "seconds (median)", "µs/tree", "vs smallest", "vs xmllint", "vs gpsbabel", "peak MB (max)"]))
     var firstPerTree: [String: Double] = [:]
     for n in sizes {
@@ -68,6 +70,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
             return try Harness.measure(trees, ["import", gpx, "--db", db])
         }
         report("trees import gpx (survey, no ids)", imported)
+        report("sqlite3 alone: the survey's rows into an empty store" + floor.cacheNote, try median { try floor.measure(from: db, into: folder + "/floor.sqlite") })
         let again = try median { try Harness.measure(trees, ["import", gpx, "--db", db]) }
         report("trees import gpx again (all duplicates)", again)
         /// Imports `file` into an empty store `runs` times, reports the median as `step`, and
@@ -115,7 +118,14 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         // The iOS Tree Tracker app's export: ids made at random, so they come in no order.
         let app = folder + "/tracker-\(n).json"
         try writeTreeTrackerJSON(count: n, path: app)
-        try importOnce(app, as: "trees import json (Tree Tracker, random ids)")
+        let appStore = app + ".sqlite"
+        report("trees import json (Tree Tracker, random ids)", try median {
+            removeStore(appStore)
+            return try Harness.measure(trees, ["import", app, "--db", appStore])
+        })
+        report("sqlite3 alone: the Tree Tracker rows into an empty store" + floor.cacheNote, try median { try floor.measure(from: appStore, into: folder + "/floor.sqlite") })
+        removeStore(appStore)
+        try? FileManager.default.removeItem(atPath: app)
     }
 }
 
@@ -127,7 +137,8 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
 /// and then the large one: the survey into an empty store, the same file again into that store
 /// (all duplicates), the JSON and CSV into empty stores, the Tree Tracker file into an empty
 /// store, the survey again from standard input into an empty store, and the survey shuffled (times
-/// and positions in no order) into an empty store. Prints every round's
+/// and positions in no order) into an empty store; and what SQLite alone takes to store the
+/// survey's rows and the Tree Tracker rows (`SQLiteFloor`). Prints every round's
 /// ratio for each import, their median, the median seconds at each size and the largest peak.
 func runLinearityRounds(arguments: [String], rounds: Int) throws {
     let sizes = (Harness.option("--sizes", in: arguments) ?? "100000,1000000")
@@ -153,9 +164,11 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
         try writeSurveyGPX(count: n, path: folder + "/shuffled-\(n).gpx", inNoOrder: true)
     }
 
+    let floor = try SQLiteFloor(trees: trees, folder: folder, arguments: arguments)
     let steps = ["import gpx (survey, no ids)", "import gpx again (all duplicates)", "import json (with ids)",
                  "import csv (with ids)", "import json (Tree Tracker, random ids)", "import gpx from standard input (survey)",
-                 "import geojson (with ids)", "import gpx (survey in no order)"]
+                 "import geojson (with ids)", "import gpx (survey in no order)",
+                 "sqlite3 alone: the survey's rows" + floor.cacheNote, "sqlite3 alone: the Tree Tracker rows" + floor.cacheNote]
     // seconds[step][size]: one figure a round.
     var seconds = [[Int: [Double]]](repeating: [:], count: steps.count)
     var cpu = [[Int: [Double]]](repeating: [:], count: steps.count)
@@ -171,10 +184,12 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
             removeStore(db)
             record(0, try run(["import", folder + "/survey-\(n).gpx", "--db", db]))
             record(1, try run(["import", folder + "/survey-\(n).gpx", "--db", db]))
+            record(8, try floor.measure(from: db, into: folder + "/floor.sqlite"))
             for (step, file) in [(2, "survey-\(n).json"), (3, "survey-\(n).csv"), (4, "tracker-\(n).json")] {
                 removeStore(db)
                 record(step, try run(["import", folder + "/" + file, "--db", db]))
             }
+            record(9, try floor.measure(from: db, into: folder + "/floor.sqlite"))
             // Standard input has no size: no estimate of its trees, no direct write.
             removeStore(db)
             let piped = try Harness.measure("/bin/sh", ["-c", "exec \"$0\" import - --format gpx --db \"$1\" < \"$2\"", trees, db, folder + "/survey-\(n).gpx"])
@@ -202,6 +217,63 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
                            String(format: "%.2f×", Harness.median(processor)), processor.map { String(format: "%.2f", $0) }.joined(separator: " "),
                            String(format: "%.3f", Harness.median(seconds[i][small] ?? [])), String(format: "%.3f", Harness.median(seconds[i][large] ?? [])),
                            String(format: "%.1f", peak[i])]))
+    }
+}
+
+/// What SQLite alone takes to store the trees an import stored: the `sqlite3` shell copies the
+/// rows of a store an import made (`source`) into a copy of an empty store, as the import stores
+/// them. With the same library, cache (12 MiB), journal in memory, no sync, exclusive lock and
+/// foreign keys checked at the commit, it inserts the collections, then the trees in the
+/// source's rowid order (the file's), then their version rows in id order, in one transaction;
+/// the triggers the import stands in for are dropped first. No parsing, no checks, no duplicate
+/// search, no publishing: a floor under the import, not a rival to it. It reads the rows from
+/// the source as it goes, which the import does not (it reads its file instead).
+///
+/// `--floor-cache MIB` gives it another cache than the import's 12 MiB, to see what ids made at
+/// random would need for the floor itself to stay linear.
+struct SQLiteFloor {
+    let shell = "/usr/bin/sqlite3"
+    /// An empty store, as `trees import` of a GPX file with no trees leaves it.
+    let template: String
+    /// The page cache, in MiB: the import's own unless `--floor-cache` says otherwise.
+    let cacheMiB: Int
+
+    init(trees: String, folder: String, arguments: [String]) throws {
+        cacheMiB = Harness.option("--floor-cache", in: arguments).flatMap { Int($0) } ?? 12
+        let empty = folder + "/no-trees.gpx"
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="trees-bench" xmlns="http://www.topografix.com/GPX/1/1"></gpx>"#.utf8)
+            .write(to: URL(fileURLWithPath: empty))
+        template = folder + "/empty-store.sqlite"
+        removeStore(template)
+        _ = try runTrees(trees, ["import", empty, "--db", template])
+        try? FileManager.default.removeItem(atPath: empty)
+    }
+
+    /// What a step's name says of the cache: nothing for the import's own.
+    var cacheNote: String { cacheMiB == 12 ? "" : " (\(cacheMiB) MiB of cache)" }
+
+    /// Copies the rows of `source` into a new copy of the empty store at `store`, timed, and
+    /// removes that copy.
+    func measure(from source: String, into store: String) throws -> Measurement {
+        removeStore(store)
+        try FileManager.default.copyItem(atPath: template, toPath: store)
+        defer { removeStore(store) }
+        let quoted = "'" + source.replacingOccurrences(of: "'", with: "''") + "'"
+        let sql = """
+            PRAGMA journal_mode = DELETE; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY;
+            PRAGMA synchronous = OFF; PRAGMA cache_size = -\(cacheMiB * 1024); PRAGMA foreign_keys = ON; PRAGMA defer_foreign_keys = ON;
+            DROP TRIGGER tree_sync_insert; DROP TRIGGER careDue_tree_insert;
+            ATTACH \(quoted) AS source;
+            BEGIN;
+            INSERT INTO main.collection SELECT * FROM source.collection;
+            INSERT INTO main.tree SELECT * FROM source.tree ORDER BY rowid;
+            INSERT INTO main.treeVersion (treeId, seq, version, device)
+                SELECT t.id, s.seq, s.hlc, s.deviceId FROM main.tree t INDEXED BY sqlite_autoindex_tree_1, main.syncState s ORDER BY t.id;
+            COMMIT;
+            """
+        let m = try Harness.measure(shell, [store, sql])
+        guard m.status == 0 else { throw BenchError("sqlite3 copying the rows of \(source) exited with \(m.status)") }
+        return m
     }
 }
 
