@@ -9,6 +9,11 @@ import TreesKit
 // lower-case text, dates as UTC `yyyy-MM-dd HH:mm:ss.SSS` text, rounded to the millisecond.
 
 extension StoreWriter {
+    /// The page cache of an import of a large file, in MiB (see `ImportWorkflow`): enough for the
+    /// edges of every index, and for much of the id index of trees with ids made at random,
+    /// within the 50 MB an import keeps under.
+    public static let largeImportCacheMegabytes = 12
+
     /// Gives this connection a larger page cache for a bulk import, so the indexes of a large
     /// table are not spilled to disk mid-transaction. Costs up to `megabytes` of memory.
     public func reserveBulkCache(megabytes: Int) throws {

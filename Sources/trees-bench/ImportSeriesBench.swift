@@ -1,4 +1,5 @@
 import Foundation
+import TreesStore
 
 /// `trees-bench imports [--sizes 100000,500000,1000000] [--runs N] [--trees PATH]`: whether
 /// imports stay linear and flat as the input grows.
@@ -70,17 +71,19 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
             return try Harness.measure(trees, ["import", gpx, "--db", db])
         }
         report("trees import gpx (survey, no ids)", imported)
-        report("sqlite3 alone: the survey's rows into an empty store" + floor.cacheNote, try median { try floor.measure(from: db, into: folder + "/floor.sqlite") })
+        report("sqlite3 alone: the survey's rows into an empty store" + floor.cacheNote, try median { try floor.measure(from: db) })
         let again = try median { try Harness.measure(trees, ["import", gpx, "--db", db]) }
         report("trees import gpx again (all duplicates)", again)
         /// Imports `file` into an empty store `runs` times, reports the median as `step`, and
         /// removes the file and the store.
-        func importOnce(_ file: String, as step: String) throws {
+        /// With `floorStep`, also what SQLite alone takes to store the rows the import stored.
+        func importOnce(_ file: String, as step: String, floorStep: String? = nil) throws {
             let store = file + ".sqlite"
             report(step, try median {
                 removeStore(store)
                 return try Harness.measure(trees, ["import", file, "--db", store])
             })
+            if let floorStep { report(floorStep + floor.cacheNote, try median { try floor.measure(from: store) }) }
             removeStore(store)
             try? FileManager.default.removeItem(atPath: file)
         }
@@ -118,14 +121,7 @@ func runImportSeriesBenchmark(arguments: [String]) throws {
         // The iOS Tree Tracker app's export: ids made at random, so they come in no order.
         let app = folder + "/tracker-\(n).json"
         try writeTreeTrackerJSON(count: n, path: app)
-        let appStore = app + ".sqlite"
-        report("trees import json (Tree Tracker, random ids)", try median {
-            removeStore(appStore)
-            return try Harness.measure(trees, ["import", app, "--db", appStore])
-        })
-        report("sqlite3 alone: the Tree Tracker rows into an empty store" + floor.cacheNote, try median { try floor.measure(from: appStore, into: folder + "/floor.sqlite") })
-        removeStore(appStore)
-        try? FileManager.default.removeItem(atPath: app)
+        try importOnce(app, as: "trees import json (Tree Tracker, random ids)", floorStep: "sqlite3 alone: the Tree Tracker rows into an empty store")
     }
 }
 
@@ -184,12 +180,12 @@ func runLinearityRounds(arguments: [String], rounds: Int) throws {
             removeStore(db)
             record(0, try run(["import", folder + "/survey-\(n).gpx", "--db", db]))
             record(1, try run(["import", folder + "/survey-\(n).gpx", "--db", db]))
-            record(8, try floor.measure(from: db, into: folder + "/floor.sqlite"))
+            record(8, try floor.measure(from: db))
             for (step, file) in [(2, "survey-\(n).json"), (3, "survey-\(n).csv"), (4, "tracker-\(n).json")] {
                 removeStore(db)
                 record(step, try run(["import", folder + "/" + file, "--db", db]))
             }
-            record(9, try floor.measure(from: db, into: folder + "/floor.sqlite"))
+            record(9, try floor.measure(from: db))
             // Standard input has no size: no estimate of its trees, no direct write.
             removeStore(db)
             let piped = try Harness.measure("/bin/sh", ["-c", "exec \"$0\" import - --format gpx --db \"$1\" < \"$2\"", trees, db, folder + "/survey-\(n).gpx"])
@@ -235,26 +231,27 @@ struct SQLiteFloor {
     let shell = "/usr/bin/sqlite3"
     /// An empty store, as `trees import` of a GPX file with no trees leaves it.
     let template: String
+    /// Where each copy of it is filled, and removed after.
+    let store: String
     /// The page cache, in MiB: the import's own unless `--floor-cache` says otherwise.
     let cacheMiB: Int
 
     init(trees: String, folder: String, arguments: [String]) throws {
-        cacheMiB = Harness.option("--floor-cache", in: arguments).flatMap { Int($0) } ?? 12
+        cacheMiB = Harness.option("--floor-cache", in: arguments).flatMap { Int($0) } ?? StoreWriter.largeImportCacheMegabytes
         let empty = folder + "/no-trees.gpx"
-        try Data(#"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="trees-bench" xmlns="http://www.topografix.com/GPX/1/1"></gpx>"#.utf8)
-            .write(to: URL(fileURLWithPath: empty))
+        try writeSurveyGPX(count: 0, path: empty)
         template = folder + "/empty-store.sqlite"
+        store = folder + "/floor.sqlite"
         removeStore(template)
         _ = try runTrees(trees, ["import", empty, "--db", template])
         try? FileManager.default.removeItem(atPath: empty)
     }
 
     /// What a step's name says of the cache: nothing for the import's own.
-    var cacheNote: String { cacheMiB == 12 ? "" : " (\(cacheMiB) MiB of cache)" }
+    var cacheNote: String { cacheMiB == StoreWriter.largeImportCacheMegabytes ? "" : " (\(cacheMiB) MiB of cache)" }
 
-    /// Copies the rows of `source` into a new copy of the empty store at `store`, timed, and
-    /// removes that copy.
-    func measure(from source: String, into store: String) throws -> Measurement {
+    /// Copies the rows of `source` into a new copy of the empty store, timed, and removes that copy.
+    func measure(from source: String) throws -> Measurement {
         removeStore(store)
         try FileManager.default.copyItem(atPath: template, toPath: store)
         defer { removeStore(store) }

@@ -186,7 +186,7 @@ public struct ImportWorkflow: Sendable {
                     // trees and this import make) need only the right-hand edges; `TreeImporter`
                     // gives the memory back then.
                     let large = (input.size ?? 0) > 16 << 20
-                    if large { try w.reserveBulkCache(megabytes: 12) }
+                    if large { try w.reserveBulkCache(megabytes: StoreWriter.largeImportCacheMegabytes) }
                     var importer = try TreeImporter(writer: w, conflict: conflict, collection: collection, photos: store.photoLibrary)
                     importer.enlargedCache = large
                     importer.noSpecies = Self.noSpecies(format)
